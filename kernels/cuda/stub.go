@@ -1,0 +1,43 @@
+package cuda
+
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Without cgo there is no way to open the driver: every entry point reports
+// ErrNoDriver and the callers fall back to the Go executor.
+
+var errNoCgo = fmt.Errorf("%w: built without cgo (CGO_ENABLED=0)", ErrNoDriver)
+
+// Context is an opened device with its kernel module.
+type Context struct{}
+
+// Event is a CUDA event for timing.
+type Event struct{}
+
+func DriverVersion() (int, error)                     { return 0, errNoCgo }
+func Devices() ([]DeviceInfo, error)                  { return nil, errNoCgo }
+func Open(ordinal int) (*Context, error)              { return nil, errNoCgo }
+func (c *Context) Info() DeviceInfo                   { return DeviceInfo{} }
+func (c *Context) Close() error                       { return nil }
+func (c *Context) Synchronize() error                 { return errNoCgo }
+func (c *Context) Alloc(bytes uint64) (DevPtr, error) { return 0, errNoCgo }
+func (c *Context) FreePtr(p DevPtr) error             { return errNoCgo }
+func (c *Context) PeakBytes() uint64                  { return 0 }
+func (c *Context) ResetPeak()                         {}
+func (c *Context) SetDebug(on bool)                   {}
+func (c *Context) NewEvent() (*Event, error)          { return nil, errNoCgo }
+func (e *Event) Record() error                        { return errNoCgo }
+func (e *Event) Synchronize() error                   { return errNoCgo }
+func (e *Event) Destroy() error                       { return nil }
+func Elapsed(start, end *Event) (float32, error)      { return 0, errNoCgo }
+func (c *Context) Launch(kernel string, grid, block Dim3, sharedBytes uint32, args ...any) error {
+	return errNoCgo
+}
+func (c *Context) htod(dst DevPtr, src unsafe.Pointer, n uint64) error { return errNoCgo }
+func (c *Context) dtoh(dst unsafe.Pointer, src DevPtr, n uint64) error { return errNoCgo }
+func (c *Context) dtod(dst, src DevPtr, n uint64) error                { return errNoCgo }
+func (c *Context) memsetD8(dst DevPtr, v byte, n uint64) error         { return errNoCgo }
+func (c *Context) memsetD32(dst DevPtr, v uint32, n uint64) error      { return errNoCgo }
