@@ -2,24 +2,70 @@
 GO       ?= go
 NVCC     ?= nvcc
 BUNDLE   ?= bundle
+# Arguments of `make run`, e.g. make run ARGS="../shared/scenes/stanford-bunny.obj --bench 5"
+ARGS     ?=
+# Time per fuzz target of `make fuzz`.
+FUZZTIME ?= 30s
 
-.PHONY: help test bench lint kernels gpu-bundle fuzz
+.PHONY: help build run test test-short bench lint fuzz ci clean kernels gpu-bundle
 
 help:
+	@echo "build       go build ./... without cgo, then ./kdbuild (with cgo when a C compiler is there)"
+	@echo "run         go run ./cmd/kdbuild \$$ARGS (no ARGS: the built-in default scene)"
 	@echo "test        go test ./... (the README's test command)"
+	@echo "test-short  go test -short ./... (skips the slowest cases)"
 	@echo "bench       Go benchmarks of every package"
 	@echo "lint        gofmt and go vet"
+	@echo "fuzz        every fuzz target for \$$FUZZTIME (default $(FUZZTIME)) each"
+	@echo "ci          bash .ci/run: what CI runs (installs nvcc, checks the kernel image)"
 	@echo "kernels     rebuild kernels/kdbuild.fatbin and kernels/image_gen.go with nvcc"
 	@echo "gpu-bundle  cross-build test binaries and kdbuild into $(BUNDLE)/ for a GPU machine"
+	@echo "clean       remove ./kdbuild, build/ and $(BUNDLE)/"
+
+build:
+	CGO_ENABLED=0 $(GO) build ./...
+	$(GO) build -o kdbuild ./cmd/kdbuild
+
+run:
+	$(GO) run ./cmd/kdbuild $(ARGS)
 
 test:
 	$(GO) test ./...
+
+test-short:
+	$(GO) test -short ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 lint:
-	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-# kernels and gpu-bundle: see kernels/README section in README.md
+# Runs each Fuzz function of every package, one at a time (go test -fuzz
+# takes one target per run).
+fuzz:
+	@set -e; for file in $$(grep -rlE '^func Fuzz' --include='*_test.go' .); do \
+		dir=$$(dirname $$file); \
+		for fn in $$(grep -oE '^func Fuzz[A-Za-z0-9_]+' $$file | cut -d' ' -f2); do \
+			echo "== $$dir $$fn for $(FUZZTIME)"; \
+			$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$dir; \
+		done; \
+	done
+
+ci:
+	bash .ci/run
+
+clean:
+	rm -rf kdbuild build $(BUNDLE)
+
+# kernels and gpu-bundle: see "Contributors: GPU work" in README.md
+
+kernels:
+	$(GO) run ./kernels/gen -nvcc $(NVCC)
+
+# Scenes of ../shared/scenes that gpu-bundle copies into $(BUNDLE)/scenes/.
+SCENES ?= stanford-bunny.obj conference.obj.gz sponza-dabrovic.obj.gz dragon-19k.obj.gz spot.obj
+
+gpu-bundle:
+	GO="$(GO)" BUNDLE="$(BUNDLE)" SCENES="$(SCENES)" bash kernels/gen/bundle.sh

@@ -1,4 +1,46 @@
 // Package scan owns the prefix-sum family: exclusive and inclusive scans in
 // every variant of the seed write-ups plus a production one, segmented scans,
 // stream compaction and radix sort, each on the Go and the CUDA executor.
+//
+// # Contracts
+//
+// Every primitive states its contract as the reference loop in its doc
+// comment; the Go executor runs that loop (or a parallel form with the same
+// result) and every CUDA kernel is tested against it. Integer sums (int32,
+// uint32) wrap modulo 2^32: int32 is two's complement, so int32 and uint32
+// scans are the same bits. float32 sums are rounded after each addition in
+// an order that depends on the variant; only cpu-serial adds strictly left
+// to right, and the production GPU scan's order also depends on timing (the
+// look-back may combine a predecessor's aggregate or its prefix), so float32
+// results may differ in the last bits from run to run. Lengths that must
+// match and do not are programmer errors and panic; unknown variant names,
+// buffers on the wrong side of the executor and invalid offsets are errors.
+// The GPU kernels take at most 2^32-1 items.
+//
+// # Variants
+//
+//	scan (ExclusiveVariant, InclusiveVariant; Variants lists them, default first)
+//	  cpu-serial              Go  one loop
+//	  cpu-parallel            Go  rounds of L2-sized tiles: tile sums, their scan, tile scans (default)
+//	  naive                   GPU Hillis–Steele in global memory, double-buffered, one launch per level
+//	  work-efficient          GPU Blelloch up-/down-sweep in global memory over a power-of-two copy
+//	  work-efficient-threads  GPU the same, launching only the threads a level needs
+//	  shared-naive            GPU Hillis–Steele per 512-item block in shared memory, block sums scanned recursively
+//	  shared-work-efficient   GPU Blelloch per block in shared memory with bank-conflict padding, recursive block sums
+//	  production              GPU single pass, decoupled look-back, 256 threads × 16 items, uint4 loads (default)
+//	segmented scan (heads or offsets): the production kernel with the (head, sum) operator; Go: tiled like cpu-parallel
+//	compaction (CompactVariants): cpu-parallel, cpu-no-scan, cpu-scan; GPU fused (default), scan-scatter
+//	sort (SortVariants): Go cpu-lsd8; GPU lsd8 (default), split
+//
+// # Scratch
+//
+// The CUDA paths need scratch memory (the look-back state: ScratchBytes; the
+// teaching variants, compaction and sort more). A Scanner owns it and grows
+// it on demand, so a loop of calls through the ...With functions allocates
+// nothing once the largest size has been seen. The plain functions use one
+// Scanner per executor, cached by the package and guarded by a mutex (safe
+// for concurrent use; the work is queued in call order on the default
+// stream); Release frees it. Work is queued asynchronously except where a
+// count must come back (Compact reads 4 bytes, SortPairs reads the maximum
+// key).
 package scan

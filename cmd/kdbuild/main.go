@@ -1,4 +1,98 @@
-// Command kdbuild loads a triangle scene and builds a kd-tree over it.
+// Command kdbuild loads a triangle scene, builds a kd-tree over it (on the
+// GPU when there is one, else with the Go executor) and prints what it did.
+//
+//	kdbuild [flags] [scene.{obj,ply,stl}[.gz] | proc:<spec>]
+//	kdbuild devices [--json]
+//	kdbuild bench copy|scan|segscan|compact|sort|reduce|thesis [flags]
+//
+// Exit codes: 0 success, 1 input or runtime error, 2 usage error.
 package main
 
-func main() {}
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+)
+
+// Exit codes of every kdbuild command.
+const (
+	exitOK    = 0 // success
+	exitError = 1 // bad input or a runtime failure; the message is on stderr
+	exitUsage = 2 // unknown flag, too many arguments, bad flag value
+)
+
+// version is set at link time (-ldflags "-X main.version=v1.2.3"); without it
+// the module version or VCS revision recorded by the Go toolchain is used.
+var version = ""
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the whole tool: it parses args, writes results to stdout and
+// messages to stderr, and returns the exit code. Tests call it directly.
+func run(args []string, stdout, stderr io.Writer) int {
+	env := newEnv(stdout, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "devices":
+			return runDevices(env, args[1:])
+		case "bench":
+			return runBench(env, args[1:])
+		case "help":
+			writeUsage(stdout)
+			return exitOK
+		}
+	}
+	return runScene(env, args)
+}
+
+// env is what a command writes to and reads from outside its arguments.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// tty reports whether stderr is a terminal (progress bars only then).
+	tty bool
+}
+
+func newEnv(stdout, stderr io.Writer) *env {
+	return &env{stdout: stdout, stderr: stderr, getenv: os.Getenv, tty: isTerminal(stderr)}
+}
+
+// versionString is the one line --version prints.
+func versionString() string {
+	v := version
+	bi, ok := debug.ReadBuildInfo()
+	if v == "" && ok {
+		v = bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 && (v == "" || v == "(devel)") {
+				v = s.Value[:12]
+			}
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	gov := "unknown Go"
+	if ok {
+		gov = bi.GoVersion
+	}
+	return fmt.Sprintf("kdbuild %s (%s)", v, gov)
+}
+
+func writeUsage(w io.Writer) {
+	fmt.Fprint(w, `Usage:
+  kdbuild [flags] [scene.{obj,ply,stl}[.gz] | proc:<spec>]
+      Load a scene (the built-in default scene when none is given), build its
+      kd-tree and print statistics. Flags may come before or after the file.
+  kdbuild devices [--json]
+      List the CUDA driver and GPUs, or say why no GPU can be used.
+  kdbuild bench copy|scan|segscan|compact|sort|reduce|thesis [flags]
+      Benchmark a primitive over a ladder of sizes (markdown table, --plot PNG).
+
+Run "kdbuild -h" or "kdbuild bench -h" for the flags.
+Exit codes: 0 success, 1 input or runtime error, 2 usage error.
+`)
+}

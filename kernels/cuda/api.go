@@ -42,12 +42,15 @@ type DeviceInfo struct {
 	TotalMem          uint64
 	Major, Minor      int // compute capability
 	L2Bytes           int
-	MaxSharedPerBlock int
-	ClockKHz          int
-	MemClockKHz       int
-	MemBusWidth       int
-	Usable            bool  // false when Problem says why it cannot be used
-	Problem           error // why this device cannot be used, nil when usable
+	MaxSharedPerBlock int // bytes of shared memory a block gets without opting in
+	// MaxSharedPerBlockOptin is the most a block may use after
+	// Context.SetMaxDynamicShared.
+	MaxSharedPerBlockOptin int
+	ClockKHz               int
+	MemClockKHz            int
+	MemBusWidth            int
+	Usable                 bool  // false when Problem says why it cannot be used
+	Problem                error // why this device cannot be used, nil when usable
 }
 
 // Elem is the set of element types a Buffer may hold.

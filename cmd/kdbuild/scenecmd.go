@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/scenes"
+)
+
+// sceneFlags are the flags of kdbuild [scene].
+type sceneFlags struct {
+	json, quiet, version, noBuild bool
+	device                        string
+	bench                         int
+	builder                       builderFlags
+}
+
+func newSceneFlagSet(f *sceneFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("kdbuild", flag.ContinueOnError)
+	fs.BoolVar(&f.json, "json", false, "print one JSON object on stdout (stable keys)")
+	fs.BoolVar(&f.quiet, "q", false, "quiet: no progress bars, no notes on stderr")
+	fs.BoolVar(&f.quiet, "quiet", false, "same as -q")
+	fs.BoolVar(&f.version, "version", false, "print the version and exit")
+	fs.StringVar(&f.device, "device", "", "executor: auto, cpu or gpu (default $KDBUILD_DEVICE, else auto)")
+	fs.BoolVar(&f.noBuild, "no-build", false, "load the scene only, do not build the tree")
+	fs.IntVar(&f.bench, "bench", 1, "build `N` times and report the median build time")
+	b := &f.builder
+	fs.Float64Var(&b.traversalCost, "traversal-cost", 0, "SAH cost of an interior node (0: builder default, 1)")
+	fs.Float64Var(&b.intersectCost, "intersect-cost", 0, "SAH cost of a ray-triangle test (0: builder default, 1.5)")
+	fs.Float64Var(&b.emptyBonus, "empty-bonus", 0, "SAH bonus for splits with an empty side, in [0, 1) (0: builder default, 0.8)")
+	fs.IntVar(&b.smallNode, "small-node", 0, "references at or below which a node gets exact SAH (0: builder default, 64)")
+	fs.IntVar(&b.bins, "bins", 0, "SAH bins per axis for large nodes (0: builder default, 32)")
+	fs.IntVar(&b.maxDepth, "max-depth", 0, "maximum tree depth (0: builder default, from the triangle count)")
+	return fs
+}
+
+// runScene is kdbuild [flags] [scene]: load, build, print.
+func runScene(e *env, args []string) int {
+	var f sceneFlags
+	fs := newSceneFlagSet(&f)
+	pos, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		writeUsage(e.stdout)
+		fmt.Fprintf(e.stdout, "\nFlags of kdbuild [scene]:\n%s", flagDefaults(fs))
+		return exitOK
+	}
+	if err == nil && len(pos) > 1 {
+		err = usagef("one scene at most, got %d arguments: %q", len(pos), pos)
+	}
+	if err == nil && f.bench < 1 {
+		err = usagef("--bench %d: want a number of builds >= 1", f.bench)
+	}
+	var mode string
+	if err == nil {
+		mode, err = deviceMode(e, f.device)
+	}
+	if err != nil {
+		return fail(e, f.json || jsonRequested(args), "", err)
+	}
+	if f.version {
+		fmt.Fprintln(e.stdout, versionString())
+		return exitOK
+	}
+	arg := ""
+	if len(pos) == 1 {
+		arg = pos[0]
+	}
+	quiet := f.quiet || f.json
+
+	l, err := loadScene(e, arg, quiet)
+	if err != nil {
+		return fail(e, f.json, arg, err)
+	}
+	if f.noBuild {
+		r := newReport(l, "none", nil)
+		return output(e, f.json, r, "")
+	}
+
+	ex, why, err := openExecutor(e, mode, quiet)
+	if err != nil {
+		return fail(e, f.json, arg, err)
+	}
+	defer ex.Close()
+	defer writeKernelTimes(e, ex)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	b, err := buildTree(ctx, l.scene, ex, f.builder, f.bench, newLevelBar(e, quiet))
+	if err != nil {
+		return fail(e, f.json, arg, fmt.Errorf("%s: build: %w", sceneLabel(l), err))
+	}
+	return output(e, f.json, newReport(l, executorName(ex), b), why)
+}
+
+// openExecutor opens the executor for mode. With auto and no usable GPU it
+// says once on stderr why the Go executor runs (unless quiet) and returns
+// that reason as a short note for the text report.
+func openExecutor(e *env, mode string, quiet bool) (exec.Executor, string, error) {
+	ex, fallback, err := exec.Open(mode)
+	if err != nil {
+		return nil, "", err
+	}
+	note := ""
+	if ex.CUDA() == nil {
+		note = fmt.Sprintf("Go executor, %d workers", ex.Workers())
+	}
+	if fallback != nil && !quiet {
+		fmt.Fprintf(e.stderr, "kdbuild: no usable GPU, running the Go executor: %v\n", fallback)
+	}
+	return ex, note, nil
+}
+
+// executorName is the JSON "device": "cpu" or the GPU's name.
+func executorName(ex exec.Executor) string {
+	if ex.CUDA() == nil {
+		return "cpu"
+	}
+	return ex.Name()
+}
+
+func sceneLabel(l *loaded) string {
+	if l.file != "" {
+		return l.file
+	}
+	return "default scene"
+}
+
+func output(e *env, asJSON bool, r *report, deviceNote string) int {
+	if asJSON {
+		if err := writeJSON(e.stdout, r); err != nil {
+			fmt.Fprintf(e.stderr, "kdbuild: %v\n", err)
+			return exitError
+		}
+		return exitOK
+	}
+	writeText(e.stdout, r, deviceNote)
+	return exitOK
+}
+
+// jsonRequested reports whether args ask for --json, for errors found
+// before the flags are fully parsed.
+func jsonRequested(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-json", "--json", "-json=true", "--json=true":
+			return true
+		}
+	}
+	return false
+}
+
+// fail reports err on stderr (and as a JSON object on stdout with --json)
+// and returns its exit code: 2 for usage errors, else 1.
+func fail(e *env, asJSON bool, file string, err error) int {
+	code := exitError
+	if isUsage(err) {
+		code = exitUsage
+	}
+	fmt.Fprintf(e.stderr, "kdbuild: %v\n", err)
+	if code == exitUsage {
+		fmt.Fprintln(e.stderr, `Run "kdbuild -h" for usage.`)
+	}
+	if asJSON {
+		r := errorReport{Error: err.Error(), File: file, Usage: code == exitUsage, Warnings: []string{}}
+		var pe *scenes.ParseError
+		if errors.As(err, &pe) {
+			r.File = pe.File
+		}
+		_ = writeJSON(e.stdout, r)
+	}
+	return code
+}

@@ -1,0 +1,243 @@
+package kdtree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"time"
+
+	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/scenes"
+)
+
+// Build constructs an SAH kd-tree over scene's triangles with the executor of
+// opts (nil: the Go executor). Zero-area triangles (and triangles with
+// non-finite vertices) are dropped and counted in Stats.DroppedTriangles.
+//
+// The build runs breadth first, all nodes of a level at once: large nodes
+// (more than opts.SmallNode references) are split by binned SAH after
+// cutting off empty space, references that straddle the plane are clipped
+// to each child (the triangle, not its box); small nodes are split by exact
+// SAH over every face of their references' boxes, with the reference sets as
+// 64-bit masks. The Go and CUDA executors make the same tree, node for node.
+//
+// It returns an error for bad options, a scene with out-of-range vertex
+// indices, a cancelled ctx or an executor failure. The tree is immutable.
+func Build(ctx context.Context, scene *scenes.Scene, opts Options) (*Tree, error) {
+	if scene == nil {
+		return nil, errors.New("kdtree: Build of a nil scene")
+	}
+	o, err := opts.resolved(len(scene.Tris))
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b := &builder{ctx: ctx, scene: scene, opt: o, ex: o.Executor, phases: map[string]float64{}}
+	start := time.Now()
+	var res *buildResult
+	if o.Executor.CUDA() != nil {
+		res, err = b.buildCUDA()
+	} else {
+		res, err = b.buildGo()
+	}
+	if err != nil {
+		return nil, err
+	}
+	st := Stats{
+		Device:           o.Executor.Name(),
+		BuildMs:          float64(time.Since(start).Nanoseconds()) / 1e6,
+		Phases:           b.phases,
+		DroppedTriangles: b.dropped,
+		HostPeakBytes:    b.hostPeak,
+		DevicePeakBytes:  b.devPeak,
+		Levels:           b.levels,
+	}
+	t := NewTree(scene, res.nodes, res.refs, res.bounds, st)
+	return NewTree(scene, res.nodes, res.refs, res.bounds, ComputeShapeStats(t)), nil
+}
+
+// buildResult is the finished tree's arrays.
+type buildResult struct {
+	nodes  []Node
+	refs   []uint32
+	bounds scenes.Bounds
+}
+
+// builder holds one build's state.
+type builder struct {
+	ctx   context.Context
+	scene *scenes.Scene
+	opt   Options
+	ex    exec.Executor
+
+	tris    []triangle // vertices of every scene triangle (dropped ones too)
+	kept    []uint32   // indices of the kept triangles, ascending
+	dropped int
+
+	phases   map[string]float64
+	phase    time.Time
+	levels   int
+	hostPeak uint64
+	devPeak  uint64
+}
+
+// startPhase and endPhase time a phase into b.phases (accumulating).
+func (b *builder) startPhase() { b.phase = time.Now() }
+
+func (b *builder) endPhase(name string) {
+	b.phases[name] += float64(time.Since(b.phase).Nanoseconds()) / 1e6
+}
+
+// sampleHost records the Go heap in use as a peak candidate.
+func (b *builder) sampleHost() {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	b.hostPeak = max(b.hostPeak, m.HeapAlloc)
+}
+
+// prepare gathers the triangles' vertices and drops the degenerate ones
+// (see nonDegenerate).
+func (b *builder) prepare() error {
+	s := b.scene
+	nv := uint32(len(s.Verts))
+	b.tris = make([]triangle, len(s.Tris))
+	keep := make([]bool, len(s.Tris))
+	var bad error
+	exec.ParallelFor(b.ex.Workers(), len(s.Tris), 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			t := s.Tris[i]
+			if t[0] >= nv || t[1] >= nv || t[2] >= nv {
+				if bad == nil {
+					bad = fmt.Errorf("kdtree: triangle %d has vertex index %v out of range (%d vertices)", i, t, nv)
+				}
+				continue
+			}
+			for k := 0; k < 3; k++ {
+				b.tris[i][k] = [3]float32(s.Verts[t[k]])
+			}
+			keep[i] = nonDegenerate(s, i, &b.tris[i])
+		}
+	})
+	if bad != nil {
+		return bad
+	}
+	b.kept = make([]uint32, 0, len(s.Tris))
+	for i, k := range keep {
+		if k {
+			b.kept = append(b.kept, uint32(i))
+		}
+	}
+	b.dropped = len(s.Tris) - len(b.kept)
+	return nil
+}
+
+// nonDegenerate reports whether triangle i is kept: finite vertices and a
+// non-zero area as scenes.Scene.Degenerate defines it (the definition
+// Validate and the ray oracle share).
+func nonDegenerate(s *scenes.Scene, i int, t *triangle) bool {
+	for k := 0; k < 3; k++ {
+		for a := 0; a < 3; a++ {
+			if v := float64(t[k][a]); math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	return !s.Degenerate(i)
+}
+
+// toBounds converts a box to scenes.Bounds.
+func toBounds(b aabb) scenes.Bounds {
+	return scenes.Bounds{Min: b.lo, Max: b.hi}
+}
+
+// buildGo is the whole build on the Go executor.
+func (b *builder) buildGo() (*buildResult, error) {
+	b.startPhase()
+	if err := b.prepare(); err != nil {
+		return nil, err
+	}
+	// Initial references: the kept triangles, ascending, with their boxes.
+	cur, next := &refList{}, &refList{}
+	cur.resize(len(b.kept))
+	copy(cur.tri, b.kept)
+	exec.ParallelFor(b.ex.Workers(), len(b.kept), 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			cur.box[i] = b.tris[cur.tri[i]].bounds()
+		}
+	})
+	root := b.tightBounds(cur.box)
+	b.endPhase("prepare")
+	b.sampleHost()
+	res := &buildResult{}
+	if len(b.kept) == 0 {
+		// No triangle can be hit: a tree without nodes misses every ray.
+		return res, nil
+	}
+	res.bounds = toBounds(root)
+
+	// Large nodes, level by level.
+	b.startPhase()
+	rs := &records{}
+	nodes := []lnode{{box: root, off: 0, cnt: uint32(len(cur.tri)), depth: 0, rec: rs.add()}}
+	sc := &levelScratch{}
+	capRefs := max(64*len(b.kept), 1<<20)
+	for level := 0; len(nodes) > 0; level++ {
+		if err := b.ctx.Err(); err != nil {
+			return nil, err
+		}
+		if b.opt.Progress != nil {
+			b.opt.Progress(level, len(nodes))
+		}
+		var err error
+		nodes, err = b.levelGo(nodes, cur, next, sc, rs)
+		if err != nil {
+			return nil, err
+		}
+		cur, next = next, cur
+		b.levels++
+		if len(cur.tri) > capRefs {
+			// Memory guard: no tree needs this; make the rest leaves.
+			for _, n := range nodes {
+				rs.setLeaf(n.rec, cur.tri[n.off:n.off+n.cnt])
+			}
+			nodes = nil
+		}
+		b.sampleHost()
+	}
+	b.endPhase("large")
+
+	// Small roots, each independently (depth first in Go; every node's
+	// split depends only on its root, set, box and depth).
+	b.startPhase()
+	if b.opt.Progress != nil && len(rs.small) > 0 {
+		b.opt.Progress(b.levels, len(rs.small))
+	}
+	p := newSAH(&b.opt)
+	rs.smallOut = make([][]record, len(rs.small))
+	exec.ParallelFor(b.ex.Workers(), len(rs.small), 16, func(lo, hi int) {
+		sb := &smallBuilder{b: b, p: &p}
+		for i := lo; i < hi; i++ {
+			rs.smallOut[i] = sb.build(&rs.small[i])
+		}
+	})
+	b.endPhase("small")
+	b.sampleHost()
+
+	b.startPhase()
+	var err error
+	res.nodes, res.refs, err = layoutGo(rs)
+	if err != nil {
+		return nil, err
+	}
+	b.endPhase("layout")
+	return res, nil
+}
+
+// buildCUDA is the build on the CUDA executor (kernels/kdtree.cu).
+func (b *builder) buildCUDA() (*buildResult, error) {
+	return nil, errors.New("kdtree: the CUDA build is not implemented yet")
+}

@@ -1,0 +1,223 @@
+package kdtree
+
+import "math"
+
+// aabb is a float32 box, the builder's working type (scenes.Bounds without
+// the vector type, so that the CUDA kernels see the same six floats).
+type aabb struct {
+	lo, hi [3]float32
+}
+
+// emptyBox has lo = +Inf and hi = -Inf, the identity of union.
+func emptyBox() aabb {
+	inf := float32(math.Inf(1))
+	return aabb{lo: [3]float32{inf, inf, inf}, hi: [3]float32{-inf, -inf, -inf}}
+}
+
+// union grows b to hold c.
+func (b *aabb) union(c *aabb) {
+	for a := 0; a < 3; a++ {
+		b.lo[a] = min32(b.lo[a], c.lo[a])
+		b.hi[a] = max32(b.hi[a], c.hi[a])
+	}
+}
+
+// area64 is the surface area in float64 of a box given in float32, the
+// operation sequence the CUDA kernels repeat (kernels/kdtree.cu, area64).
+func (b *aabb) area64() float64 {
+	dx := float64(b.hi[0]) - float64(b.lo[0])
+	dy := float64(b.hi[1]) - float64(b.lo[1])
+	dz := float64(b.hi[2]) - float64(b.lo[2])
+	return 2 * (float64(dx*dy) + float64(dy*dz) + float64(dz*dx))
+}
+
+// triangle holds a triangle's three vertices.
+type triangle [3][3]float32
+
+// bounds returns the triangle's box.
+func (t *triangle) bounds() aabb {
+	var b aabb
+	for a := 0; a < 3; a++ {
+		b.lo[a] = min32(min32(t[0][a], t[1][a]), t[2][a])
+		b.hi[a] = max32(max32(t[0][a], t[1][a]), t[2][a])
+	}
+	return b
+}
+
+// maxPoly bounds the vertices of a triangle clipped by seven planes (the
+// six of a box and a split plane): each plane adds at most one vertex.
+const maxPoly = 10
+
+// poly is a convex polygon in float64.
+type poly struct {
+	n int
+	v [maxPoly][3]float64
+}
+
+// clip keeps the part of p in the closed half-space x[a] >= v (above) or
+// x[a] <= v, writing it to out (Sutherland–Hodgman: new vertices are
+// interpolated along the edge from the current vertex to the next one and
+// get x[a] = v exactly). When every vertex is inside, out is p.
+func (p *poly) clip(a int, v float64, above bool, out *poly) {
+	out.n = 0
+	for i := 0; i < p.n; i++ {
+		c, d := &p.v[i], &p.v[(i+1)%p.n]
+		var cin, din bool
+		if above {
+			cin, din = c[a] >= v, d[a] >= v
+		} else {
+			cin, din = c[a] <= v, d[a] <= v
+		}
+		if cin {
+			out.v[out.n] = *c
+			out.n++
+		}
+		if cin != din {
+			s := (v - c[a]) / (d[a] - c[a])
+			w := &out.v[out.n]
+			for k := 0; k < 3; k++ {
+				w[k] = c[k] + float64(s*(d[k]-c[k]))
+			}
+			w[a] = v
+			out.n++
+		}
+	}
+}
+
+// bounds returns the polygon's box (p.n > 0).
+func (p *poly) bounds() (lo, hi [3]float64) {
+	lo, hi = p.v[0], p.v[0]
+	for i := 1; i < p.n; i++ {
+		for a := 0; a < 3; a++ {
+			lo[a] = min64(lo[a], p.v[i][a])
+			hi[a] = max64(hi[a], p.v[i][a])
+		}
+	}
+	return lo, hi
+}
+
+// clipToBox sets p to the part of triangle t inside box, clipping against
+// box.lo and box.hi of axis 0, 1, 2 in that order (planes that no vertex
+// crosses change nothing), and reports whether anything is left.
+func clipToBox(t *triangle, box *aabb, p *poly) bool {
+	var tmp poly
+	p.n = 3
+	for i := 0; i < 3; i++ {
+		for a := 0; a < 3; a++ {
+			p.v[i][a] = float64(t[i][a])
+		}
+	}
+	for a := 0; a < 3; a++ {
+		lo, hi := float64(box.lo[a]), float64(box.hi[a])
+		tmp = *p
+		tmp.clip(a, lo, true, p)
+		if p.n == 0 {
+			return false
+		}
+		tmp = *p
+		tmp.clip(a, hi, false, p)
+		if p.n == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// boxOfPoly rounds the polygon's bounds outwards to float32 and intersects
+// them with box and cur; ok is false when that is empty.
+func boxOfPoly(p *poly, box, cur *aabb) (aabb, bool) {
+	lo, hi := p.bounds()
+	var r aabb
+	for a := 0; a < 3; a++ {
+		r.lo[a] = max32(max32(roundDown(lo[a]), box.lo[a]), cur.lo[a])
+		r.hi[a] = min32(min32(roundUp(hi[a]), box.hi[a]), cur.hi[a])
+		if r.lo[a] > r.hi[a] {
+			return aabb{}, false
+		}
+	}
+	return r, true
+}
+
+// clipSplit clips triangle t, a reference with box cur in node box, to the
+// two children of the split (a, pos): the triangle is clipped to the node
+// box, then that polygon to each side of the plane; each side's bounds are
+// rounded outwards and intersected with the child box and cur. okL/okR are
+// false for a side the triangle does not reach. The CUDA kernels repeat
+// this operation for operation (kd_clip_split in kernels/kdtree.cu).
+func clipSplit(t *triangle, box, cur *aabb, a int, pos float32) (bl, br aabb, okL, okR bool) {
+	var p, q poly
+	if !clipToBox(t, box, &p) {
+		return aabb{}, aabb{}, false, false
+	}
+	lb, rb := childBoxes(*box, a, pos)
+	p.clip(a, float64(pos), false, &q)
+	if q.n > 0 {
+		bl, okL = boxOfPoly(&q, &lb, cur)
+	}
+	p.clip(a, float64(pos), true, &q)
+	if q.n > 0 {
+		br, okR = boxOfPoly(&q, &rb, cur)
+	}
+	return bl, br, okL, okR
+}
+
+// reachesSides reports which children of the split (a, pos) of node box
+// the triangle t reaches (closed boxes), from the bounds of t clipped to box.
+func reachesSides(t *triangle, box *aabb, a int, pos float32) (okL, okR bool) {
+	var p poly
+	if !clipToBox(t, box, &p) {
+		return false, false
+	}
+	lo, hi := p.bounds()
+	return lo[a] <= float64(pos), hi[a] >= float64(pos)
+}
+
+// roundDown returns the largest float32 <= x.
+func roundDown(x float64) float32 {
+	f := float32(x)
+	if float64(f) > x {
+		f = math.Nextafter32(f, float32(math.Inf(-1)))
+	}
+	return f
+}
+
+// roundUp returns the smallest float32 >= x.
+func roundUp(x float64) float32 {
+	f := float32(x)
+	if float64(f) < x {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f
+}
+
+// min32, max32, min64 and max64 pick with one comparison (the first
+// argument on a tie), exactly like kd_min/kd_max in kernels/kdtree.cu, so
+// that signed zeros come out the same on both executors (Go's built-in min
+// and CUDA's fminf treat -0 and +0 differently).
+func min32(a, b float32) float32 {
+	if b < a {
+		return b
+	}
+	return a
+}
+
+func max32(a, b float32) float32 {
+	if b > a {
+		return b
+	}
+	return a
+}
+
+func min64(a, b float64) float64 {
+	if b < a {
+		return b
+	}
+	return a
+}
+
+func max64(a, b float64) float64 {
+	if b > a {
+		return b
+	}
+	return a
+}

@@ -1,0 +1,100 @@
+package kdtree
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/kdbuild/kdbuild/kernels/exec"
+)
+
+// Options tune Build. The zero value means the documented defaults, so
+// Options{} is a good tree on the Go executor.
+type Options struct {
+	// Executor runs the data-parallel steps; nil means the Go executor with
+	// GOMAXPROCS workers.
+	Executor exec.Executor
+
+	// TraversalCost is the SAH cost of visiting an interior node (default 1).
+	// IntersectCost is the cost of one ray-triangle test (default 1.5). The
+	// pair is the metric of ../shared/ANCHORS.md (interior area × 1, leaf area
+	// × references × 1.5), so the builder minimises what SAHCost reports.
+	TraversalCost, IntersectCost float32
+
+	// EmptyBonus scales down the cost of a split that leaves one side empty:
+	// cost × (1 − EmptyBonus), as in pbrt and Mitsuba. It only steers the
+	// choice of splits (cutting off empty space pays off for rays) and is
+	// not part of the reported SAH cost. Default 0.8 (a range of [0, 1)); a
+	// negative value means 0 (no bonus).
+	EmptyBonus float32
+
+	// SmallNode is the number of references at or below which a node is
+	// split by exact SAH over every candidate plane, with triangle sets as
+	// 64-bit masks (default and maximum 64).
+	SmallNode int
+
+	// Bins is the number of SAH bins per axis for large nodes (default 32).
+	Bins int
+
+	// MaxDepth bounds the depth of the tree (default 8 + 1.3·log2(N) like
+	// pbrt, at least 16 and at most 64). The root has depth 0.
+	MaxDepth int
+
+	// Progress, when non-nil, is called once per level of the build with the
+	// level number and the number of nodes being split at that level.
+	Progress func(level, activeNodes int)
+}
+
+// Defaults of Options (see the field comments).
+const (
+	DefaultTraversalCost = 1
+	DefaultIntersectCost = 1.5
+	DefaultEmptyBonus    = 0.8
+	DefaultSmallNode     = 64
+	DefaultBins          = 32
+	MaxBins              = 1024
+	maxDepthLimit        = 64
+)
+
+// resolved returns the options with every zero field replaced by its default
+// for a scene of n triangles, or an error for values out of range.
+func (o Options) resolved(n int) (Options, error) {
+	if o.Executor == nil {
+		o.Executor = exec.Go(0)
+	}
+	if o.TraversalCost == 0 {
+		o.TraversalCost = DefaultTraversalCost
+	}
+	if o.IntersectCost == 0 {
+		o.IntersectCost = DefaultIntersectCost
+	}
+	if o.EmptyBonus == 0 {
+		o.EmptyBonus = DefaultEmptyBonus
+	} else if o.EmptyBonus < 0 {
+		o.EmptyBonus = 0
+	}
+	if o.SmallNode == 0 {
+		o.SmallNode = DefaultSmallNode
+	}
+	if o.Bins == 0 {
+		o.Bins = DefaultBins
+	}
+	if o.MaxDepth == 0 {
+		d := 8 + int(math.Round(1.3*math.Log2(float64(max(n, 1)))))
+		o.MaxDepth = min(max(d, 16), maxDepthLimit)
+	}
+	switch {
+	case !(o.TraversalCost > 0) || math.IsInf(float64(o.TraversalCost), 0):
+		return o, fmt.Errorf("kdtree: TraversalCost %v must be positive and finite", o.TraversalCost)
+	case !(o.IntersectCost > 0) || math.IsInf(float64(o.IntersectCost), 0):
+		return o, fmt.Errorf("kdtree: IntersectCost %v must be positive and finite", o.IntersectCost)
+	case !(o.EmptyBonus < 1):
+		return o, fmt.Errorf("kdtree: EmptyBonus %v must be below 1", o.EmptyBonus)
+	case o.SmallNode < 1 || o.SmallNode > 64:
+		return o, fmt.Errorf("kdtree: SmallNode %d must be in [1, 64]", o.SmallNode)
+	case o.Bins < 2 || o.Bins > MaxBins:
+		return o, fmt.Errorf("kdtree: Bins %d must be in [2, %d]", o.Bins, MaxBins)
+	case o.MaxDepth < 1 || o.MaxDepth > maxDepthLimit:
+		return o, fmt.Errorf("kdtree: MaxDepth %d must be in [1, %d]", o.MaxDepth, maxDepthLimit)
+	}
+	return o, nil
+}

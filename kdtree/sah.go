@@ -1,0 +1,38 @@
+package kdtree
+
+// SAH constants of the reported cost (../shared/ANCHORS.md): every interior
+// node costs one traversal step, every reference in a leaf 1.5.
+const (
+	sahTraversal = 1.0
+	sahIntersect = 1.5
+)
+
+// SAHCost returns the tree's SAH cost as kdbuild reports it, in float64:
+//
+//	Σ over interior nodes  area(node)/area(root) × 1
+//	+ Σ over leaves        area(leaf)/area(root) × refs(leaf) × 1.5
+//
+// where the root box is t.Bounds and a child's box is its parent's box cut
+// at the split (below: max[axis] = split; above: min[axis] = split). A tree
+// without nodes costs 0. When the root box has zero area (a flat scene) the
+// ratio is taken as 1 for every node, so that such trees still compare.
+func SAHCost(t *Tree) float64 {
+	if len(t.Nodes) == 0 {
+		return 0
+	}
+	rootArea := boxOf(t.Bounds).area()
+	cost := 0.0
+	t.walk(func(i uint32, _ int, box boxF64) {
+		ratio := 1.0
+		if rootArea > 0 {
+			ratio = box.area() / rootArea
+		}
+		n := t.Nodes[i]
+		if n.IsLeaf() {
+			cost += ratio * float64(n.RefCount()) * sahIntersect
+		} else {
+			cost += ratio * sahTraversal
+		}
+	})
+	return cost
+}

@@ -1,0 +1,65 @@
+package kdtree
+
+// Stats describes a built tree and its build. The builder fills the build
+// fields (Device, BuildMs, Phases, DroppedTriangles, peak memory, Levels);
+// ComputeShapeStats fills the tree-shape fields from the nodes and
+// references alone.
+type Stats struct {
+	Device  string             // "cpu" or the GPU's name
+	BuildMs float64            // wall time of the build
+	Phases  map[string]float64 // build phase name -> ms
+
+	Nodes       int // len(Tree.Nodes)
+	Leaves      int // leaf nodes
+	EmptyLeaves int // leaves without references
+	MaxDepth    int // edges from the root to the deepest node (0 for a lone root)
+
+	References            int     // len(Tree.Refs)
+	ReferencesPerTriangle float64 // References / kept (non-degenerate) triangles
+	SAHCost               float64 // SAHCost(t), see sah.go
+
+	DroppedTriangles int    // degenerate triangles left out of the tree
+	HostPeakBytes    uint64 // peak host memory of the build
+	DevicePeakBytes  uint64 // peak device memory of the build
+	Levels           int    // breadth-first levels the builder processed
+}
+
+// ComputeShapeStats returns t.Stats() with the tree-shape fields (Nodes,
+// Leaves, EmptyLeaves, MaxDepth, References, ReferencesPerTriangle,
+// SAHCost) recomputed from t.Nodes and t.Refs; the build fields given to
+// NewTree are kept. ReferencesPerTriangle divides by the kept triangles,
+// len(Scene.Tris) minus Stats.DroppedTriangles (0 when none are kept).
+// The builder calls it on a provisional tree and wraps the result:
+//
+//	t := kdtree.NewTree(scene, nodes, refs, bounds, buildStats)
+//	t = kdtree.NewTree(scene, nodes, refs, bounds, kdtree.ComputeShapeStats(t))
+//
+// Run on a tree that fails Validate, it still terminates (it never follows
+// an out-of-range index nor descends below MaxTreeDepth) but the figures
+// mean little.
+func ComputeShapeStats(t *Tree) Stats {
+	s := t.Stats()
+	s.Nodes = len(t.Nodes)
+	s.Leaves, s.EmptyLeaves, s.MaxDepth = 0, 0, 0
+	s.References = len(t.Refs)
+	t.walk(func(i uint32, depth int, _ boxF64) {
+		n := t.Nodes[i]
+		s.MaxDepth = max(s.MaxDepth, depth)
+		if n.IsLeaf() {
+			s.Leaves++
+			if n.RefCount() == 0 {
+				s.EmptyLeaves++
+			}
+		}
+	})
+	kept := 0
+	if t.Scene != nil {
+		kept = len(t.Scene.Tris) - s.DroppedTriangles
+	}
+	s.ReferencesPerTriangle = 0
+	if kept > 0 {
+		s.ReferencesPerTriangle = float64(s.References) / float64(kept)
+	}
+	s.SAHCost = SAHCost(t)
+	return s
+}

@@ -1,0 +1,103 @@
+package kdtree
+
+import (
+	"github.com/kdbuild/kdbuild/scenes"
+)
+
+// MaxTreeDepth bounds the depth of every tree kdtree traverses: the
+// traversal stack holds this many entries, and Validate rejects deeper trees.
+const MaxTreeDepth = 64
+
+// Tree is a built kd-tree: depth-first 8-byte nodes (node 0 is the root),
+// the leaf reference array (triangle indices, ascending within each leaf),
+// the root box and the scene whose triangles the references name.
+//
+// A Tree is immutable once made by NewTree; any number of goroutines may
+// intersect rays with it at the same time.
+type Tree struct {
+	Nodes  []Node
+	Refs   []uint32      // triangle indices into Scene.Tris
+	Bounds scenes.Bounds // root box: the tight bounds of the kept triangles
+	Scene  *scenes.Scene // the triangles
+
+	stats Stats
+}
+
+// NewTree wraps the builder's output. It takes ownership of nodes and refs
+// (the caller must not change them afterwards). The tree-shape fields of
+// stats are kept as given; the builder fills them with ComputeShapeStats.
+// An empty nodes slice is allowed only for a scene without kept triangles
+// (the tree then misses every ray).
+func NewTree(scene *scenes.Scene, nodes []Node, refs []uint32, bounds scenes.Bounds, stats Stats) *Tree {
+	return &Tree{Nodes: nodes, Refs: refs, Bounds: bounds, Scene: scene, stats: stats}
+}
+
+// Stats returns the statistics of the tree and its build.
+func (t *Tree) Stats() Stats {
+	s := t.stats
+	if s.Phases != nil {
+		p := make(map[string]float64, len(s.Phases))
+		for k, v := range s.Phases {
+			p[k] = v
+		}
+		s.Phases = p
+	}
+	return s
+}
+
+// boxF64 is a box in float64 for the SAH and the walk.
+type boxF64 struct {
+	min, max [3]float64
+}
+
+func boxOf(b scenes.Bounds) boxF64 {
+	var r boxF64
+	for a := 0; a < 3; a++ {
+		r.min[a], r.max[a] = float64(b.Min[a]), float64(b.Max[a])
+	}
+	return r
+}
+
+// area returns the surface area of b (0 for an empty or inverted box).
+func (b boxF64) area() float64 {
+	dx, dy, dz := b.max[0]-b.min[0], b.max[1]-b.min[1], b.max[2]-b.min[2]
+	if dx < 0 || dy < 0 || dz < 0 {
+		return 0
+	}
+	return 2 * (dx*dy + dy*dz + dz*dx)
+}
+
+// walk visits every node reachable from the root in depth-first order with
+// its depth and box (the root box cut at the splits). It stops descending at
+// MaxTreeDepth, skips child indices out of range and stops after
+// len(Nodes) visits (a valid tree visits each node once), so it terminates
+// quickly on any node array.
+func (t *Tree) walk(visit func(i uint32, depth int, box boxF64)) {
+	if len(t.Nodes) == 0 {
+		return
+	}
+	type item struct {
+		i     uint32
+		depth int
+		box   boxF64
+	}
+	stack := []item{{0, 0, boxOf(t.Bounds)}}
+	for visits := 0; len(stack) > 0 && visits < len(t.Nodes); visits++ {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		visit(it.i, it.depth, it.box)
+		n := t.Nodes[it.i]
+		if n.IsLeaf() || it.depth >= MaxTreeDepth {
+			continue
+		}
+		a, s := n.Axis(), float64(n.Split())
+		below, above := it.box, it.box
+		below.max[a], above.min[a] = s, s
+		if c := n.AboveChild(); int(c) < len(t.Nodes) {
+			stack = append(stack, item{c, it.depth + 1, above})
+		}
+		if c := it.i + 1; int(c) < len(t.Nodes) {
+			stack = append(stack, item{c, it.depth + 1, below})
+		}
+	}
+}

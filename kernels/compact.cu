@@ -1,0 +1,34 @@
+// compact.cu: stream compaction. compact_fused_u32 is one single-pass kernel
+// (the production scan's tile loop over 0/1 flags, scattering the kept items
+// as their offsets become known); the three-kernel form (flags, production
+// scan, scatter) is compact_flags_u32 + scan_excl_production_u32 +
+// compact_scatter_u32.
+#include "scan.cuh"
+
+// compact_fused_u32: for i < n with flags[i] != 0, in order, dst[k++] =
+// src[i] while k < cap; *count = the number kept (all of them, even beyond
+// cap). grid = ceil(n/4096) blocks of 256 threads, state zeroed (8*(grid+1)
+// bytes). dst must not overlap src or flags. n < 2^32.
+extern "C" __global__ void __launch_bounds__(256) compact_fused_u32(const unsigned *src, const unsigned *flags,
+                                                                     unsigned *dst, unsigned long long n,
+                                                                     unsigned long long cap,
+                                                                     unsigned long long *state, unsigned *count) {
+	kd_scan::IoCompact io(src, flags, dst, cap);
+	kd_scan::tile_scan<kd_scan::Add<unsigned>>(io, n, state, count);
+}
+
+// compact_flags_u32: out[i] = flags[i] != 0 (0 or 1).
+extern "C" __global__ void compact_flags_u32(const unsigned *flags, unsigned *out, unsigned long long n) {
+	for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+	     i += (unsigned long long)gridDim.x * blockDim.x)
+		out[i] = flags[i] != 0u ? 1u : 0u;
+}
+
+// compact_scatter_u32: dst[pos[i]] = src[i] where flags[i] != 0 and
+// pos[i] < cap (pos: exclusive scan of the 0/1 flags).
+extern "C" __global__ void compact_scatter_u32(const unsigned *src, const unsigned *flags, const unsigned *pos,
+                                               unsigned *dst, unsigned long long n, unsigned long long cap) {
+	for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+	     i += (unsigned long long)gridDim.x * blockDim.x)
+		if (flags[i] != 0u && pos[i] < cap) dst[pos[i]] = src[i];
+}

@@ -1,0 +1,545 @@
+//go:build cgo && linux
+
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/kdbuild/kdbuild/kernels"
+)
+
+// Context is an opened device: its primary context, the kernel module loaded
+// from the embedded image, and the bookkeeping of allocations. Its methods
+// may be called from any goroutine; each makes the context current on the
+// calling thread inside the same driver call.
+type Context struct {
+	ctx    cContext
+	dev    cDevice
+	info   DeviceInfo
+	closed atomic.Bool
+
+	modOnce  sync.Once
+	mod      cModule
+	modImage unsafe.Pointer // C copy of the image, freed with the module
+	modErr   error
+
+	fnMu sync.Mutex
+	fns  map[string]cFunction
+
+	argMu sync.Mutex
+	args  *argSlots // C memory for launch arguments, guarded by argMu
+
+	memMu   sync.Mutex
+	sizes   map[DevPtr]uint64
+	current uint64
+	peak    uint64
+
+	debug   atomic.Bool
+	timesMu sync.Mutex
+	times   map[string]*KernelTime
+}
+
+// Event is a CUDA event on the default stream, for timing.
+type Event struct {
+	c  *Context
+	ev cEvent
+}
+
+// Devices lists every GPU the driver sees. A device the kernel image cannot
+// run on is listed with Usable false and Problem saying why. The error wraps
+// ErrNoDriver or ErrNoDevice when there is nothing to list.
+func Devices() ([]DeviceInfo, error) {
+	n, err := deviceCount()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DeviceInfo, 0, n)
+	for i := 0; i < n; i++ {
+		info, _, err := deviceInfo(i)
+		if err != nil {
+			info.Problem = err
+		} else {
+			info.Problem = imageProblem(info)
+		}
+		info.Usable = info.Problem == nil
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+// minMajor is the oldest compute capability the kernel image targets.
+const minMajor = 7
+
+// imageProblem says why the embedded image cannot run on a device, as far
+// as can be told without loading it.
+func imageProblem(info DeviceInfo) error {
+	if len(kernels.Image) == 0 {
+		return fmt.Errorf("%w: the embedded kernel image is empty (run make kernels)", ErrNoKernelImage)
+	}
+	if info.Major < minMajor {
+		return fmt.Errorf("%w: compute capability %d.%d is below %d.0, the oldest the image targets",
+			ErrNoKernelImage, info.Major, info.Minor, minMajor)
+	}
+	return nil
+}
+
+// Open retains the primary context of device ordinal and loads the kernel
+// image. The error wraps ErrNoDriver, ErrNoDevice or ErrNoKernelImage with
+// the reason. Debugging starts on when $KDBUILD_CUDA_DEBUG is 1.
+func Open(ordinal int) (*Context, error) {
+	n, err := deviceCount()
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w: the driver found no CUDA device", ErrNoDevice)
+	}
+	if ordinal < 0 || ordinal >= n {
+		return nil, fmt.Errorf("%w: device %d requested, the driver found %d", ErrNoDevice, ordinal, n)
+	}
+	info, dev, err := deviceInfo(ordinal)
+	if err != nil {
+		return nil, reason(ErrNoDevice, err)
+	}
+	if p := imageProblem(info); p != nil {
+		return nil, fmt.Errorf("device %d (%s): %w", ordinal, info.Name, p)
+	}
+	ctx, r := retainPrimary(dev)
+	if r != 0 {
+		return nil, reason(ErrNoDevice, driverError("cuDevicePrimaryCtxRetain", "", r))
+	}
+	info.Usable = true
+	c := &Context{ctx: ctx, dev: dev, info: info, fns: map[string]cFunction{}, sizes: map[DevPtr]uint64{},
+		times: map[string]*KernelTime{}, args: newArgSlots()}
+	if os.Getenv(DebugEnv) == "1" {
+		c.debug.Store(true)
+	}
+	if err := c.module(); err != nil {
+		freeArgSlots(c.args)
+		releasePrimary(dev)
+		return nil, fmt.Errorf("device %d (%s): %w", ordinal, info.Name, err)
+	}
+	return c, nil
+}
+
+// module loads the embedded image once; later calls return the same result.
+func (c *Context) module() error {
+	c.modOnce.Do(func() {
+		m, img, r := moduleLoad(c.ctx, kernels.Image)
+		if r != 0 {
+			e := driverError("cuModuleLoadData", "", r)
+			if r.Is(ErrNoKernelImage) {
+				c.modErr = reason(ErrNoKernelImage, e)
+			} else {
+				c.modErr = e
+			}
+			return
+		}
+		c.mod, c.modImage = m, img
+	})
+	return c.modErr
+}
+
+// Info describes the device.
+func (c *Context) Info() DeviceInfo { return c.info }
+
+// Close unloads the module and releases the primary context. Device memory
+// still allocated is the owners' to free before; calls after Close return
+// ErrClosed. Close is idempotent.
+func (c *Context) Close() error {
+	if c == nil || c.closed.Swap(true) {
+		return nil
+	}
+	var err error
+	if c.mod != nil {
+		if r := moduleUnload(c.ctx, c.mod, c.modImage); r != 0 {
+			err = driverError("cuModuleUnload", "", r)
+		}
+	}
+	c.argMu.Lock()
+	freeArgSlots(c.args)
+	c.args = nil
+	c.argMu.Unlock()
+	if r := releasePrimary(c.dev); r != 0 && err == nil {
+		err = driverError("cuDevicePrimaryCtxRelease", "", r)
+	}
+	return err
+}
+
+func (c *Context) check() error {
+	if c.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}
+
+// Synchronize waits for all work queued on the device. Errors of earlier
+// asynchronous launches come back here.
+func (c *Context) Synchronize() error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	return driverError("cuCtxSynchronize", "", ctxSync(c.ctx))
+}
+
+// MemInfo returns the device memory free and in total.
+func (c *Context) MemInfo() (free, total uint64, err error) {
+	if err := c.check(); err != nil {
+		return 0, 0, err
+	}
+	f, t, r := memInfo(c.ctx)
+	return f, t, driverError("cuMemGetInfo", "", r)
+}
+
+// Alloc allocates bytes of device memory (uninitialised). A request the
+// device cannot satisfy returns an error wrapping ErrOutOfMemory that says
+// how much was asked and how much is free. Alloc(0) returns 0.
+func (c *Context) Alloc(bytes uint64) (DevPtr, error) {
+	if err := c.check(); err != nil {
+		return 0, err
+	}
+	if bytes == 0 {
+		return 0, nil
+	}
+	p, r := memAlloc(c.ctx, bytes)
+	if r != 0 {
+		e := driverError("cuMemAlloc", "", r)
+		if r == resultOutOfMemory {
+			free, total, _ := memInfo(c.ctx)
+			return 0, fmt.Errorf("cuda: allocating %d bytes (%s) with %s free of %s: %w",
+				bytes, human(bytes), human(free), human(total), unprefixed{e})
+		}
+		return 0, fmt.Errorf("cuda: allocating %d bytes: %w", bytes, unprefixed{e})
+	}
+	c.memMu.Lock()
+	c.sizes[p] = bytes
+	c.current += bytes
+	if c.current > c.peak {
+		c.peak = c.current
+	}
+	c.memMu.Unlock()
+	return p, nil
+}
+
+// FreePtr releases memory from Alloc. Freeing 0 does nothing.
+func (c *Context) FreePtr(p DevPtr) error {
+	if p == 0 {
+		return nil
+	}
+	if err := c.check(); err != nil {
+		return err
+	}
+	if r := memFree(c.ctx, p); r != 0 {
+		return driverError("cuMemFree", "", r)
+	}
+	c.memMu.Lock()
+	c.current -= c.sizes[p]
+	delete(c.sizes, p)
+	c.memMu.Unlock()
+	return nil
+}
+
+// AllocatedBytes returns the bytes allocated through this context and not
+// yet freed.
+func (c *Context) AllocatedBytes() uint64 {
+	c.memMu.Lock()
+	defer c.memMu.Unlock()
+	return c.current
+}
+
+// PeakBytes returns the most bytes allocated at once since Open or the last
+// ResetPeak.
+func (c *Context) PeakBytes() uint64 {
+	c.memMu.Lock()
+	defer c.memMu.Unlock()
+	return c.peak
+}
+
+// ResetPeak sets the peak to the bytes allocated now.
+func (c *Context) ResetPeak() {
+	c.memMu.Lock()
+	c.peak = c.current
+	c.memMu.Unlock()
+}
+
+// HostAlloc allocates page-locked host memory of n bytes for fast copies; it
+// must be released with HostFree (never by the garbage collector).
+func (c *Context) HostAlloc(bytes uint64) (unsafe.Pointer, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	p, r := hostAlloc(c.ctx, bytes)
+	if r != 0 {
+		return nil, fmt.Errorf("cuda: allocating %d bytes of pinned host memory: %w", bytes, unprefixed{driverError("cuMemHostAlloc", "", r)})
+	}
+	return p, nil
+}
+
+// HostFree releases memory from HostAlloc; nil does nothing.
+func (c *Context) HostFree(p unsafe.Pointer) error {
+	if p == nil {
+		return nil
+	}
+	if err := c.check(); err != nil {
+		return err
+	}
+	return driverError("cuMemFreeHost", "", hostFree(c.ctx, p))
+}
+
+func (c *Context) htod(dst DevPtr, src unsafe.Pointer, n uint64) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	return driverError("cuMemcpyHtoD", "", memcpyHtoD(c.ctx, dst, src, n))
+}
+
+func (c *Context) dtoh(dst unsafe.Pointer, src DevPtr, n uint64) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	return driverError("cuMemcpyDtoH", "", memcpyDtoH(c.ctx, dst, src, n))
+}
+
+func (c *Context) dtod(dst, src DevPtr, n uint64) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	return driverError("cuMemcpyDtoD", "", memcpyDtoD(c.ctx, dst, src, n))
+}
+
+func (c *Context) memsetD8(dst DevPtr, v byte, n uint64) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	return driverError("cuMemsetD8", "", memsetD8(c.ctx, dst, v, n))
+}
+
+func (c *Context) memsetD32(dst DevPtr, v uint32, n uint64) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	return driverError("cuMemsetD32", "", memsetD32(c.ctx, dst, v, n))
+}
+
+// CopyDtoD copies bytes device to device on the default stream.
+func (c *Context) CopyDtoD(dst, src DevPtr, bytes uint64) error {
+	if bytes == 0 {
+		return nil
+	}
+	return c.dtod(dst, src, bytes)
+}
+
+// NewEvent creates an event for timing work on the default stream.
+func (c *Context) NewEvent() (*Event, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	e, r := eventCreate(c.ctx)
+	if r != 0 {
+		return nil, driverError("cuEventCreate", "", r)
+	}
+	return &Event{c: c, ev: e}, nil
+}
+
+// Record enqueues the event on the default stream.
+func (e *Event) Record() error {
+	if err := e.c.check(); err != nil {
+		return err
+	}
+	return driverError("cuEventRecord", "", eventRecord(e.c.ctx, e.ev))
+}
+
+// Synchronize waits until the event has happened.
+func (e *Event) Synchronize() error {
+	if err := e.c.check(); err != nil {
+		return err
+	}
+	return driverError("cuEventSynchronize", "", eventSync(e.c.ctx, e.ev))
+}
+
+// Destroy releases the event; it is idempotent.
+func (e *Event) Destroy() error {
+	if e == nil || e.ev == nil || e.c.closed.Load() {
+		return nil
+	}
+	r := eventDestroy(e.c.ctx, e.ev)
+	e.ev = nil
+	return driverError("cuEventDestroy", "", r)
+}
+
+// Elapsed returns the milliseconds between two recorded events.
+func Elapsed(start, end *Event) (float32, error) {
+	if err := start.c.check(); err != nil {
+		return 0, err
+	}
+	ms, r := eventElapsed(start.c.ctx, start.ev, end.ev)
+	return ms, driverError("cuEventElapsedTime", "", r)
+}
+
+// function returns the named kernel of the image, resolved once and cached.
+func (c *Context) function(name string) (cFunction, error) {
+	c.fnMu.Lock()
+	defer c.fnMu.Unlock()
+	if f, ok := c.fns[name]; ok {
+		return f, nil
+	}
+	if err := c.module(); err != nil {
+		return nil, err
+	}
+	f, r := moduleFunction(c.ctx, c.mod, name)
+	if r != 0 {
+		e := driverError("cuModuleGetFunction", name, r)
+		if r == 500 { // CUDA_ERROR_NOT_FOUND
+			return nil, fmt.Errorf("%w (is the image stale? run make kernels)", e)
+		}
+		return nil, e
+	}
+	c.fns[name] = f
+	return f, nil
+}
+
+// SetMaxDynamicShared lets kernel launch with up to bytes of dynamic shared
+// memory (needed above 48 KiB; at most Info().MaxSharedPerBlockOptin).
+func (c *Context) SetMaxDynamicShared(kernel string, bytes int) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	f, err := c.function(kernel)
+	if err != nil {
+		return err
+	}
+	return driverError("cuFuncSetAttribute", kernel, funcSetMaxDynamicShared(c.ctx, f, bytes))
+}
+
+// Launch enqueues kernel on the default stream with grid × block threads
+// and sharedBytes of dynamic shared memory. Each argument is passed by value
+// as the kernel parameter of the matching C type: DevPtr (or anything with a
+// Ptr() DevPtr method, such as *Buffer[T]) as a pointer, uint32 as unsigned
+// int, int32 as int, uint64 as unsigned long long, int64 as long long,
+// float32 as float, float64 as double. Go int and uint are refused: their
+// size is not the C int's. Errors of the kernel's execution come back from a
+// later call (Synchronize, a copy to the host) unless debugging is on, when
+// Launch synchronises and names the kernel that failed.
+func (c *Context) Launch(kernel string, grid, block Dim3, sharedBytes uint32, args ...any) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if len(args) > maxArgs {
+		return fmt.Errorf("cuda: launch %s: %d arguments, at most %d", kernel, len(args), maxArgs)
+	}
+	f, err := c.function(kernel)
+	if err != nil {
+		return err
+	}
+	debug := c.debug.Load()
+	var t0 time.Time
+	if debug {
+		if r := ctxSync(c.ctx); r != 0 {
+			return fmt.Errorf("cuda: before launching %s, an earlier operation failed: %w", kernel, unprefixed{driverError("cuCtxSynchronize", "", r)})
+		}
+		t0 = time.Now()
+	}
+	c.argMu.Lock()
+	if c.args == nil { // closed meanwhile
+		c.argMu.Unlock()
+		return ErrClosed
+	}
+	for i, a := range args {
+		v, ok := argSlot(a)
+		if !ok {
+			c.argMu.Unlock()
+			return fmt.Errorf("cuda: launch %s: argument %d has type %T (want DevPtr, uint32, int32, uint64, int64, float32 or float64)", kernel, i, a)
+		}
+		c.args[i] = v
+	}
+	r := launchKernel(c.ctx, f, grid, block, sharedBytes, c.args, len(args))
+	c.argMu.Unlock()
+	if r != 0 {
+		return fmt.Errorf("%w (grid %v, block %v, shared %d)", driverError("cuLaunchKernel", kernel, r), grid, block, sharedBytes)
+	}
+	if debug {
+		if r := ctxSync(c.ctx); r != 0 {
+			return driverError("kernel execution", kernel, r)
+		}
+		c.addTime(kernel, time.Since(t0))
+	}
+	return nil
+}
+
+// ptrer is anything that knows its device address (Buffer[T], exec.Buf[T]).
+type ptrer interface{ Ptr() DevPtr }
+
+// argSlot puts one launch argument into a 64-bit slot, low bytes first.
+func argSlot(a any) (uint64, bool) {
+	switch v := a.(type) {
+	case DevPtr:
+		return uint64(v), true
+	case uint32:
+		return uint64(v), true
+	case int32:
+		return uint64(uint32(v)), true
+	case uint64:
+		return v, true
+	case int64:
+		return uint64(v), true
+	case float32:
+		return uint64(math.Float32bits(v)), true
+	case float64:
+		return math.Float64bits(v), true
+	case ptrer:
+		return uint64(v.Ptr()), true
+	}
+	return 0, false
+}
+
+// SetDebug turns debugging on or off: every launch is followed by a
+// synchronisation, a failing kernel is named in the error, and time per
+// kernel is accumulated (KernelTimes).
+func (c *Context) SetDebug(on bool) { c.debug.Store(on) }
+
+// Debug reports whether debugging is on.
+func (c *Context) Debug() bool { return c.debug.Load() }
+
+func (c *Context) addTime(kernel string, d time.Duration) {
+	c.timesMu.Lock()
+	kt := c.times[kernel]
+	if kt == nil {
+		kt = &KernelTime{Kernel: kernel}
+		c.times[kernel] = kt
+	}
+	kt.Launches++
+	kt.TotalMs += float64(d.Nanoseconds()) / 1e6
+	c.timesMu.Unlock()
+}
+
+// KernelTimes returns the time accumulated per kernel while debugging was
+// on, most expensive first.
+func (c *Context) KernelTimes() []KernelTime {
+	c.timesMu.Lock()
+	out := make([]KernelTime, 0, len(c.times))
+	for _, kt := range c.times {
+		out = append(out, *kt)
+	}
+	c.timesMu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].TotalMs != out[j].TotalMs {
+			return out[i].TotalMs > out[j].TotalMs
+		}
+		return out[i].Kernel < out[j].Kernel
+	})
+	return out
+}
+
+// ResetKernelTimes clears the accumulated kernel times.
+func (c *Context) ResetKernelTimes() {
+	c.timesMu.Lock()
+	c.times = map[string]*KernelTime{}
+	c.timesMu.Unlock()
+}

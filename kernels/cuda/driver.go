@@ -1,0 +1,344 @@
+//go:build cgo && linux
+
+package cuda
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "driver.h"
+
+// The driver's call table, filled once by kd_open.
+#define KD_FIELD(name, params) CUresult (*name) params;
+static struct { KD_DRIVER_CALLS(KD_FIELD) } kd;
+#undef KD_FIELD
+
+// kd_open opens libcuda.so.1 and resolves every call. It returns 0, or 1 when
+// dlopen failed, or 2 when a symbol is missing; err then holds the reason.
+static int kd_open(char *err, size_t errlen) {
+	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (lib == NULL) {
+		const char *e = dlerror();
+		snprintf(err, errlen, "dlopen libcuda.so.1: %s", e ? e : "unknown error");
+		return 1;
+	}
+	void *sym;
+#define KD_RESOLVE(name, params) \
+	sym = dlsym(lib, #name); \
+	if (sym == NULL) { \
+		const char *e = dlerror(); \
+		snprintf(err, errlen, "dlsym %s: %s", #name, e ? e : "not found"); \
+		memset(&kd, 0, sizeof kd); \
+		dlclose(lib); \
+		return 2; \
+	} \
+	memcpy(&kd.name, &sym, sizeof sym);
+	KD_DRIVER_CALLS(KD_RESOLVE)
+#undef KD_RESOLVE
+	return 0;
+}
+
+// Every call that touches a context makes it current on the calling thread
+// first, inside the same cgo call, so goroutines may migrate between threads.
+#define KD_WITH(ctx, call) do { CUresult r_ = kd.cuCtxSetCurrent(ctx); if (r_ != 0) return r_; return call; } while (0)
+
+static CUresult kd_init(void) { return kd.cuInit(0); }
+static CUresult kd_driver_version(int *v) { return kd.cuDriverGetVersion(v); }
+static CUresult kd_device_count(int *n) { return kd.cuDeviceGetCount(n); }
+static CUresult kd_device_get(CUdevice *d, int ordinal) { return kd.cuDeviceGet(d, ordinal); }
+static CUresult kd_device_name(char *name, int len, CUdevice d) { return kd.cuDeviceGetName(name, len, d); }
+static CUresult kd_device_attr(int *v, int attr, CUdevice d) { return kd.cuDeviceGetAttribute(v, attr, d); }
+static CUresult kd_device_mem(size_t *bytes, CUdevice d) { return kd.cuDeviceTotalMem_v2(bytes, d); }
+static CUresult kd_retain(CUcontext *ctx, CUdevice d) { return kd.cuDevicePrimaryCtxRetain(ctx, d); }
+static CUresult kd_release(CUdevice d) { return kd.cuDevicePrimaryCtxRelease_v2(d); }
+static CUresult kd_sync(CUcontext ctx) { KD_WITH(ctx, kd.cuCtxSynchronize()); }
+static CUresult kd_mem_info(CUcontext ctx, size_t *free, size_t *total) { KD_WITH(ctx, kd.cuMemGetInfo_v2(free, total)); }
+static CUresult kd_module_load(CUcontext ctx, CUmodule *m, const void *image) { KD_WITH(ctx, kd.cuModuleLoadData(m, image)); }
+static CUresult kd_module_unload(CUcontext ctx, CUmodule m) { KD_WITH(ctx, kd.cuModuleUnload(m)); }
+static CUresult kd_function(CUcontext ctx, CUfunction *f, CUmodule m, const char *name) { KD_WITH(ctx, kd.cuModuleGetFunction(f, m, name)); }
+static CUresult kd_func_attr(CUcontext ctx, CUfunction f, int attr, int v) { KD_WITH(ctx, kd.cuFuncSetAttribute(f, attr, v)); }
+static CUresult kd_alloc(CUcontext ctx, CUdeviceptr *p, size_t n) { KD_WITH(ctx, kd.cuMemAlloc_v2(p, n)); }
+static CUresult kd_free(CUcontext ctx, CUdeviceptr p) { KD_WITH(ctx, kd.cuMemFree_v2(p)); }
+static CUresult kd_host_alloc(CUcontext ctx, void **p, size_t n) { KD_WITH(ctx, kd.cuMemHostAlloc(p, n, 0)); }
+static CUresult kd_host_free(CUcontext ctx, void *p) { KD_WITH(ctx, kd.cuMemFreeHost(p)); }
+static CUresult kd_htod(CUcontext ctx, CUdeviceptr dst, const void *src, size_t n) { KD_WITH(ctx, kd.cuMemcpyHtoD_v2(dst, src, n)); }
+static CUresult kd_dtoh(CUcontext ctx, void *dst, CUdeviceptr src, size_t n) { KD_WITH(ctx, kd.cuMemcpyDtoH_v2(dst, src, n)); }
+static CUresult kd_dtod(CUcontext ctx, CUdeviceptr dst, CUdeviceptr src, size_t n) { KD_WITH(ctx, kd.cuMemcpyDtoD_v2(dst, src, n)); }
+static CUresult kd_memset8(CUcontext ctx, CUdeviceptr dst, unsigned char v, size_t n) { KD_WITH(ctx, kd.cuMemsetD8_v2(dst, v, n)); }
+static CUresult kd_memset32(CUcontext ctx, CUdeviceptr dst, unsigned int v, size_t n) { KD_WITH(ctx, kd.cuMemsetD32_v2(dst, v, n)); }
+static CUresult kd_event_create(CUcontext ctx, CUevent *e) { KD_WITH(ctx, kd.cuEventCreate(e, 0)); }
+static CUresult kd_event_record(CUcontext ctx, CUevent e) { KD_WITH(ctx, kd.cuEventRecord(e, NULL)); }
+static CUresult kd_event_sync(CUcontext ctx, CUevent e) { KD_WITH(ctx, kd.cuEventSynchronize(e)); }
+static CUresult kd_event_elapsed(CUcontext ctx, float *ms, CUevent a, CUevent b) { KD_WITH(ctx, kd.cuEventElapsedTime(ms, a, b)); }
+static CUresult kd_event_destroy(CUcontext ctx, CUevent e) { KD_WITH(ctx, kd.cuEventDestroy_v2(e)); }
+
+// kd_launch copies the argument values (each in a 64-bit slot, low bytes
+// first) into C memory on this stack and launches f on the default stream.
+// The driver reads each parameter's declared size from its slot, which on a
+// little-endian host is the value itself.
+static CUresult kd_launch(CUcontext ctx, CUfunction f,
+		unsigned int gx, unsigned int gy, unsigned int gz,
+		unsigned int bx, unsigned int by, unsigned int bz,
+		unsigned int shared, int nargs, const unsigned long long *vals) {
+	unsigned long long slot[KD_MAX_ARGS];
+	void *params[KD_MAX_ARGS];
+	for (int i = 0; i < nargs && i < KD_MAX_ARGS; i++) {
+		slot[i] = vals[i];
+		params[i] = &slot[i];
+	}
+	KD_WITH(ctx, kd.cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shared, NULL, nargs > 0 ? params : NULL, NULL));
+}
+
+static const char *kd_error_name(CUresult r) {
+	const char *s = NULL;
+	if (kd.cuGetErrorName == NULL || kd.cuGetErrorName(r, &s) != 0) return NULL;
+	return s;
+}
+static const char *kd_error_string(CUresult r) {
+	const char *s = NULL;
+	if (kd.cuGetErrorString == NULL || kd.cuGetErrorString(r, &s) != 0) return NULL;
+	return s;
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+)
+
+// Cgo reports whether this build has the driver binding (cgo on Linux).
+// Without it every call returns ErrNoDriver.
+const Cgo = true
+
+// maxArgs is the most kernel arguments Launch accepts.
+const maxArgs = C.KD_MAX_ARGS
+
+var (
+	loadOnce sync.Once
+	loadErr  error // why the driver could not be opened or initialised
+)
+
+// load opens the driver library, resolves its calls and runs cuInit, once
+// per process. The error wraps ErrNoDriver or ErrNoDevice with the reason.
+func load() error {
+	loadOnce.Do(func() {
+		var buf [512]C.char
+		switch C.kd_open(&buf[0], C.size_t(len(buf))) {
+		case 0:
+		default:
+			loadErr = fmt.Errorf("%w: %s", ErrNoDriver, C.GoString(&buf[0]))
+			return
+		}
+		if r := Result(C.kd_init()); r != 0 {
+			e := driverError("cuInit", "", r)
+			if r == resultNoDevice {
+				loadErr = reason(ErrNoDevice, e)
+			} else {
+				loadErr = reason(ErrNoDriver, e)
+			}
+		}
+	})
+	return loadErr
+}
+
+// driverError builds the error for a failed driver call, with the driver's
+// own description of the status when the library can give one.
+func driverError(op, kernel string, r Result) error {
+	if r == 0 {
+		return nil
+	}
+	e := &Error{Op: op, Kernel: kernel, Code: r}
+	if s := C.kd_error_string(C.CUresult(r)); s != nil {
+		e.Detail = C.GoString(s)
+	}
+	return e
+}
+
+// driverName is the driver's name for r, or "" when it has none.
+func driverName(r Result) string {
+	if s := C.kd_error_name(C.CUresult(r)); s != nil {
+		return C.GoString(s)
+	}
+	return ""
+}
+
+// DriverVersion returns the driver's CUDA version as major*1000+minor*10
+// (12040 for 12.4).
+func DriverVersion() (int, error) {
+	if err := load(); err != nil && !errors.Is(err, ErrNoDevice) {
+		return 0, err
+	}
+	var v C.int
+	if r := Result(C.kd_driver_version(&v)); r != 0 {
+		return 0, driverError("cuDriverGetVersion", "", r)
+	}
+	return int(v), nil
+}
+
+// deviceCount returns how many devices the driver sees.
+func deviceCount() (int, error) {
+	if err := load(); err != nil {
+		return 0, err
+	}
+	var n C.int
+	if r := Result(C.kd_device_count(&n)); r != 0 {
+		return 0, reason(ErrNoDevice, driverError("cuDeviceGetCount", "", r))
+	}
+	return int(n), nil
+}
+
+// deviceInfo reads the attributes of one device.
+func deviceInfo(ordinal int) (DeviceInfo, C.CUdevice, error) {
+	info := DeviceInfo{Ordinal: ordinal}
+	var dev C.CUdevice
+	if r := Result(C.kd_device_get(&dev, C.int(ordinal))); r != 0 {
+		return info, dev, driverError(fmt.Sprintf("cuDeviceGet(%d)", ordinal), "", r)
+	}
+	var name [256]C.char
+	if r := Result(C.kd_device_name(&name[0], C.int(len(name)), dev)); r != 0 {
+		return info, dev, driverError("cuDeviceGetName", "", r)
+	}
+	info.Name = C.GoString(&name[0])
+	var mem C.size_t
+	if r := Result(C.kd_device_mem(&mem, dev)); r != 0 {
+		return info, dev, driverError("cuDeviceTotalMem", "", r)
+	}
+	info.TotalMem = uint64(mem)
+	attrs := []struct {
+		attr C.int
+		dst  *int
+	}{
+		{C.KD_ATTR_SM_COUNT, &info.SMs},
+		{C.KD_ATTR_CC_MAJOR, &info.Major},
+		{C.KD_ATTR_CC_MINOR, &info.Minor},
+		{C.KD_ATTR_L2_CACHE_SIZE, &info.L2Bytes},
+		{C.KD_ATTR_MAX_SHARED_PER_BLOCK, &info.MaxSharedPerBlock},
+		{C.KD_ATTR_MAX_SHARED_PER_BLOCK_OPTIN, &info.MaxSharedPerBlockOptin},
+		{C.KD_ATTR_CLOCK_RATE, &info.ClockKHz},
+		{C.KD_ATTR_MEM_CLOCK_RATE, &info.MemClockKHz},
+		{C.KD_ATTR_MEM_BUS_WIDTH, &info.MemBusWidth},
+	}
+	for _, a := range attrs {
+		var v C.int
+		if r := Result(C.kd_device_attr(&v, a.attr, dev)); r != 0 {
+			return info, dev, driverError(fmt.Sprintf("cuDeviceGetAttribute(%d)", int(a.attr)), "", r)
+		}
+		*a.dst = int(v)
+	}
+	return info, dev, nil
+}
+
+// The thin Go side of each context call; each returns the driver status.
+
+type cContext = C.CUcontext
+type cModule = C.CUmodule
+type cFunction = C.CUfunction
+type cEvent = C.CUevent
+type cDevice = C.CUdevice
+
+func retainPrimary(dev cDevice) (cContext, Result) {
+	var ctx C.CUcontext
+	r := Result(C.kd_retain(&ctx, dev))
+	return ctx, r
+}
+func releasePrimary(dev cDevice) Result { return Result(C.kd_release(dev)) }
+func ctxSync(ctx cContext) Result       { return Result(C.kd_sync(ctx)) }
+func memInfo(ctx cContext) (free, total uint64, r Result) {
+	var f, t C.size_t
+	r = Result(C.kd_mem_info(ctx, &f, &t))
+	return uint64(f), uint64(t), r
+}
+
+// moduleLoad copies the image into C memory and loads it. The copy is kept
+// until moduleUnload (the driver may read the image after loading, with lazy
+// loading) and returned for it.
+func moduleLoad(ctx cContext, image []byte) (cModule, unsafe.Pointer, Result) {
+	var m C.CUmodule
+	if len(image) == 0 {
+		return m, nil, resultInvalidImage
+	}
+	p := C.CBytes(image)
+	r := Result(C.kd_module_load(ctx, &m, p))
+	if r != 0 {
+		C.free(p)
+		return m, nil, r
+	}
+	return m, p, r
+}
+
+// moduleUnload unloads m and frees its image copy.
+func moduleUnload(ctx cContext, m cModule, image unsafe.Pointer) Result {
+	r := Result(C.kd_module_unload(ctx, m))
+	C.free(image)
+	return r
+}
+func moduleFunction(ctx cContext, m cModule, name string) (cFunction, Result) {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	var f C.CUfunction
+	r := Result(C.kd_function(ctx, &f, m, cs))
+	return f, r
+}
+func funcSetMaxDynamicShared(ctx cContext, f cFunction, bytes int) Result {
+	return Result(C.kd_func_attr(ctx, f, C.KD_FUNC_ATTR_MAX_DYNAMIC_SHARED, C.int(bytes)))
+}
+func memAlloc(ctx cContext, n uint64) (DevPtr, Result) {
+	var p C.CUdeviceptr
+	r := Result(C.kd_alloc(ctx, &p, C.size_t(n)))
+	return DevPtr(p), r
+}
+func memFree(ctx cContext, p DevPtr) Result { return Result(C.kd_free(ctx, C.CUdeviceptr(p))) }
+func hostAlloc(ctx cContext, n uint64) (unsafe.Pointer, Result) {
+	var p unsafe.Pointer
+	r := Result(C.kd_host_alloc(ctx, &p, C.size_t(n)))
+	return p, r
+}
+func hostFree(ctx cContext, p unsafe.Pointer) Result { return Result(C.kd_host_free(ctx, p)) }
+func memcpyHtoD(ctx cContext, dst DevPtr, src unsafe.Pointer, n uint64) Result {
+	return Result(C.kd_htod(ctx, C.CUdeviceptr(dst), src, C.size_t(n)))
+}
+func memcpyDtoH(ctx cContext, dst unsafe.Pointer, src DevPtr, n uint64) Result {
+	return Result(C.kd_dtoh(ctx, dst, C.CUdeviceptr(src), C.size_t(n)))
+}
+func memcpyDtoD(ctx cContext, dst, src DevPtr, n uint64) Result {
+	return Result(C.kd_dtod(ctx, C.CUdeviceptr(dst), C.CUdeviceptr(src), C.size_t(n)))
+}
+func memsetD8(ctx cContext, dst DevPtr, v byte, n uint64) Result {
+	return Result(C.kd_memset8(ctx, C.CUdeviceptr(dst), C.uchar(v), C.size_t(n)))
+}
+func memsetD32(ctx cContext, dst DevPtr, v uint32, n uint64) Result {
+	return Result(C.kd_memset32(ctx, C.CUdeviceptr(dst), C.uint(v), C.size_t(n)))
+}
+func eventCreate(ctx cContext) (cEvent, Result) {
+	var e C.CUevent
+	r := Result(C.kd_event_create(ctx, &e))
+	return e, r
+}
+func eventRecord(ctx cContext, e cEvent) Result  { return Result(C.kd_event_record(ctx, e)) }
+func eventSync(ctx cContext, e cEvent) Result    { return Result(C.kd_event_sync(ctx, e)) }
+func eventDestroy(ctx cContext, e cEvent) Result { return Result(C.kd_event_destroy(ctx, e)) }
+func eventElapsed(ctx cContext, a, b cEvent) (float32, Result) {
+	var ms C.float
+	r := Result(C.kd_event_elapsed(ctx, &ms, a, b))
+	return float32(ms), r
+}
+
+// argSlots is a block of C memory holding the launch argument values.
+type argSlots = [maxArgs]uint64
+
+func newArgSlots() *argSlots { return (*argSlots)(C.calloc(maxArgs, 8)) }
+func freeArgSlots(a *argSlots) { C.free(unsafe.Pointer(a)) }
+
+// launchKernel passes the first n argument slots (in C memory) to
+// kd_launch, which copies them again onto its stack for the driver.
+func launchKernel(ctx cContext, f cFunction, grid, block Dim3, shared uint32, slots *argSlots, n int) Result {
+	return Result(C.kd_launch(ctx, f,
+		C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z),
+		C.uint(block.X), C.uint(block.Y), C.uint(block.Z),
+		C.uint(shared), C.int(n), (*C.ulonglong)(unsafe.Pointer(slots))))
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# bundle.sh (make gpu-bundle): builds, into $BUNDLE, a folder that a GPU
+# machine without Go can run: one test binary per package that has tests,
+# kdbuild itself, the kernel sources (for the image staleness test), the
+# scenes named in $SCENES (copied from ../shared/scenes) and run-gpu.sh.
+# Run from the module root. A package whose test binary does not build is
+# reported and the others are still built; the exit status is then 1.
+set -u
+GO=${GO:-go}
+BUNDLE=${BUNDLE:-bundle}
+SCENES=${SCENES:-}
+export CGO_ENABLED=1
+
+rm -rf "$BUNDLE"
+mkdir -p "$BUNDLE/work" "$BUNDLE/scenes"
+module=$($GO list -m)
+: > "$BUNDLE/packages.txt"
+failed=()
+# Every package with test files, in go list order.
+for pkg in $($GO list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./... 2>/dev/null); do
+	rel=${pkg#"$module"}
+	rel=${rel#/}
+	[ -z "$rel" ] && rel=.
+	name=$(echo "$rel" | tr / -)
+	[ "$rel" = . ] && name=root
+	if $GO test -c -ldflags="-s -w" -o "$BUNDLE/$name.test" "./$rel"; then
+		echo "$name $rel" >> "$BUNDLE/packages.txt"
+		# Files the tests read relative to their package folder.
+		mkdir -p "$BUNDLE/work/$rel"
+		[ -d "$rel/testdata" ] && cp -r "$rel/testdata" "$BUNDLE/work/$rel/"
+	else
+		echo "gpu-bundle: test binary of $rel does not build" >&2
+		failed+=("$rel")
+	fi
+done
+cp kernels/*.cu "$BUNDLE/work/kernels/" 2>/dev/null
+cp kernels/*.cuh "$BUNDLE/work/kernels/" 2>/dev/null
+if ! $GO build -ldflags='-s -w' -o "$BUNDLE/kdbuild" ./cmd/kdbuild; then
+	echo "gpu-bundle: kdbuild does not build" >&2
+	failed+=("kdbuild binary")
+fi
+for s in $SCENES; do
+	if [ -f "../shared/scenes/$s" ]; then
+		cp "../shared/scenes/$s" "$BUNDLE/scenes/" && chmod u+w "$BUNDLE/scenes/$s"
+	else
+		echo "gpu-bundle: ../shared/scenes/$s not found, skipped" >&2
+	fi
+done
+[ -f ../shared/scenes/conference-copyright.txt ] && cp ../shared/scenes/conference-copyright.txt "$BUNDLE/scenes/" && chmod u+w "$BUNDLE/scenes/conference-copyright.txt"
+cp kernels/gen/run-gpu.sh "$BUNDLE/run-gpu.sh"
+chmod +x "$BUNDLE/run-gpu.sh"
+echo "gpu-bundle: $(wc -l < "$BUNDLE/packages.txt") test binaries, $(du -sh "$BUNDLE" | cut -f1) in $BUNDLE/"
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "gpu-bundle: failed: ${failed[*]}" >&2
+	exit 1
+fi

@@ -1,0 +1,236 @@
+// Min/max reductions over float32 (package reduce). Building blocks and the
+// designs are in reduce.cuh; this file only declares the extern "C" entry
+// points, every one launched with kd_reduce::kBlock (256) threads except
+// reduce_bounds_f32 (kd_reduce::kBoundsBlock = 384).
+//
+// Designs r0 … r6, for op = min, max, minmax:
+//   reduce_<op>_r<k>_f32(const float* inLo, const float* inHi,
+//                        float* outLo, float* outHi, unsigned* work, unsigned n)
+//   Block b reduces its share of the n inputs and writes result b to
+//   outLo[b] (and outHi[b] for minmax). inHi = NULL: inputs are inLo (first
+//   pass); otherwise a later minmax pass reads minima from inLo and maxima from
+//   inHi. min and max kernels use only inLo and outLo. work (n states: n words,
+//   2n for minmax) is used by r0 and r1 only. Per block: 256 inputs (r0–r3),
+//   512 (r4, r5), a grid-stride share (r6).
+// Design r7 (one pass):
+//   reduce_<op>_r7_f32(const float* in, float* partLo, float* partHi,
+//                      unsigned* counter, float* outLo, float* outHi, unsigned n)
+//   partLo/partHi: gridDim.x floats each; *counter must be 0 at launch and is
+//   0 again when the kernel ends.
+// Segmented (segment s = src[offsets[s] : offsets[s+1]], clamped to [0, n]),
+// two launches (see reduce.cuh, seg_warp and seg_big):
+//   reduce_segwarp_<op>_f32(src, offsets, outLo, outHi, bigList, bigKeys, big, nseg, n, limit, cap)
+//       one warp per segment (grid of ≥ 32·nseg threads); segments longer than
+//       limit go to bigList (cap entries, 2 key words each in bigKeys)
+//   reduce_segbig_<op>_f32(src, offsets, outLo, outHi, bigList, bigKeys, big, n, cap)
+//       any grid; big[0], big[1] must be 0 before reduce_segwarp and are 0 again
+//       after reduce_segbig
+//   and the _box_ forms over six arrays (lo x,y,z, hi x,y,z) writing 6 floats
+//   per segment (min x,y,z, max x,y,z), 6 key words per big entry.
+// Bounds of interleaved xyz (one pass, last block done):
+//   reduce_bounds_f32(const float* xyz, float* part /*6·gridDim.x*/,
+//                     unsigned* counter, float* out /*6*/, unsigned n /*floats*/)
+#include "reduce.cuh"
+
+#define KD_REDUCE_DESIGNS(OP, R)                                                                   \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)                                  \
+      reduce_##OP##_r0_f32(const float* inLo, const float* inHi, float* outLo, float* outHi,      \
+                           unsigned* work, unsigned n) {                                           \
+    kd_reduce::reduce0<kd_reduce::R>(inLo, inHi, outLo, outHi,                                     \
+                                     reinterpret_cast<kd_reduce::R::S*>(work), n);                 \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)                                  \
+      reduce_##OP##_r1_f32(const float* inLo, const float* inHi, float* outLo, float* outHi,      \
+                           unsigned* work, unsigned n) {                                           \
+    kd_reduce::reduce1<kd_reduce::R>(inLo, inHi, outLo, outHi,                                     \
+                                     reinterpret_cast<kd_reduce::R::S*>(work), n);                 \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)                                  \
+      reduce_##OP##_r2_f32(const float* inLo, const float* inHi, float* outLo, float* outHi,      \
+                           unsigned*, unsigned n) {                                                \
+    kd_reduce::reduce2<kd_reduce::R>(inLo, inHi, outLo, outHi, n);                                 \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)                                  \
+      reduce_##OP##_r3_f32(const float* inLo, const float* inHi, float* outLo, float* outHi,      \
+                           unsigned*, unsigned n) {                                                \
+    kd_reduce::reduce3<kd_reduce::R>(inLo, inHi, outLo, outHi, n);                                 \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)                                  \
+      reduce_##OP##_r4_f32(const float* inLo, const float* inHi, float* outLo, float* outHi,      \
+                           unsigned*, unsigned n) {                                                \
+    kd_reduce::reduce4<kd_reduce::R>(inLo, inHi, outLo, outHi, n);                                 \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)                                  \
+      reduce_##OP##_r5_f32(const float* inLo, const float* inHi, float* outLo, float* outHi,      \
+                           unsigned*, unsigned n) {                                                \
+    kd_reduce::reduce5<kd_reduce::R>(inLo, inHi, outLo, outHi, n);                                 \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)                                  \
+      reduce_##OP##_r6_f32(const float* inLo, const float* inHi, float* outLo, float* outHi,      \
+                           unsigned*, unsigned n) {                                                \
+    kd_reduce::reduce6<kd_reduce::R>(inLo, inHi, outLo, outHi, n);                                 \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)                                  \
+      reduce_##OP##_r7_f32(const float* in, float* partLo, float* partHi, unsigned* counter,      \
+                           float* outLo, float* outHi, unsigned n) {                               \
+    kd_reduce::reduce7<kd_reduce::R>(in, partLo, partHi, counter, outLo, outHi, n);                \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)                                  \
+      reduce_segwarp_##OP##_f32(const float* src, const unsigned* offsets, float* outLo,           \
+                                float* outHi, unsigned* bigList, unsigned* bigKeys, unsigned* big, \
+                                unsigned nseg, unsigned n, unsigned limit, unsigned cap) {         \
+    kd_reduce::seg_warp<kd_reduce::R>(src, offsets, outLo, outHi, bigList, bigKeys, big, nseg, n,  \
+                                      limit, cap);                                                 \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)                                  \
+      reduce_segbig_##OP##_f32(const float* src, const unsigned* offsets, float* outLo,            \
+                               float* outHi, const unsigned* bigList, unsigned* bigKeys,           \
+                               unsigned* big, unsigned n, unsigned cap) {                          \
+    kd_reduce::seg_big<kd_reduce::R>(src, offsets, outLo, outHi, bigList, bigKeys, big, n, cap);   \
+  }
+
+KD_REDUCE_DESIGNS(min, RMin)
+KD_REDUCE_DESIGNS(max, RMax)
+KD_REDUCE_DESIGNS(minmax, RMinMax)
+
+#undef KD_REDUCE_DESIGNS
+
+// Boxes, segmented like reduce_segwarp/segbig (6 key words per big entry).
+extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)
+    reduce_segwarp_box_f32(const float* lx, const float* ly, const float* lz, const float* hx,
+                           const float* hy, const float* hz, const unsigned* offsets, float* out,
+                           unsigned* bigList, unsigned* bigKeys, unsigned* big, unsigned nseg,
+                           unsigned n, unsigned limit, unsigned cap) {
+  using namespace kd_reduce;
+  const BoxArrays a = {{lx, ly, lz, hx, hy, hz}};
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  if (w >= nseg) return;  // uniform over the warp
+  unsigned lo, len;
+  segment(offsets, w, n, lo, len);
+  if (len > limit) {  // uniform over the warp
+    const unsigned k = list_long(w, lane, bigList, big, cap);
+    if (k < cap) {
+      if (lane == 0) {
+        const Box id = box_identity();
+        for (int j = 0; j < 6; j++) bigKeys[6 * (size_t)k + j] = id.k[j];
+      }
+      return;
+    }
+  }
+  Box v = box_identity();
+  for (unsigned i = lane; i < len; i += 32) v = box_combine(v, box_load(a, lo + i));
+  v = box_warp_reduce(v);
+  if (lane == 0) box_store(out, w, v);
+}
+
+extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)
+    reduce_segbig_box_f32(const float* lx, const float* ly, const float* lz, const float* hx,
+                          const float* hy, const float* hz, const unsigned* offsets, float* out,
+                          const unsigned* bigList, unsigned* bigKeys, unsigned* big, unsigned n,
+                          unsigned cap) {
+  using namespace kd_reduce;
+  __shared__ bool amLast;
+  const BoxArrays a = {{lx, ly, lz, hx, hy, hz}};
+  const unsigned count = min(__ldcg(big), cap);
+  if (count == 0) return;
+  for (unsigned k = 0; k < count; k++) {
+    unsigned lo, len, vb, bf;
+    segment(offsets, __ldcg(bigList + k), n, lo, len);
+    if (big_share(k, len, vb, bf)) {  // uniform over the block
+      Box v = box_identity();
+      for (unsigned i = vb * kBlock + threadIdx.x; i < len; i += bf * kBlock) v = box_combine(v, box_load(a, lo + i));
+      v = box_block_reduce(v);
+      if (threadIdx.x == 0) {
+        unsigned* p = bigKeys + 6 * (size_t)k;
+        for (int j = 0; j < 3; j++) {
+          atomicMin(p + j, v.k[j]);
+          atomicMax(p + 3 + j, v.k[3 + j]);
+        }
+      }
+      __syncthreads();
+    }
+  }
+  if (threadIdx.x == 0) {
+    __threadfence();
+    amLast = atomicAdd(big + 1, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!amLast) return;
+  __threadfence();
+  for (unsigned k = threadIdx.x; k < count; k += kBlock) {
+    Box b;
+    for (int j = 0; j < 6; j++) b.k[j] = __ldcg(bigKeys + 6 * (size_t)k + j);
+    box_store(out, __ldcg(bigList + k), b);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    big[0] = 0u;
+    big[1] = 0u;
+  }
+}
+
+// Per-axis min and max of n floats stored x0 y0 z0 x1 … in one pass. The
+// block size (384) and the grid stride are multiples of 3, so thread t only
+// ever reads axis t % 3; the shared-memory tree keeps strides multiples of 3
+// (then 6 in the last block, over the 6 results of every block).
+extern "C" __global__ void __launch_bounds__(kd_reduce::kBoundsBlock)
+    reduce_bounds_f32(const float* __restrict__ xyz, float* part, unsigned* counter, float* out,
+                      unsigned n) {
+  using namespace kd_reduce;
+  __shared__ unsigned sLo[kBoundsBlock], sHi[kBoundsBlock];
+  __shared__ bool amLast;
+  const unsigned tid = threadIdx.x;
+  const unsigned stride = gridDim.x * kBoundsBlock;
+  unsigned lo = kMinId, hi = kMaxId;
+  unsigned i = blockIdx.x * kBoundsBlock + tid;
+  for (; i + 3u * stride < n; i += 4u * stride) {
+    const float a = xyz[i], b = xyz[i + stride], c = xyz[i + 2u * stride], d = xyz[i + 3u * stride];
+    lo = min(min(lo, min_key(a)), min(min_key(b), min(min_key(c), min_key(d))));
+    hi = max(max(hi, max_key(a)), max(max_key(b), max(max_key(c), max_key(d))));
+  }
+  for (; i < n; i += stride) {
+    const float a = xyz[i];
+    lo = min(lo, min_key(a));
+    hi = max(hi, max_key(a));
+  }
+  sLo[tid] = lo;
+  sHi[tid] = hi;
+  __syncthreads();
+#pragma unroll
+  for (unsigned s = kBoundsBlock / 2; s >= 3; s /= 2) {  // 192, 96, …, 3: multiples of 3
+    if (tid < s) {
+      sLo[tid] = min(sLo[tid], sLo[tid + s]);
+      sHi[tid] = max(sHi[tid], sHi[tid + s]);
+    }
+    __syncthreads();
+  }
+  if (tid == 0) {
+    for (int j = 0; j < 3; j++) {
+      part[6 * blockIdx.x + j] = min_result(sLo[j]);
+      part[6 * blockIdx.x + 3 + j] = max_result(sHi[j]);
+    }
+    __threadfence();
+    const unsigned ticket = atomicAdd(counter, 1u);
+    amLast = ticket == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!amLast) return;  // uniform over the block
+  __threadfence();
+  // Thread t folds component j = t % 6 of the block results t/6, t/6 + 64, …
+  const unsigned j = tid % 6;
+  unsigned k = j < 3 ? kMinId : kMaxId;
+  for (unsigned b = tid / 6; b < gridDim.x; b += kBoundsBlock / 6) {
+    const float v = __ldcg(part + 6 * b + j);
+    k = j < 3 ? min(k, min_key(v)) : max(k, max_key(v));
+  }
+  sLo[tid] = k;
+  __syncthreads();
+#pragma unroll
+  for (unsigned s = kBoundsBlock / 2; s >= 6; s /= 2) {  // 192, 96, …, 6: multiples of 6
+    if (tid < s) sLo[tid] = j < 3 ? min(sLo[tid], sLo[tid + s]) : max(sLo[tid], sLo[tid + s]);
+    __syncthreads();
+  }
+  if (tid < 6) out[tid] = tid < 3 ? min_result(sLo[tid]) : max_result(sLo[tid]);
+  if (tid == 0) *counter = 0u;
+}

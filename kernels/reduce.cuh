@@ -1,0 +1,552 @@
+// Building blocks of the min/max reductions (reduce.cu): the order-preserving
+// key transform, the reduction operators, warp and block reductions and the
+// per-thread float4 grid-stride loop. Everything lives in namespace
+// kd_reduce; the extern "C" entry points are in reduce.cu.
+//
+// Order and NaN policy (shared bit for bit with package reduce's Go code):
+// values are compared by key(f) = bits(f) ^ (sign ? 0xFFFFFFFF : 0x80000000),
+// the usual float order with -0 < +0; a NaN contributes the identity of the
+// operation (it is skipped); an empty or all-NaN range gives +Inf for min and
+// -Inf for max. Reductions run on keys (integer min/max: exact, associative,
+// commutative), so every design and every combining order gives the same bits.
+#pragma once
+
+namespace kd_reduce {
+
+constexpr int kBlock = 256;     // threads of every reduction block (package reduce: blockSize)
+constexpr int kWarps = kBlock / 32;
+constexpr int kBoundsBlock = 384;  // Bounds kernel: a multiple of 3 (and of 6)
+constexpr unsigned kFull = 0xFFFFFFFFu;
+
+constexpr unsigned kMinId = 0xFFFFFFFFu;  // above every non-NaN key
+constexpr unsigned kMaxId = 0u;           // below every non-NaN key
+
+__device__ __forceinline__ unsigned order_key(float f) {
+  unsigned u = __float_as_uint(f);
+  return u ^ ((unsigned)((int)u >> 31) | 0x80000000u);
+}
+
+__device__ __forceinline__ float from_key(unsigned k) {
+  return __uint_as_float((k & 0x80000000u) ? (k ^ 0x80000000u) : ~k);
+}
+
+// Integer NaN test: independent of any fast-math flag.
+__device__ __forceinline__ bool is_nan(float f) {
+  return (__float_as_uint(f) & 0x7FFFFFFFu) > 0x7F800000u;
+}
+
+__device__ __forceinline__ unsigned min_key(float f) { return is_nan(f) ? kMinId : order_key(f); }
+__device__ __forceinline__ unsigned max_key(float f) { return is_nan(f) ? kMaxId : order_key(f); }
+
+__device__ __forceinline__ float min_result(unsigned k) {
+  return k == kMinId ? __uint_as_float(0x7F800000u) : from_key(k);
+}
+__device__ __forceinline__ float max_result(unsigned k) {
+  return k == kMaxId ? __uint_as_float(0xFF800000u) : from_key(k);
+}
+
+// An operator R describes one reduction over float inputs:
+//   S                 the state (keys)
+//   identity()        neutral state
+//   from(lo, hi)      state of one element: lo is the value a min sees, hi the
+//                     value a max sees (the same float except in later passes
+//                     of min+max, which read separate lo and hi arrays)
+//   combine(a, b)     exact, associative, commutative
+//   shfl_down(s, d)   __shfl_down_sync of the state over the full warp
+//   store(outLo, outHi, i, s)  write the float result(s) of state s at index i
+//   init_keys, atomic_keys, load_keys: the state kept as key words in global
+//                     memory (2 words per result, the second unused by RMin
+//                     and RMax), combined across blocks with atomicMin/atomicMax
+//
+// Single-output operators (RMin, RMax) read only lo arrays and write only
+// outLo.
+struct RMin {
+  typedef unsigned S;
+  static constexpr bool kPair = false;
+  __device__ static S identity() { return kMinId; }
+  __device__ static S from(float lo, float) { return min_key(lo); }
+  __device__ static S combine(S a, S b) { return min(a, b); }
+  __device__ static S shfl_down(S s, int d) { return __shfl_down_sync(kFull, s, d); }
+  __device__ static void store(float* outLo, float*, size_t i, S s) { outLo[i] = min_result(s); }
+  // Key words of a combined-by-atomics result (kKeyWords words per result).
+  __device__ static void init_keys(unsigned* p) { p[0] = kMinId; }
+  __device__ static void atomic_keys(unsigned* p, S s) { atomicMin(p, s); }
+  __device__ static S load_keys(const unsigned* p) { return __ldcg(p); }
+};
+
+struct RMax {
+  typedef unsigned S;
+  static constexpr bool kPair = false;
+  __device__ static S identity() { return kMaxId; }
+  __device__ static S from(float lo, float) { return max_key(lo); }
+  __device__ static S combine(S a, S b) { return max(a, b); }
+  __device__ static S shfl_down(S s, int d) { return __shfl_down_sync(kFull, s, d); }
+  __device__ static void store(float* outLo, float*, size_t i, S s) { outLo[i] = max_result(s); }
+  __device__ static void init_keys(unsigned* p) { p[0] = kMaxId; }
+  __device__ static void atomic_keys(unsigned* p, S s) { atomicMax(p, s); }
+  __device__ static S load_keys(const unsigned* p) { return __ldcg(p); }
+};
+
+struct RMinMax {
+  typedef uint2 S;  // x: min key, y: max key
+  static constexpr bool kPair = true;
+  __device__ static S identity() { return make_uint2(kMinId, kMaxId); }
+  __device__ static S from(float lo, float hi) { return make_uint2(min_key(lo), max_key(hi)); }
+  __device__ static S combine(S a, S b) { return make_uint2(min(a.x, b.x), max(a.y, b.y)); }
+  __device__ static S shfl_down(S s, int d) {
+    return make_uint2(__shfl_down_sync(kFull, s.x, d), __shfl_down_sync(kFull, s.y, d));
+  }
+  __device__ static void store(float* outLo, float* outHi, size_t i, S s) {
+    outLo[i] = min_result(s.x);
+    outHi[i] = max_result(s.y);
+  }
+  __device__ static void init_keys(unsigned* p) {
+    p[0] = kMinId;
+    p[1] = kMaxId;
+  }
+  __device__ static void atomic_keys(unsigned* p, S s) {
+    atomicMin(p, s.x);
+    atomicMax(p + 1, s.y);
+  }
+  __device__ static S load_keys(const unsigned* p) { return make_uint2(__ldcg(p), __ldcg(p + 1)); }
+};
+
+// load returns the state of element i. inHi == nullptr means "the same
+// array as inLo" (first pass); single-output operators never read inHi.
+template <class R>
+__device__ __forceinline__ typename R::S load(const float* __restrict__ inLo,
+                                              const float* __restrict__ inHi, size_t i) {
+  float lo = inLo[i];
+  float hi = lo;
+  if (R::kPair && inHi != nullptr) hi = inHi[i];
+  return R::from(lo, hi);
+}
+
+template <class R>
+__device__ __forceinline__ typename R::S load4(float4 v, typename R::S acc) {
+  acc = R::combine(acc, R::from(v.x, v.x));
+  acc = R::combine(acc, R::from(v.y, v.y));
+  acc = R::combine(acc, R::from(v.z, v.z));
+  acc = R::combine(acc, R::from(v.w, v.w));
+  return acc;
+}
+
+// warp_reduce combines the states of the 32 lanes; lane 0 holds the result.
+// All 32 lanes must call it.
+template <class R>
+__device__ __forceinline__ typename R::S warp_reduce(typename R::S v) {
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) v = R::combine(v, R::shfl_down(v, d));
+  return v;
+}
+
+// block_reduce combines the states of the kBlock threads; thread 0 holds the
+// result. Every thread of the block must call it. It ends without a barrier
+// after its last use of shared memory by warp 0, so a second call in the same
+// kernel must be separated from the first by __syncthreads.
+template <class R>
+__device__ __forceinline__ typename R::S block_reduce(typename R::S v) {
+  __shared__ typename R::S warpState[kWarps];
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  v = warp_reduce<R>(v);
+  if (lane == 0) warpState[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < kWarps ? warpState[lane] : R::identity();
+    v = warp_reduce<R>(v);
+  }
+  return v;
+}
+
+// thread_range returns this thread's share of the reduction of the n
+// elements at inLo (and inHi, for later min+max passes) when `stride`
+// threads numbered t = 0 … stride-1 cooperate (stride >= 4). A single input
+// array is read with float4 loads (a scalar head up to the first 16-byte
+// boundary and a scalar tail), four loads in flight per thread; two arrays
+// (a small later pass) are read with scalar loads.
+template <class R>
+__device__ __forceinline__ typename R::S thread_range(const float* __restrict__ inLo,
+                                                      const float* __restrict__ inHi,
+                                                      unsigned n, unsigned t, unsigned stride) {
+  typedef typename R::S S;
+  S acc = R::identity();
+  if (R::kPair && inHi != nullptr) {
+    for (unsigned i = t; i < n; i += stride) acc = R::combine(acc, load<R>(inLo, inHi, i));
+    return acc;
+  }
+  unsigned head = (unsigned)((16u - ((unsigned)(size_t)inLo & 15u)) & 15u) >> 2;
+  if (head > n) head = n;
+  if (t < head) acc = R::combine(acc, load<R>(inLo, nullptr, t));
+  const float4* __restrict__ v = reinterpret_cast<const float4*>(inLo + head);
+  const unsigned nv = (n - head) >> 2;
+  unsigned i = t;
+  for (; i + 3u * stride < nv; i += 4u * stride) {
+    float4 a = v[i], b = v[i + stride], c = v[i + 2u * stride], d = v[i + 3u * stride];
+    acc = load4<R>(a, acc);
+    acc = load4<R>(b, acc);
+    acc = load4<R>(c, acc);
+    acc = load4<R>(d, acc);
+  }
+  for (; i < nv; i += stride) acc = load4<R>(v[i], acc);
+  const unsigned tail = head + 4u * nv;  // at most 3 elements from here
+  if (t < n - tail) acc = R::combine(acc, load<R>(inLo, nullptr, tail + t));
+  return acc;
+}
+
+// ---------------------------------------------------------------------------
+// The designs. Every multi-pass design reduces, in block b, its share of the
+// n inputs and writes one result at index b; the host applies it again to
+// the block results until one is left. inHi: see load. Launch: kBlock threads.
+
+// Reduce0: interleaved addressing with the modulo test, in place in global
+// memory. Each thread first copies its element's state into the work array
+// (the thesis reduces the input array itself; we must not destroy it).
+template <class R>
+__device__ void reduce0(const float* inLo, const float* inHi, float* outLo, float* outHi,
+                        typename R::S* work, unsigned n) {
+  const unsigned tid = threadIdx.x;
+  const size_t base = (size_t)blockIdx.x * blockDim.x;
+  const unsigned m = n > base ? min((unsigned)(n - base), blockDim.x) : 0u;
+  if (tid < m) work[base + tid] = load<R>(inLo, inHi, base + tid);
+  __syncthreads();
+  for (unsigned offset = 1; offset < m; offset *= 2) {
+    if (tid % (offset * 2) == 0 && tid + offset < m)
+      work[base + tid] = R::combine(work[base + tid], work[base + tid + offset]);
+    __syncthreads();
+  }
+  if (tid == 0) R::store(outLo, outHi, blockIdx.x, m > 0 ? work[base] : R::identity());
+}
+
+// Reduce1: sequential addressing (the first `offset` threads stay active and
+// their accesses coalesce), still in place in global memory.
+template <class R>
+__device__ void reduce1(const float* inLo, const float* inHi, float* outLo, float* outHi,
+                        typename R::S* work, unsigned n) {
+  const unsigned tid = threadIdx.x;
+  const size_t base = (size_t)blockIdx.x * blockDim.x;
+  const unsigned m = n > base ? min((unsigned)(n - base), blockDim.x) : 0u;
+  if (tid < m) work[base + tid] = load<R>(inLo, inHi, base + tid);
+  __syncthreads();
+  for (unsigned offset = blockDim.x / 2; offset > 0; offset /= 2) {
+    if (tid < offset && tid + offset < m)
+      work[base + tid] = R::combine(work[base + tid], work[base + tid + offset]);
+    __syncthreads();
+  }
+  if (tid == 0) R::store(outLo, outHi, blockIdx.x, m > 0 ? work[base] : R::identity());
+}
+
+// Reduce2: the block's values are copied to shared memory (padded with the
+// identity) before the sequential-addressing tree.
+template <class R>
+__device__ void reduce2(const float* inLo, const float* inHi, float* outLo, float* outHi, unsigned n) {
+  __shared__ typename R::S sValues[kBlock];
+  const unsigned tid = threadIdx.x;
+  const size_t i = (size_t)blockIdx.x * blockDim.x + tid;
+  sValues[tid] = i < n ? load<R>(inLo, inHi, i) : R::identity();
+  __syncthreads();
+  for (unsigned offset = blockDim.x / 2; offset > 0; offset /= 2) {
+    if (tid < offset) sValues[tid] = R::combine(sValues[tid], sValues[tid + offset]);
+    __syncthreads();
+  }
+  if (tid == 0) R::store(outLo, outHi, blockIdx.x, sValues[0]);
+}
+
+// Reduce3: each thread keeps its running value in a register; shared memory
+// only publishes it for the partner of the next step.
+template <class R>
+__device__ void reduce3(const float* inLo, const float* inHi, float* outLo, float* outHi, unsigned n) {
+  __shared__ typename R::S sValues[kBlock];
+  const unsigned tid = threadIdx.x;
+  const size_t i = (size_t)blockIdx.x * blockDim.x + tid;
+  typename R::S rValue = i < n ? load<R>(inLo, inHi, i) : R::identity();
+  sValues[tid] = rValue;
+  __syncthreads();
+  for (unsigned offset = blockDim.x / 2; offset > 0; offset /= 2) {
+    if (tid < offset) {
+      rValue = R::combine(rValue, sValues[tid + offset]);
+      sValues[tid] = rValue;
+    }
+    __syncthreads();
+  }
+  if (tid == 0) R::store(outLo, outHi, blockIdx.x, rValue);
+}
+
+// Reduce4: the block size is a compile-time constant and the tree is
+// unrolled; each block reduces 2·kBlock elements, the first step while
+// loading (half the shared memory per element); below 64 active threads the
+// last warp goes on without block barriers (shuffles); thread 0's last step
+// is folded into the output statement.
+template <class R>
+__device__ void reduce4(const float* inLo, const float* inHi, float* outLo, float* outHi, unsigned n) {
+  typedef typename R::S S;
+  __shared__ S sValues[kBlock];
+  const unsigned tid = threadIdx.x;
+  const size_t i = (size_t)blockIdx.x * (2 * kBlock) + tid;
+  S rValue = i < n ? load<R>(inLo, inHi, i) : R::identity();
+  if (i + kBlock < n) rValue = R::combine(rValue, load<R>(inLo, inHi, i + kBlock));
+  sValues[tid] = rValue;
+  __syncthreads();
+#pragma unroll
+  for (unsigned offset = kBlock / 2; offset > 32; offset /= 2) {
+    if (tid < offset) {
+      rValue = R::combine(rValue, sValues[tid + offset]);
+      sValues[tid] = rValue;
+    }
+    __syncthreads();
+  }
+  if (tid < 32) {  // warp 0, all lanes: no block barrier from here on
+    rValue = R::combine(rValue, sValues[tid + 32]);
+#pragma unroll
+    for (int d = 16; d > 1; d >>= 1) rValue = R::combine(rValue, R::shfl_down(rValue, d));
+    const S last = R::shfl_down(rValue, 1);
+    if (tid == 0) R::store(outLo, outHi, blockIdx.x, R::combine(rValue, last));
+  }
+}
+
+// Reduce5: like Reduce4's load (2·kBlock elements per block), then the whole
+// tree with warp shuffles: each warp reduces itself, warp 0 reduces the warps.
+template <class R>
+__device__ void reduce5(const float* inLo, const float* inHi, float* outLo, float* outHi, unsigned n) {
+  typedef typename R::S S;
+  const unsigned tid = threadIdx.x;
+  const size_t i = (size_t)blockIdx.x * (2 * kBlock) + tid;
+  S v = i < n ? load<R>(inLo, inHi, i) : R::identity();
+  if (i + kBlock < n) v = R::combine(v, load<R>(inLo, inHi, i + kBlock));
+  v = block_reduce<R>(v);
+  if (tid == 0) R::store(outLo, outHi, blockIdx.x, v);
+}
+
+// Reduce6: a grid-stride loop with float4 loads (any grid; the host sizes it
+// to the GPU), one result per block; the host then runs one block over the
+// block results.
+template <class R>
+__device__ void reduce6(const float* inLo, const float* inHi, float* outLo, float* outHi, unsigned n) {
+  typename R::S v = thread_range<R>(inLo, inHi, n, blockIdx.x * kBlock + threadIdx.x, gridDim.x * kBlock);
+  v = block_reduce<R>(v);
+  if (threadIdx.x == 0) R::store(outLo, outHi, blockIdx.x, v);
+}
+
+// Reduce7: Reduce6's loop in one launch. Each block writes its result to
+// partLo/partHi[blockIdx.x], makes it visible device-wide (threadfence) and
+// counts itself on *counter; the block that counts last reduces the block
+// results, writes out[0] and sets *counter back to 0 for the next launch.
+template <class R>
+__device__ void reduce7(const float* __restrict__ in, float* partLo, float* partHi,
+                        unsigned* counter, float* outLo, float* outHi, unsigned n) {
+  typedef typename R::S S;
+  __shared__ bool amLast;
+  S v = thread_range<R>(in, nullptr, n, blockIdx.x * kBlock + threadIdx.x, gridDim.x * kBlock);
+  v = block_reduce<R>(v);
+  if (threadIdx.x == 0) {
+    R::store(partLo, partHi, blockIdx.x, v);
+    __threadfence();
+    const unsigned ticket = atomicAdd(counter, 1u);
+    amLast = ticket == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!amLast) return;  // uniform over the block
+  __threadfence();
+  S w = R::identity();
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) {
+    // __ldcg: read at L2, where the other blocks' results are, not from L1.
+    const float lo = __ldcg(partLo + b);
+    const float hi = R::kPair ? __ldcg(partHi + b) : lo;
+    w = R::combine(w, R::from(lo, hi));
+  }
+  w = block_reduce<R>(w);
+  if (threadIdx.x == 0) {
+    R::store(outLo, outHi, 0, w);
+    *counter = 0u;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Segmented reductions: segment s is src[offsets[s] : offsets[s+1]], clamped
+// to [0, n] (a decreasing pair reads as empty). Two launches handle any mix of
+// lengths with bounded imbalance:
+//   seg_warp  one warp per segment reduces every segment of at most `limit`
+//             elements and stores its result; a longer segment is appended to
+//             a list (bigList, counted by big[0]) with its key words set to
+//             the identity.
+//   seg_big   a grid sized to the GPU goes through the list: segment k is
+//             shared by as many blocks as give each thread at least 16
+//             elements (all blocks for a huge one), each block adds its share
+//             with atomicMin/atomicMax on the key words; the last block to
+//             finish (big[1] counts blocks) writes the results and sets
+//             big[0] and big[1] back to 0 for the next launch.
+// The list order depends on timing, the results do not (min/max on keys).
+
+// Per-segment scratch of the big list: kKeyWords key words per entry.
+constexpr int kKeyWords = 2;
+
+__device__ __forceinline__ void segment(const unsigned* __restrict__ offsets, unsigned s, unsigned n,
+                                        unsigned& lo, unsigned& len) {
+  unsigned hi = min(offsets[s + 1], n);
+  lo = min(offsets[s], hi);
+  len = hi - lo;
+}
+
+// list_long appends segment w to the list of long segments and returns its
+// entry, or cap when the list is full (only possible when invalid offsets
+// make segments overlap; the warp then reduces the segment itself). All 32
+// lanes must call it.
+__device__ __forceinline__ unsigned list_long(unsigned w, unsigned lane, unsigned* bigList,
+                                              unsigned* big, unsigned cap) {
+  unsigned k = 0;
+  if (lane == 0) {
+    k = atomicAdd(big, 1u);
+    if (k < cap) bigList[k] = w;
+  }
+  k = __shfl_sync(kFull, k, 0);
+  return k < cap ? k : cap;
+}
+
+// Launch: any block of whole warps, at least 32·nseg threads in all.
+template <class R>
+__device__ void seg_warp(const float* __restrict__ src, const unsigned* __restrict__ offsets,
+                         float* outLo, float* outHi, unsigned* bigList, unsigned* bigKeys,
+                         unsigned* big, unsigned nseg, unsigned n, unsigned limit, unsigned cap) {
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  if (w >= nseg) return;  // uniform over the warp
+  unsigned lo, len;
+  segment(offsets, w, n, lo, len);
+  if (len > limit) {  // uniform over the warp
+    const unsigned k = list_long(w, lane, bigList, big, cap);
+    if (k < cap) {
+      if (lane == 0) R::init_keys(bigKeys + kKeyWords * (size_t)k);
+      return;
+    }
+  }
+  typename R::S v = thread_range<R>(src + lo, nullptr, len, lane, 32);
+  v = warp_reduce<R>(v);
+  if (lane == 0) R::store(outLo, outHi, w, v);
+}
+
+// Which blocks share big segment k: bf of them, starting at a block that
+// moves with k so that short list entries spread over the grid.
+__device__ __forceinline__ bool big_share(unsigned k, unsigned len, unsigned& vb, unsigned& bf) {
+  const unsigned G = gridDim.x;
+  bf = min(G, max(1u, (len + kBlock * 16 - 1) / (kBlock * 16)));
+  vb = (blockIdx.x + (unsigned)(((unsigned long long)k * 97ull) % G)) % G;
+  return vb < bf;
+}
+
+// Launch: kBlock threads, any grid.
+template <class R>
+__device__ void seg_big(const float* __restrict__ src, const unsigned* __restrict__ offsets,
+                        float* outLo, float* outHi, const unsigned* bigList, unsigned* bigKeys,
+                        unsigned* big, unsigned n, unsigned cap) {
+  __shared__ bool amLast;
+  const unsigned count = min(__ldcg(big), cap);
+  if (count == 0) return;  // nothing was long: no block touches the counters
+  for (unsigned k = 0; k < count; k++) {
+    unsigned lo, len, vb, bf;
+    segment(offsets, __ldcg(bigList + k), n, lo, len);
+    if (big_share(k, len, vb, bf)) {  // uniform over the block
+      typename R::S v = thread_range<R>(src + lo, nullptr, len, vb * kBlock + threadIdx.x, bf * kBlock);
+      v = block_reduce<R>(v);
+      if (threadIdx.x == 0) R::atomic_keys(bigKeys + kKeyWords * (size_t)k, v);
+      __syncthreads();  // block_reduce's shared memory is used again
+    }
+  }
+  if (threadIdx.x == 0) {
+    __threadfence();
+    amLast = atomicAdd(big + 1, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!amLast) return;  // uniform over the block
+  __threadfence();
+  for (unsigned k = threadIdx.x; k < count; k += kBlock)
+    R::store(outLo, outHi, __ldcg(bigList + k), R::load_keys(bigKeys + kKeyWords * (size_t)k));
+  __syncthreads();  // every thread has read the count and the list
+  if (threadIdx.x == 0) {
+    big[0] = 0u;
+    big[1] = 0u;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Boxes: six keys, components 0–2 minima (of the lo arrays), 3–5 maxima (of
+// the hi arrays).
+struct Box {
+  unsigned k[6];
+};
+
+__device__ __forceinline__ Box box_identity() {
+  Box b;
+#pragma unroll
+  for (int j = 0; j < 3; j++) {
+    b.k[j] = kMinId;
+    b.k[3 + j] = kMaxId;
+  }
+  return b;
+}
+
+__device__ __forceinline__ Box box_combine(Box a, const Box& b) {
+#pragma unroll
+  for (int j = 0; j < 3; j++) {
+    a.k[j] = min(a.k[j], b.k[j]);
+    a.k[3 + j] = max(a.k[3 + j], b.k[3 + j]);
+  }
+  return a;
+}
+
+struct BoxArrays {
+  const float* p[6];  // lo x, lo y, lo z, hi x, hi y, hi z
+};
+
+__device__ __forceinline__ Box box_load(const BoxArrays& a, size_t i) {
+  Box b;
+#pragma unroll
+  for (int j = 0; j < 3; j++) {
+    b.k[j] = min_key(a.p[j][i]);
+    b.k[3 + j] = max_key(a.p[3 + j][i]);
+  }
+  return b;
+}
+
+__device__ __forceinline__ Box box_warp_reduce(Box v) {
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) {
+    Box o;
+#pragma unroll
+    for (int j = 0; j < 6; j++) o.k[j] = __shfl_down_sync(kFull, v.k[j], d);
+    v = box_combine(v, o);
+  }
+  return v;
+}
+
+__device__ __forceinline__ void box_store(float* out, size_t i, const Box& b) {
+#pragma unroll
+  for (int j = 0; j < 3; j++) {
+    out[6 * i + j] = min_result(b.k[j]);
+    out[6 * i + 3 + j] = max_result(b.k[3 + j]);
+  }
+}
+
+// Box from six floats of a row of results (out layout).
+__device__ __forceinline__ Box box_from_row(const float* row) {
+  Box b;
+#pragma unroll
+  for (int j = 0; j < 3; j++) {
+    b.k[j] = min_key(row[j]);
+    b.k[3 + j] = max_key(row[3 + j]);
+  }
+  return b;
+}
+
+__device__ __forceinline__ Box box_block_reduce(Box v) {
+  __shared__ Box warpState[kWarps];
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  v = box_warp_reduce(v);
+  if (lane == 0) warpState[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < kWarps ? warpState[lane] : box_identity();
+    v = box_warp_reduce(v);
+  }
+  return v;
+}
+
+}  // namespace kd_reduce

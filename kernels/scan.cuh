@@ -1,0 +1,330 @@
+// scan.cuh: building blocks of the scan family (scan.cu, compact.cu,
+// sort.cu): the sum operators, warp scans over any operator, and the
+// single-pass tile scan with decoupled look-back that the production scan,
+// the segmented scan and the fused compaction are made of.
+#pragma once
+
+namespace kd_scan {
+
+constexpr unsigned kFull = 0xffffffffu;
+
+// Production tiling: 256 threads, 16 items each; inside a tile warp w owns
+// the 512 consecutive items [w*512, (w+1)*512), which it reads in 4 rows of
+// 128 (lane l holds items r*128 + 4l .. r*128 + 4l + 3 of row r), so every
+// row is one coalesced 512-byte access (one uint4 per lane).
+constexpr int kThreads = 256;
+constexpr int kItems = 16;
+constexpr int kTile = kThreads * kItems;
+constexpr int kWarps = kThreads / 32;
+constexpr int kWarpSpan = 32 * kItems;
+constexpr int kRows = kItems / 4;
+
+// Look-back state of one tile, one 64-bit word so that a single load sees
+// status and value together: bits 63..62 status, bit 32 "the tile holds a
+// segment head" (segmented operator only), bits 31..0 the value's bits.
+// state[0] of the state array is the tile counter (low 32 bits); tile t's
+// word is state[1 + t]. The whole array is zeroed before every scan.
+constexpr unsigned long long kInvalid = 0ull;
+constexpr unsigned long long kAggregate = 1ull << 62;
+constexpr unsigned long long kPrefix = 2ull << 62;
+constexpr unsigned long long kHeadBit = 1ull << 32;
+
+__device__ __forceinline__ unsigned bits_of(unsigned v) { return v; }
+__device__ __forceinline__ unsigned bits_of(float v) { return __float_as_uint(v); }
+template <typename V> __device__ __forceinline__ V from_bits(unsigned b);
+template <> __device__ __forceinline__ unsigned from_bits<unsigned>(unsigned b) { return b; }
+template <> __device__ __forceinline__ float from_bits<float>(unsigned b) { return __uint_as_float(b); }
+
+// Add: plain sums. Integer sums wrap modulo 2^32 (unsigned arithmetic).
+template <typename V> struct Add {
+	struct P {
+		V v;
+	};
+	static __device__ __forceinline__ P identity() { return P{V(0)}; }
+	static __device__ __forceinline__ P make(V v, unsigned /*head*/) { return P{v}; }
+	// combine(a, b): a covers the items before b's.
+	static __device__ __forceinline__ P combine(P a, P b) { return P{a.v + b.v}; }
+	static __device__ __forceinline__ P shfl(P x, int src) { return P{__shfl_sync(kFull, x.v, src)}; }
+	static __device__ __forceinline__ P shfl_up(P x, int d) { return P{__shfl_up_sync(kFull, x.v, d)}; }
+	static __device__ __forceinline__ P shfl_down(P x, int d) { return P{__shfl_down_sync(kFull, x.v, d)}; }
+	static __device__ __forceinline__ unsigned long long pack(P x) { return bits_of(x.v); }
+	static __device__ __forceinline__ P unpack(unsigned long long w) { return P{from_bits<V>((unsigned)w)}; }
+	static __device__ __forceinline__ bool head(P) { return false; }
+};
+
+// SegAdd: sums restarted at heads. A pair (h, v) stands for a run of items:
+// h says whether a head lies in the run, v is the sum since the last head
+// (or the run's start). combine is associative and not commutative.
+template <typename V> struct SegAdd {
+	struct P {
+		unsigned h;
+		V v;
+	};
+	static __device__ __forceinline__ P identity() { return P{0u, V(0)}; }
+	static __device__ __forceinline__ P make(V v, unsigned head) { return P{head != 0u ? 1u : 0u, v}; }
+	static __device__ __forceinline__ P combine(P a, P b) { return P{a.h | b.h, b.h ? b.v : a.v + b.v}; }
+	static __device__ __forceinline__ P shfl(P x, int src) {
+		return P{__shfl_sync(kFull, x.h, src), __shfl_sync(kFull, x.v, src)};
+	}
+	static __device__ __forceinline__ P shfl_up(P x, int d) {
+		return P{__shfl_up_sync(kFull, x.h, d), __shfl_up_sync(kFull, x.v, d)};
+	}
+	static __device__ __forceinline__ P shfl_down(P x, int d) {
+		return P{__shfl_down_sync(kFull, x.h, d), __shfl_down_sync(kFull, x.v, d)};
+	}
+	static __device__ __forceinline__ unsigned long long pack(P x) {
+		return (unsigned long long)bits_of(x.v) | (x.h ? kHeadBit : 0ull);
+	}
+	static __device__ __forceinline__ P unpack(unsigned long long w) {
+		return P{(w & kHeadBit) ? 1u : 0u, from_bits<V>((unsigned)w)};
+	}
+	static __device__ __forceinline__ bool head(P x) { return x.h != 0u; }
+};
+
+// warp_inclusive: inclusive scan of x over the 32 lanes (all lanes active).
+template <class Op>
+__device__ __forceinline__ typename Op::P warp_inclusive(typename Op::P x, int lane) {
+#pragma unroll
+	for (int d = 1; d < 32; d <<= 1) {
+		typename Op::P o = Op::shfl_up(x, d);
+		if (lane >= d) x = Op::combine(o, x);
+	}
+	return x;
+}
+
+// Ordered 64-bit accesses to the look-back state: volatile, so that spins
+// re-read memory and stores are not held back; one aligned 64-bit access is
+// single-copy atomic, so status and value are always seen together.
+__device__ __forceinline__ unsigned long long load_state(const unsigned long long *p) {
+	return *(const volatile unsigned long long *)p;
+}
+__device__ __forceinline__ void store_state(unsigned long long *p, unsigned long long w) {
+	*(volatile unsigned long long *)p = w;
+}
+
+// lookback (warp 0 of the block owning tile > 0, all lanes): the combination
+// of every tile before it. Lane l inspects tile end-l of a 32-tile window,
+// waiting until that tile has published something; the window is reduced
+// up to the nearest tile that has published its inclusive prefix (or, for
+// the segmented operator, holds a head: nothing before it matters); if there
+// is none the next window further back is examined. Tiles before this one
+// took their numbers from the counter earlier, so their blocks are resident
+// and publish their aggregates without waiting on anyone: no deadlock.
+template <class Op>
+__device__ __forceinline__ typename Op::P lookback(const unsigned long long *tiles, long long tile, int lane) {
+	using P = typename Op::P;
+	P acc = Op::identity();
+	for (long long end = tile - 1;; end -= 32) {
+		long long idx = end - lane;
+		unsigned long long w = kPrefix; // before tile 0: identity prefix
+		if (idx >= 0) {
+			do {
+				w = load_state(tiles + idx);
+			} while ((w >> 62) == 0ull);
+		}
+		P v = Op::unpack(w);
+		bool stop = (w >> 62) == 2ull || Op::head(v);
+		unsigned m = __ballot_sync(kFull, stop);
+		int stop_lane = m ? __ffs(m) - 1 : 31;
+		if (lane > stop_lane) v = Op::identity();
+		// Ordered reduction: a higher lane holds an earlier tile.
+#pragma unroll
+		for (int d = 1; d < 32; d <<= 1) {
+			P o = Op::shfl_down(v, d);
+			if (lane + d < 32) v = Op::combine(o, v);
+		}
+		v = Op::shfl(v, 0);
+		acc = Op::combine(v, acc);
+		if (m) break;
+	}
+	return acc;
+}
+
+// tile_scan: one block scans tile number atomicAdd(counter) of the n items
+// that io loads and stores, with the carry from the tiles before it found by
+// decoupled look-back. The grid must have exactly ceil(n / kTile) blocks of
+// kThreads threads and state must be zeroed before the launch. io provides
+//   load(i, full, n, P x[4]): items i..i+3 (identity beyond n);
+//   store(i, full, n, excl[4], incl[4], heads): the exclusive and inclusive
+//   prefixes of items i..i+3 and a bit mask of which of them are heads.
+// When total is not null the block of the last tile writes the value bits of
+// the combination of all n items to *total.
+template <class Op, class Io>
+__device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned long long *state, unsigned *total) {
+	using P = typename Op::P;
+	__shared__ unsigned s_tile;
+	__shared__ P s_warp[kWarps];
+	__shared__ P s_carry;
+	const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+
+	// Take the next tile number: tiles start in this order, so look-back only
+	// ever waits for blocks that are already running.
+	if (tid == 0) s_tile = atomicAdd((unsigned *)state, 1u);
+	__syncthreads();
+	const unsigned long long tile = s_tile;
+	const unsigned long long tile_base = tile * (unsigned long long)kTile;
+	const bool full = tile_base + kTile <= n;
+	const unsigned long long first = tile_base + (unsigned long long)(warp * kWarpSpan + lane * 4);
+
+	// Load the thread's 4 rows of 4 items.
+	P x[kItems];
+#pragma unroll
+	for (int r = 0; r < kRows; r++) io.load(first + r * 128, full, n, &x[r * 4]);
+	unsigned heads = 0;
+#pragma unroll
+	for (int i = 0; i < kItems; i++)
+		if (Op::head(x[i])) heads |= 1u << i;
+
+	// Inclusive scan inside each 4-item chunk.
+#pragma unroll
+	for (int r = 0; r < kRows; r++)
+#pragma unroll
+		for (int k = 1; k < 4; k++) x[r * 4 + k] = Op::combine(x[r * 4 + k - 1], x[r * 4 + k]);
+
+	// Scan the chunk totals across the warp, row after row.
+	P row_pre[kRows];
+	P run = Op::identity();
+#pragma unroll
+	for (int r = 0; r < kRows; r++) {
+		P incl = warp_inclusive<Op>(x[r * 4 + 3], lane);
+		P excl = Op::shfl_up(incl, 1);
+		if (lane == 0) excl = Op::identity();
+		row_pre[r] = Op::combine(run, excl);
+		run = Op::combine(run, Op::shfl(incl, 31));
+	}
+	if (lane == 0) s_warp[warp] = run;
+	__syncthreads();
+
+	// Prefix of this warp inside the tile.
+	P warp_pre = Op::identity();
+#pragma unroll
+	for (int w = 0; w < kWarps; w++)
+		if (w < warp) warp_pre = Op::combine(warp_pre, s_warp[w]);
+
+	// Warp 0 publishes the tile and looks back for its carry.
+	if (warp == 0) {
+		P agg = Op::identity();
+#pragma unroll
+		for (int w = 0; w < kWarps; w++) agg = Op::combine(agg, s_warp[w]);
+		unsigned long long *tiles = state + 1;
+		P carry = Op::identity();
+		if (tile == 0) {
+			if (lane == 0) store_state(tiles, kPrefix | Op::pack(agg));
+		} else {
+			// A tile holding a head already knows its inclusive prefix.
+			if (lane == 0) store_state(tiles + tile, (Op::head(agg) ? kPrefix : kAggregate) | Op::pack(agg));
+			carry = lookback<Op>(tiles, (long long)tile, lane);
+			if (lane == 0 && !Op::head(agg)) store_state(tiles + tile, kPrefix | Op::pack(Op::combine(carry, agg)));
+		}
+		if (lane == 0) {
+			s_carry = carry;
+			if (total != nullptr && tile_base + kTile >= n) *total = bits_of(Op::combine(carry, agg).v);
+		}
+	}
+	__syncthreads();
+
+	// Final prefixes, row by row.
+	const P pre_w = Op::combine(s_carry, warp_pre);
+#pragma unroll
+	for (int r = 0; r < kRows; r++) {
+		P pre = Op::combine(pre_w, row_pre[r]);
+		P in[4], ex[4];
+#pragma unroll
+		for (int k = 0; k < 4; k++) in[k] = Op::combine(pre, x[r * 4 + k]);
+		ex[0] = pre;
+#pragma unroll
+		for (int k = 1; k < 4; k++) ex[k] = in[k - 1];
+		io.store(first + r * 128, full, n, ex, in, (heads >> (r * 4)) & 15u);
+	}
+}
+
+// Four 32-bit words at p (16-byte aligned) as raw bits.
+__device__ __forceinline__ uint4 load4(const void *p) { return *reinterpret_cast<const uint4 *>(p); }
+__device__ __forceinline__ void store4(void *p, uint4 q) { *reinterpret_cast<uint4 *>(p) = q; }
+
+__device__ __forceinline__ bool aligned16(const void *p) { return ((unsigned long long)p & 15ull) == 0ull; }
+
+// IoScan: values from src (and heads, for the segmented operator) to dst;
+// the exclusive form writes 0 at heads. dst may be src.
+template <class Op, typename V, bool kInclusive> struct IoScan {
+	using P = typename Op::P;
+	const V *src;
+	const unsigned *heads; // null: no heads
+	V *dst;
+	bool vec; // every pointer 16-byte aligned: full tiles move as uint4
+
+	__device__ __forceinline__ IoScan(const V *s, const unsigned *h, V *d)
+	    : src(s), heads(h), dst(d), vec(aligned16(s) && aligned16(d) && (h == nullptr || aligned16(h))) {}
+
+	__device__ __forceinline__ void load(unsigned long long i, bool full, unsigned long long n, P x[4]) const {
+		if (full && vec) {
+			uint4 q = load4(src + i);
+			uint4 h = heads ? load4(heads + i) : make_uint4(0u, 0u, 0u, 0u);
+			x[0] = Op::make(from_bits<V>(q.x), h.x);
+			x[1] = Op::make(from_bits<V>(q.y), h.y);
+			x[2] = Op::make(from_bits<V>(q.z), h.z);
+			x[3] = Op::make(from_bits<V>(q.w), h.w);
+		} else {
+#pragma unroll
+			for (int k = 0; k < 4; k++) {
+				if (i + k < n)
+					x[k] = Op::make(src[i + k], heads ? heads[i + k] : 0u);
+				else
+					x[k] = Op::identity();
+			}
+		}
+	}
+
+	__device__ __forceinline__ void store(unsigned long long i, bool full, unsigned long long n, const P ex[4],
+	                                      const P in[4], unsigned hbits) const {
+		V o[4];
+#pragma unroll
+		for (int k = 0; k < 4; k++) o[k] = kInclusive ? in[k].v : (((hbits >> k) & 1u) ? V(0) : ex[k].v);
+		if (full && vec) {
+			store4(dst + i, make_uint4(bits_of(o[0]), bits_of(o[1]), bits_of(o[2]), bits_of(o[3])));
+		} else {
+#pragma unroll
+			for (int k = 0; k < 4; k++)
+				if (i + k < n) dst[i + k] = o[k];
+		}
+	}
+};
+
+// IoCompact: counts the nonzero flags; an item whose flag is set goes to
+// dst[its exclusive count] when that is below cap.
+struct IoCompact {
+	using Op = Add<unsigned>;
+	using P = Op::P;
+	const unsigned *src;
+	const unsigned *flags;
+	unsigned *dst;
+	unsigned long long cap;
+	bool vec;
+
+	__device__ __forceinline__ IoCompact(const unsigned *s, const unsigned *f, unsigned *d, unsigned long long c)
+	    : src(s), flags(f), dst(d), cap(c), vec(aligned16(f)) {}
+
+	__device__ __forceinline__ void load(unsigned long long i, bool full, unsigned long long n, P x[4]) const {
+		if (full && vec) {
+			uint4 q = load4(flags + i);
+			x[0] = P{q.x != 0u ? 1u : 0u};
+			x[1] = P{q.y != 0u ? 1u : 0u};
+			x[2] = P{q.z != 0u ? 1u : 0u};
+			x[3] = P{q.w != 0u ? 1u : 0u};
+		} else {
+#pragma unroll
+			for (int k = 0; k < 4; k++) x[k] = P{(i + k < n && flags[i + k] != 0u) ? 1u : 0u};
+		}
+	}
+
+	__device__ __forceinline__ void store(unsigned long long i, bool, unsigned long long n, const P ex[4],
+	                                      const P in[4], unsigned) const {
+#pragma unroll
+		for (int k = 0; k < 4; k++) {
+			// Kept exactly when the count steps (identity items beyond n never do).
+			if (in[k].v != ex[k].v && i + k < n && ex[k].v < cap) dst[ex[k].v] = src[i + k];
+		}
+	}
+};
+
+} // namespace kd_scan

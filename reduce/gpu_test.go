@@ -1,0 +1,383 @@
+package reduce
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/scenes"
+)
+
+// GPU tests compare every CUDA path with the Go executor, bit for bit. They
+// skip without a usable GPU. testing.Short() caps sizes at 2^20.
+
+func gpuOrSkip(t testing.TB) exec.Executor {
+	ex, why := exec.TestGPU()
+	if ex == nil {
+		t.Skip(why)
+	}
+	return ex
+}
+
+func gpuMaxK() int {
+	if testing.Short() {
+		return 20
+	}
+	return 26
+}
+
+// upload places s on the device at element offset n%4 of a larger buffer,
+// so that the float4 paths meet every alignment; it returns the view.
+func upload(t testing.TB, ex exec.Executor, s []float32) (*exec.Buf[float32], func()) {
+	t.Helper()
+	o := len(s) % 4
+	padded := make([]float32, o+len(s))
+	for i := 0; i < o; i++ {
+		padded[i] = negInf // would change every max if read
+	}
+	copy(padded[o:], s)
+	b, err := exec.FromHost(ex, padded)
+	require.NoError(t, err)
+	return b.Slice(o, len(s)), func() { b.Free() }
+}
+
+func TestGPUVariantsMatchGo(t *testing.T) {
+	ex := gpuOrSkip(t)
+	ref := exec.Go(0)
+	for _, kind := range dataKinds {
+		maxK := gpuMaxK()
+		if kind != "uniform" && kind != "special" {
+			maxK = min(maxK, 20)
+		}
+		for _, n := range testSizes(maxK) {
+			s := genData(kind, n, 17)
+			wantLo, wantHi, err := MinMax(ref, exec.Wrap(s))
+			require.NoError(t, err)
+			src, free := upload(t, ex, s)
+			for _, v := range Variants() {
+				name := fmt.Sprintf("%s/%s/n=%d", v.Name, kind, n)
+				lo, err := MinVariant(ex, v.Name, src)
+				require.NoError(t, err, name)
+				bitsEqual(t, name+" min", lo, wantLo)
+				hi, err := MaxVariant(ex, v.Name, src)
+				require.NoError(t, err, name)
+				bitsEqual(t, name+" max", hi, wantHi)
+				lo, hi, err = MinMaxVariant(ex, v.Name, src)
+				require.NoError(t, err, name)
+				bitsEqual(t, name+" minmax lo", lo, wantLo)
+				bitsEqual(t, name+" minmax hi", hi, wantHi)
+			}
+			free()
+			if t.Failed() {
+				t.FailNow()
+			}
+		}
+	}
+}
+
+// The one-pass design keeps a counter on the device that must be back at 0
+// after every launch: alternate sizes and operations on one Reducer.
+func TestGPUOnePassRepeats(t *testing.T) {
+	ex := gpuOrSkip(t)
+	r := NewReducer(ex)
+	defer r.Free()
+	for rep := 0; rep < 3; rep++ {
+		for _, n := range []int{1 << 20, 1, 5000, 1<<22 + 3, 0} {
+			s := genData("uniform", n, uint64(rep))
+			src, free := upload(t, ex, s)
+			lo, err := r.Min(src)
+			require.NoError(t, err)
+			bitsEqual(t, fmt.Sprintf("rep %d n %d min", rep, n), lo, refMin(s))
+			lo, hi, err := r.MinMax(src)
+			require.NoError(t, err)
+			bitsEqual(t, "minmax lo", lo, refMin(s))
+			bitsEqual(t, "minmax hi", hi, refMax(s))
+			xyz := s[:len(s)/3*3]
+			xs, freeXYZ := upload(t, ex, xyz)
+			blo, bhi, err := r.Bounds(xs)
+			require.NoError(t, err)
+			wlo, whi := refBounds(xyz)
+			require.Equal(t, bitsOf(wlo[:]), bitsOf(blo[:]))
+			require.Equal(t, bitsOf(whi[:]), bitsOf(bhi[:]))
+			freeXYZ()
+			free()
+		}
+	}
+}
+
+const guard = float32(-12345.5)
+
+// guarded allocates n device floats between two guard values; check
+// verifies the guards and returns the n values.
+func guarded(t testing.TB, ex exec.Executor, n int) (*exec.Buf[float32], func() []float32) {
+	t.Helper()
+	init := make([]float32, n+2)
+	for i := range init {
+		init[i] = guard
+	}
+	b, err := exec.FromHost(ex, init)
+	require.NoError(t, err)
+	return b.Slice(1, n), func() []float32 {
+		all, err := b.ToHost()
+		require.NoError(t, err)
+		b.Free()
+		require.Equal(t, guard, all[0], "guard before the output overwritten")
+		require.Equal(t, guard, all[n+1], "guard after the output overwritten")
+		return all[1 : n+1]
+	}
+}
+
+func TestGPUSegmentedMatchesGo(t *testing.T) {
+	ex := gpuOrSkip(t)
+	ref := exec.Go(0)
+	for _, c := range segCases(!testing.Short()) {
+		for _, kind := range []string{"special", "uniform"} {
+			name := c.name + "/" + kind
+			s := genData(kind, c.n, 23)
+			ns := len(c.offsets) - 1
+			wantLo, wantHi := make([]float32, ns), make([]float32, ns)
+			require.NoError(t, SegmentedMinMax(ref, exec.Wrap(wantLo), exec.Wrap(wantHi), exec.Wrap(s), exec.Wrap(c.offsets)))
+			src, free := upload(t, ex, s)
+			off, err := exec.FromHost(ex, c.offsets)
+			require.NoError(t, err)
+
+			dst, read := guarded(t, ex, ns)
+			require.NoError(t, SegmentedMin(ex, dst, src, off), name)
+			require.Equal(t, bitsOf(wantLo), bitsOf(read()), name+" min")
+
+			dst, read = guarded(t, ex, ns)
+			require.NoError(t, SegmentedMax(ex, dst, src, off), name)
+			require.Equal(t, bitsOf(wantHi), bitsOf(read()), name+" max")
+
+			lo, readLo := guarded(t, ex, ns)
+			hi, readHi := guarded(t, ex, ns)
+			require.NoError(t, SegmentedMinMax(ex, lo, hi, src, off), name)
+			require.Equal(t, bitsOf(wantLo), bitsOf(readLo()), name+" minmax lo")
+			require.Equal(t, bitsOf(wantHi), bitsOf(readHi()), name+" minmax hi")
+			off.Free()
+			free()
+		}
+	}
+}
+
+// clampOffsets turns offsets into the segments the CUDA kernels read:
+// [min(off[s], hi), hi) with hi = min(off[s+1], n), as (lo, hi) pairs.
+func clampOffsets(off []uint32, n int) [][2]uint32 {
+	var segs [][2]uint32
+	for s := 0; s+1 < len(off); s++ {
+		hi := min(off[s+1], uint32(n))
+		segs = append(segs, [2]uint32{min(off[s], hi), hi})
+	}
+	return segs
+}
+
+// Bad offsets are not checked on the GPU but clamped: no stray reads or
+// writes, and the documented results, also when overlapping segments
+// overflow the list of long segments.
+func TestGPUSegmentedClampsBadOffsets(t *testing.T) {
+	ex := gpuOrSkip(t)
+	cases := []struct {
+		n   int
+		off []uint32
+	}{
+		{10, []uint32{0, 5, 4, 100}},
+		{10000, []uint32{0, 10000, 0, 10000, 0, 10000, 0, 10000, 0, 10000, 3}},
+		{50000, []uint32{7, 50000, 0, 49000, 1, 60000, 2, 48000, 3, 47000, 4}},
+	}
+	for _, c := range cases {
+		s := genData("special", c.n, 1)
+		src, free := upload(t, ex, s)
+		off, err := exec.FromHost(ex, c.off)
+		require.NoError(t, err)
+		segs := clampOffsets(c.off, c.n)
+		ns := len(segs)
+		var wantLo, wantHi, wantBox []float32
+		for _, g := range segs {
+			wantLo = append(wantLo, refMin(s[g[0]:g[1]]))
+			wantHi = append(wantHi, refMax(s[g[0]:g[1]]))
+			wantBox = append(wantBox, refMin(s[g[0]:g[1]]), refMin(s[g[0]:g[1]]), refMin(s[g[0]:g[1]]),
+				refMax(s[g[0]:g[1]]), refMax(s[g[0]:g[1]]), refMax(s[g[0]:g[1]]))
+		}
+		lo, readLo := guarded(t, ex, ns)
+		hi, readHi := guarded(t, ex, ns)
+		require.NoError(t, SegmentedMinMax(ex, lo, hi, src, off))
+		require.Equal(t, bitsOf(wantLo), bitsOf(readLo()), "n=%d lo", c.n)
+		require.Equal(t, bitsOf(wantHi), bitsOf(readHi()), "n=%d hi", c.n)
+		dst, read := guarded(t, ex, ns)
+		require.NoError(t, SegmentedMin(ex, dst, src, off))
+		require.Equal(t, bitsOf(wantLo), bitsOf(read()), "n=%d min", c.n)
+		box, readBox := guarded(t, ex, 6*ns)
+		require.NoError(t, SegmentedBoxes(ex, box, [3]*exec.Buf[float32]{src, src, src}, [3]*exec.Buf[float32]{src, src, src}, off))
+		require.Equal(t, bitsOf(wantBox), bitsOf(readBox()), "n=%d boxes", c.n)
+		// The counters are back at 0: a valid call afterwards is right.
+		good, err := exec.FromHost(ex, []uint32{0, uint32(c.n)})
+		require.NoError(t, err)
+		one, readOne := guarded(t, ex, 1)
+		require.NoError(t, SegmentedMax(ex, one, src, good))
+		require.Equal(t, bitsOf([]float32{refMax(s)}), bitsOf(readOne()), "n=%d after", c.n)
+		good.Free()
+		off.Free()
+		free()
+	}
+}
+
+func TestGPUSegmentedBoxesMatchesGo(t *testing.T) {
+	ex := gpuOrSkip(t)
+	for _, c := range segCases(!testing.Short()) {
+		lo, hi := boxArrays("special", c.n)
+		var glo, ghi, dlo, dhi [3]*exec.Buf[float32]
+		var frees []func()
+		for a := range 3 {
+			glo[a], ghi[a] = exec.Wrap(lo[a]), exec.Wrap(hi[a])
+			var f1, f2 func()
+			dlo[a], f1 = upload(t, ex, lo[a])
+			dhi[a], f2 = upload(t, ex, hi[a])
+			frees = append(frees, f1, f2)
+		}
+		ns := len(c.offsets) - 1
+		want := make([]float32, 6*ns)
+		require.NoError(t, SegmentedBoxes(exec.Go(0), exec.Wrap(want), glo, ghi, exec.Wrap(c.offsets)))
+		off, err := exec.FromHost(ex, c.offsets)
+		require.NoError(t, err)
+		out, read := guarded(t, ex, 6*ns)
+		require.NoError(t, SegmentedBoxes(ex, out, dlo, dhi, off), c.name)
+		require.Equal(t, bitsOf(want), bitsOf(read()), c.name)
+		off.Free()
+		for _, f := range frees {
+			f()
+		}
+	}
+}
+
+func TestGPUBoundsMatchesGo(t *testing.T) {
+	ex := gpuOrSkip(t)
+	pts := []int{0, 1, 2, 31, 32, 33, 127, 128, 129, 383, 384, 385, 1000, 100001}
+	if !testing.Short() {
+		pts = append(pts, 1<<22+1, 1<<24)
+	}
+	for _, kind := range []string{"uniform", "special", "descending", "nan"} {
+		for _, p := range pts {
+			xyz := genData(kind, 3*p, 29)
+			wlo, whi, err := Bounds(exec.Go(0), exec.Wrap(xyz))
+			require.NoError(t, err)
+			src, free := upload(t, ex, xyz)
+			lo, hi, err := Bounds(ex, src)
+			require.NoError(t, err)
+			name := fmt.Sprintf("%s/%d", kind, p)
+			require.Equal(t, bitsOf(wlo[:]), bitsOf(lo[:]), name+" lo")
+			require.Equal(t, bitsOf(whi[:]), bitsOf(hi[:]), name+" hi")
+			free()
+		}
+	}
+}
+
+// Bench validates every design against the Go executor before timing it.
+func TestGPUBenchValidates(t *testing.T) {
+	ex := gpuOrSkip(t)
+	rows, err := Bench(ex, []int{1 << 10, 1<<16 + 3, 1 << 20}, 20, 0)
+	require.NoError(t, err)
+	require.Len(t, rows, 1+3*(len(Variants())+1))
+	for _, r := range rows {
+		require.Greater(t, r.Ms, 0.0, "%+v", r)
+	}
+}
+
+// sharedScene loads a scene of ../shared/scenes, or skips.
+func sharedScene(t testing.TB, name string) *scenes.Scene {
+	t.Helper()
+	path := filepath.Join("..", "..", "shared", "scenes", name)
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no shared scene %s: %v", path, err)
+	}
+	sc, err := scenes.Load(path)
+	if err != nil {
+		t.Skipf("scene %s does not load: %v", path, err)
+	}
+	return sc
+}
+
+func TestGPUThesisTable(t *testing.T) {
+	ex := gpuOrSkip(t)
+	sc := sharedScene(t, "stanford-bunny.obj")
+	rows, err := ThesisTable(ex, sc, 20)
+	require.NoError(t, err)
+	require.Len(t, rows, len(Variants()))
+	require.Equal(t, 0.0, rows[0].DecreasePct)
+	t.Log("\n" + FormatThesisTable(rows))
+}
+
+func BenchmarkGPUReduce(b *testing.B) {
+	ex := gpuOrSkip(b)
+	ctx := ex.CUDA()
+	for _, n := range []int{1 << 16, 1 << 20, 1 << 24, 1 << 28} {
+		host := benchData(n)
+		src, err := exec.FromHost(ex, host)
+		require.NoError(b, err)
+		r := NewReducer(ex)
+		for _, v := range Variants() {
+			for _, o := range []op{opMin, opMinMax} {
+				b.Run(fmt.Sprintf("%s/%s/n=2^%d", o, v.Name, int(math.Log2(float64(n)))), func(b *testing.B) {
+					if _, _, err := r.reduce(v.Name, o, src); err != nil {
+						b.Fatal(err)
+					}
+					b.SetBytes(int64(4 * n))
+					b.ResetTimer()
+					r.mu.Lock()
+					for i := 0; i < b.N; i++ {
+						if err := r.enqueue(v, o, src, r.result, 0, 1); err != nil {
+							b.Fatal(err)
+						}
+					}
+					r.mu.Unlock()
+					if err := ctx.Synchronize(); err != nil {
+						b.Fatal(err)
+					}
+				})
+			}
+		}
+		r.Free()
+		src.Free()
+	}
+}
+
+func BenchmarkGPUSegmented(b *testing.B) {
+	ex := gpuOrSkip(b)
+	ctx := ex.CUDA()
+	const n = 1 << 24
+	host := benchData(n)
+	src, err := exec.FromHost(ex, host)
+	require.NoError(b, err)
+	defer src.Free()
+	for _, ns := range []int{1, 16, 1 << 10, 1 << 16, 1 << 20} {
+		offs := make([]uint32, ns+1)
+		for i := range offs {
+			offs[i] = uint32(i * n / ns)
+		}
+		off, err := exec.FromHost(ex, offs)
+		require.NoError(b, err)
+		lo, err := exec.Alloc[float32](ex, ns)
+		require.NoError(b, err)
+		hi, err := exec.Alloc[float32](ex, ns)
+		require.NoError(b, err)
+		b.Run(fmt.Sprintf("minmax/segments=%d", ns), func(b *testing.B) {
+			b.SetBytes(4 * n)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := SegmentedMinMax(ex, lo, hi, src, off); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := ctx.Synchronize(); err != nil {
+				b.Fatal(err)
+			}
+		})
+		off.Free()
+		lo.Free()
+		hi.Free()
+	}
+}

@@ -1,0 +1,176 @@
+package scan
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/kdbuild/kdbuild/kernels/exec"
+)
+
+// Compaction variant names.
+const (
+	CompactCPUNoScan   = "cpu-no-scan"  // one loop appending kept items (Go)
+	CompactCPUScan     = "cpu-scan"     // flags, exclusive scan, scatter (Go, the seeds' formulation)
+	CompactCPUParallel = "cpu-parallel" // per-chunk counts, scan of counts, per-chunk scatter (Go)
+	CompactScanScatter = "scan-scatter" // flags, production scan, scatter: three kernels (GPU)
+	CompactFused       = "fused"        // one single-pass kernel with decoupled look-back (GPU default)
+)
+
+// ErrShortDst is returned (wrapped) by the compactions when dst is shorter
+// than the number of kept items; dst then holds the first dst.Len() of them
+// and the count returned is the full count.
+var ErrShortDst = errors.New("scan: dst shorter than the number of kept items")
+
+// CompactVariants lists the compaction variants valid on ex, default first.
+func CompactVariants(ex exec.Executor) []string {
+	if ex.CUDA() != nil {
+		return []string{CompactFused, CompactScanScatter}
+	}
+	return []string{CompactCPUParallel, CompactCPUNoScan, CompactCPUScan}
+}
+
+// Compact copies, in order, the items of src whose flag is nonzero to the
+// start of dst and returns how many there are:
+//
+//	k := 0
+//	for i := range src { if flags[i] != 0 { dst[k] = src[i]; k++ } }
+//	return k
+//
+// dst may be shorter than src when fewer items are kept; if it is too short
+// the error wraps ErrShortDst. dst must not overlap src or flags. On the CUDA
+// executor the count is read back (4 bytes), so the call waits for the work.
+func Compact(ex exec.Executor, dst, src, flags *exec.Buf[uint32]) (int, error) {
+	return compact(ex, nil, CompactVariants(ex)[0], dst, src, flags)
+}
+
+// CompactNonzero is Compact keeping the nonzero items of src (the flags are
+// src itself).
+func CompactNonzero(ex exec.Executor, dst, src *exec.Buf[uint32]) (int, error) {
+	return compact(ex, nil, CompactVariants(ex)[0], dst, src, src)
+}
+
+// CompactVariant is Compact with the variant chosen by name.
+func CompactVariant(ex exec.Executor, variant string, dst, src, flags *exec.Buf[uint32]) (int, error) {
+	return compact(ex, nil, variant, dst, src, flags)
+}
+
+// CompactWith is Compact using the scratch of sc.
+func CompactWith(sc *Scanner, dst, src, flags *exec.Buf[uint32]) (int, error) {
+	return compact(sc.ex, sc, CompactVariants(sc.ex)[0], dst, src, flags)
+}
+
+func compact(ex exec.Executor, sc *Scanner, variant string, dst, src, flags *exec.Buf[uint32]) (int, error) {
+	const op = "Compact"
+	checkLen(op+" flags", flags.Len(), src.Len())
+	if err := sameExec(ex, op, dst, src, flags); err != nil {
+		return 0, err
+	}
+	if !slices.Contains(CompactVariants(ex), variant) {
+		return 0, fmt.Errorf("scan: %s: unknown variant %q on %s (want one of %v)", op, variant, ex.Name(), CompactVariants(ex))
+	}
+	var k int
+	if ex.CUDA() != nil {
+		if src.Len() == 0 {
+			return 0, nil
+		}
+		if sc == nil {
+			var unlock func()
+			var err error
+			sc, unlock, err = cached(ex)
+			if err != nil {
+				return 0, err
+			}
+			defer unlock()
+		}
+		var err error
+		k, err = gpuCompact(sc, variant, dst, src, flags)
+		if err != nil {
+			return 0, err
+		}
+	} else {
+		k = goCompact(ex.Workers(), variant, dst.Host(), src.Host(), flags.Host())
+	}
+	if k > dst.Len() {
+		return k, fmt.Errorf("%w: kept %d items, dst holds %d", ErrShortDst, k, dst.Len())
+	}
+	return k, nil
+}
+
+// goCompact runs a Go variant; it writes at most len(dst) items and returns
+// the full count.
+func goCompact(workers int, variant string, dst, src, flags []uint32) int {
+	switch variant {
+	case CompactCPUNoScan:
+		k := 0
+		for i, v := range src {
+			if flags[i] != 0 {
+				if k < len(dst) {
+					dst[k] = v
+				}
+				k++
+			}
+		}
+		return k
+	case CompactCPUScan:
+		// The seeds' three steps: 0/1 flags, exclusive scan, scatter.
+		idx := make([]uint32, len(src))
+		for i, f := range flags {
+			if f != 0 {
+				idx[i] = 1
+			}
+		}
+		total := serialExclusive(idx, idx, 0)
+		for i, v := range src {
+			if flags[i] != 0 && int(idx[i]) < len(dst) {
+				dst[idx[i]] = v
+			}
+		}
+		return int(total)
+	}
+	// cpu-parallel: count per chunk, offsets, scatter per chunk.
+	n := len(src)
+	chunks := workers
+	if n < parallelMin || chunks < 1 {
+		chunks = 1
+	}
+	counts := make([]int, chunks)
+	forChunks(chunks, n, func(c, lo, hi int) {
+		k := 0
+		for _, f := range flags[lo:hi] {
+			if f != 0 {
+				k++
+			}
+		}
+		counts[c] = k
+	})
+	off := 0
+	for c := range counts {
+		counts[c], off = off, off+counts[c]
+	}
+	forChunks(chunks, n, func(c, lo, hi int) {
+		k := counts[c]
+		for i := lo; i < hi; i++ {
+			if flags[i] != 0 {
+				if k < len(dst) {
+					dst[k] = src[i]
+				}
+				k++
+			}
+		}
+	})
+	return off
+}
+
+// forChunks runs body(c, lo, hi) concurrently for the chunks
+// [c*n/k, (c+1)*n/k), c < k, and waits for all.
+func forChunks(k, n int, body func(c, lo, hi int)) {
+	var wg sync.WaitGroup
+	for c := 1; c < k; c++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); body(c, c*n/k, (c+1)*n/k) }()
+	}
+	body(0, 0, n/k)
+	wg.Wait()
+}

@@ -1,0 +1,52 @@
+package scan
+
+import (
+	"fmt"
+
+	"github.com/kdbuild/kdbuild/kernels/cuda"
+	"github.com/kdbuild/kdbuild/kernels/exec"
+)
+
+// gpuCompact runs a GPU compaction and reads the count back.
+func gpuCompact(sc *Scanner, variant string, dst, src, flags *exec.Buf[uint32]) (int, error) {
+	n := src.Len()
+	if err := checkGPUSize("compact", n); err != nil {
+		return 0, err
+	}
+	ctx := sc.ex.CUDA()
+	count, err := sc.resultPtr(0)
+	if err != nil {
+		return 0, err
+	}
+	var dstPtr cuda.DevPtr
+	if dst.Len() > 0 {
+		dstPtr = dst.Ptr()
+	}
+	capacity := uint64(dst.Len())
+	switch variant {
+	case CompactFused:
+		if err := sc.lookbackLaunch("compact_fused_u32", n, count, true, src.Ptr(), flags.Ptr(), dstPtr, uint64(n), capacity); err != nil {
+			return 0, err
+		}
+	case CompactScanScatter:
+		buf, err := sc.scratchBuf(scratchFlags, 4*uint64(n))
+		if err != nil {
+			return 0, err
+		}
+		f := buf.Ptr()
+		g := linearGrid(n, 256)
+		if err := ctx.Launch("compact_flags_u32", g, cuda.Linear(256), 0, flags.Ptr(), f, uint64(n)); err != nil {
+			return 0, err
+		}
+		if err := sc.productionRaw("u32", f, f, n, false, count); err != nil {
+			return 0, err
+		}
+		if err := ctx.Launch("compact_scatter_u32", g, cuda.Linear(256), 0, src.Ptr(), flags.Ptr(), f, dstPtr, uint64(n), capacity); err != nil {
+			return 0, err
+		}
+	default:
+		return 0, fmt.Errorf("scan: unknown GPU compaction %q", variant)
+	}
+	k, err := sc.readResult(0)
+	return int(k), err
+}

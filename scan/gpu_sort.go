@@ -1,0 +1,147 @@
+package scan
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/kdbuild/kdbuild/kernels/cuda"
+	"github.com/kdbuild/kdbuild/kernels/exec"
+)
+
+// lsd8 tiling (kernels/sort.cu): sub-tiles of 2048 keys, 256 threads.
+const (
+	sortSub     = 2048
+	sortThreads = 256
+	// sortBlocksPerSM is how many scatter blocks per SM the lsd8 sort aims
+	// for (63 registers and 27 KiB of shared memory let 4 fit).
+	sortBlocksPerSM = 4
+)
+
+// sortGrid returns the number of blocks and sub-tiles per block of the
+// lsd8 passes for n keys on ctx.
+func sortGrid(ctx *cuda.Context, n int) (blocks, perBlock int) {
+	subs := (n + sortSub - 1) / sortSub
+	sms := 132
+	if ctx != nil && ctx.Info().SMs > 0 {
+		sms = ctx.Info().SMs
+	}
+	blocks = min(subs, sms*sortBlocksPerSM)
+	perBlock = (subs + blocks - 1) / blocks
+	blocks = (subs + perBlock - 1) / perBlock
+	return blocks, perBlock
+}
+
+// sortScratch is the scratch, by name, a sort of n pairs needs.
+func sortScratch(ctx *cuda.Context, n int) map[string]uint64 {
+	blocks, _ := sortGrid(ctx, max(n, 1))
+	return map[string]uint64{
+		scratchKeys:   4 * uint64(n),
+		scratchVals:   4 * uint64(n),
+		scratchFlags:  4 * uint64(n),
+		scratchHist:   4 * 256 * uint64(max(blocks, 1)),
+		scratchTiles:  ScratchBytes(max(n, 256*max(blocks, 1))),
+		scratchResult: 64,
+	}
+}
+
+func gpuSort(sc *Scanner, variant string, keys, vals *exec.Buf[uint32]) error {
+	n := keys.Len()
+	if err := checkGPUSize("sort", n); err != nil {
+		return err
+	}
+	ctx := sc.ex.CUDA()
+	// The largest key says how many low bits can differ.
+	maxPtr, err := sc.resultPtr(0)
+	if err != nil {
+		return err
+	}
+	if err := sc.bufs[scratchResult].Slice(0, 4).Memset8(0); err != nil {
+		return err
+	}
+	if err := ctx.Launch("sort_max_u32", linearGrid(n, 256*8), cuda.Linear(256), 0, keys.Ptr(), uint64(n), maxPtr); err != nil {
+		return err
+	}
+	maxKey, err := sc.readResult(0)
+	if err != nil {
+		return err
+	}
+	nbits := bits.Len32(maxKey)
+	if nbits == 0 {
+		return nil // every key is 0: already sorted
+	}
+
+	altK, err := sc.scratch(scratchKeys, 4*uint64(n))
+	if err != nil {
+		return err
+	}
+	var inV, altV cuda.DevPtr
+	if vals != nil {
+		inV = vals.Ptr()
+		if altV, err = sc.scratch(scratchVals, 4*uint64(n)); err != nil {
+			return err
+		}
+	}
+	inK := keys.Ptr()
+	passes := 0
+	switch variant {
+	case SortSplit:
+		flags, err := sc.scratch(scratchFlags, 4*uint64(n))
+		if err != nil {
+			return err
+		}
+		zeros, err := sc.resultPtr(1)
+		if err != nil {
+			return err
+		}
+		g := linearGrid(n, 256)
+		for bit := 0; bit < nbits; bit++ {
+			if err := ctx.Launch("sort_split_flags_u32", g, cuda.Linear(256), 0, inK, flags, uint64(n), uint32(bit)); err != nil {
+				return err
+			}
+			if err := sc.productionRaw("u32", flags, flags, n, false, zeros); err != nil {
+				return err
+			}
+			if err := ctx.Launch("sort_split_scatter_u32", g, cuda.Linear(256), 0, inK, inV, altK, altV, flags, zeros, uint64(n), uint32(bit)); err != nil {
+				return err
+			}
+			inK, altK = altK, inK
+			inV, altV = altV, inV
+			passes++
+		}
+	case SortLSD8:
+		blocks, perBlock := sortGrid(ctx, n)
+		hist, err := sc.scratch(scratchHist, 4*256*uint64(blocks))
+		if err != nil {
+			return err
+		}
+		for shift := 0; shift < nbits; shift += 8 {
+			if err := ctx.Launch("sort_hist8_u32", cuda.Linear(blocks), cuda.Linear(sortThreads), 0, inK, uint64(n), uint32(shift), hist, uint64(perBlock)); err != nil {
+				return err
+			}
+			if err := sc.productionRaw("u32", hist, hist, 256*blocks, false, 0); err != nil {
+				return err
+			}
+			if err := ctx.Launch("sort_scatter8_u32", cuda.Linear(blocks), cuda.Linear(sortThreads), 0, inK, inV, altK, altV, uint64(n), uint32(shift), hist, uint64(perBlock)); err != nil {
+				return err
+			}
+			inK, altK = altK, inK
+			inV, altV = altV, inV
+			passes++
+		}
+	default:
+		return fmt.Errorf("scan: unknown GPU sort %q", variant)
+	}
+	if passes%2 == 1 {
+		// The result is in the scratch: copy it back.
+		g := linearGrid(n, 256)
+		if err := ctx.Launch("scan_copy_u32", g, cuda.Linear(256), 0, keys.Ptr(), inK, uint64(n)); err != nil {
+			return err
+		}
+		if vals != nil {
+			if err := ctx.Launch("scan_copy_u32", g, cuda.Linear(256), 0, vals.Ptr(), inV, uint64(n)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package scan
+
+import (
+	"testing"
+
+	"github.com/kdbuild/kdbuild/kernels/exec"
+)
+
+// GPU tests: every CUDA variant against the reference loops (the Go
+// executor's contract), exactly, with guard items around every output.
+// They skip without a GPU. Run them with -test.run GPU; -test.short leaves
+// out the sizes above 2^20.
+
+func gpuOrSkip(t *testing.T) exec.Executor {
+	t.Helper()
+	ex, why := exec.TestGPU()
+	if ex == nil {
+		t.Skip(why)
+	}
+	return ex
+}
+
+// gpuSizes: the edge sizes around the shared-memory block (512), the
+// production tile (4096) and powers of two, up to 2^24 (2^20 in -short).
+func gpuSizes(slowVariants bool) []int {
+	limit := 1<<24 + 1
+	if testing.Short() || slowVariants {
+		limit = 1<<20 + 1
+	}
+	return sizesUpTo(limit, []int{256, 512, 512 * 512, prodTile, 32 * prodTile}, []int{10, 12, 13, 16, 17, 20, 22, 24})
+}
+
+func TestGPUScan(t *testing.T) {
+	ex := gpuOrSkip(t)
+	prod := []string{VariantProduction}
+	teaching := []string{VariantNaive, VariantWorkEfficient, VariantWorkEfficientThreads, VariantSharedNaive, VariantSharedWorkEfficient}
+	t.Run("production/uint32", func(t *testing.T) { checkScans[uint32](t, ex, prod, gpuSizes(false)) })
+	t.Run("production/int32", func(t *testing.T) { checkScans[int32](t, ex, prod, gpuSizes(true)) })
+	t.Run("production/float32", func(t *testing.T) { checkScans[float32](t, ex, prod, gpuSizes(false)) })
+	t.Run("teaching/uint32", func(t *testing.T) { checkScans[uint32](t, ex, teaching, gpuSizes(true)) })
+	t.Run("teaching/float32", func(t *testing.T) { checkScans[float32](t, ex, teaching, gpuSizes(true)) })
+}
+
+func TestGPUScanDefault(t *testing.T) {
+	ex := gpuOrSkip(t)
+	src := randomValues[uint32](1<<20+3, 5)
+	_, in := upload(t, ex, src)
+	ow, out := upload(t, ex, make([]uint32, len(src)))
+	if err := Exclusive(ex, out, in); err != nil {
+		t.Fatal(err)
+	}
+	equalExact(t, "Exclusive", download(t, "Exclusive", ow), refExclusive(src))
+	sc, err := NewScanner(ex, len(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Free()
+	for i := 0; i < 3; i++ { // reused scratch
+		if err := InclusiveWith(sc, out, in); err != nil {
+			t.Fatal(err)
+		}
+		equalExact(t, "InclusiveWith", download(t, "InclusiveWith", ow), refInclusive(src))
+	}
+}
+
+// TestGPUScanLarge scans 2^28 int32 (1 GiB in, 1 GiB out) with the
+// production kernel: 64-bit offsets and 65536 tiles of look-back.
+func TestGPUScanLarge(t *testing.T) {
+	ex := gpuOrSkip(t)
+	if testing.Short() {
+		t.Skip("2^28 items: not in -short")
+	}
+	n := 1<<28 + 5
+	src := make([]uint32, n)
+	for i := range src {
+		src[i] = uint32(i*2654435761) >> 20
+	}
+	in, err := exec.FromHost(ex, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Free()
+	if err := Inclusive(ex, in, in); err != nil {
+		t.Fatal(err)
+	}
+	got, err := in.ToHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalExact(t, "inclusive 2^28+5 in place", got, refInclusive(src))
+}
+
+func TestGPUOverflowWraps(t *testing.T) {
+	ex := gpuOrSkip(t)
+	for _, n := range []int{1, 33, 70001} {
+		s32, u32, wantS, wantU := overflowInputs(n)
+		for _, v := range Variants(ex) {
+			_, ins := upload(t, ex, s32)
+			_, inu := upload(t, ex, u32)
+			sw, outs := upload(t, ex, make([]int32, n))
+			uw, outu := upload(t, ex, make([]uint32, n))
+			if err := InclusiveVariant(ex, v, outs, ins); err != nil {
+				t.Fatal(err)
+			}
+			if err := InclusiveVariant(ex, v, outu, inu); err != nil {
+				t.Fatal(err)
+			}
+			checkOverflow(t, v, download(t, v, sw), download(t, v, uw), wantS, wantU)
+		}
+	}
+}
+
+func TestGPUSegmented(t *testing.T) {
+	ex := gpuOrSkip(t)
+	sizes := sizesUpTo(1<<20+1, []int{prodTile, 32 * prodTile}, []int{10, 12, 13, 17, 20})
+	if !testing.Short() {
+		sizes = append(sizes, 1<<24+1)
+	}
+	checkSegmented[uint32](t, ex, sizes)
+	checkSegmented[int32](t, ex, sizes[:10])
+	checkSegmented[float32](t, ex, sizes)
+}
+
+func TestGPUCompact(t *testing.T) {
+	ex := gpuOrSkip(t)
+	sizes := sizesUpTo(1<<20+1, []int{prodTile}, []int{10, 13, 17, 20})
+	if !testing.Short() {
+		sizes = append(sizes, 1<<24+1)
+	}
+	checkCompact(t, ex, CompactVariants(ex), sizes)
+}
+
+func TestGPUSort(t *testing.T) {
+	ex := gpuOrSkip(t)
+	sizes := sizesUpTo(1<<20+1, []int{2048, 64 * 2048}, []int{8, 11, 16, 20})
+	if !testing.Short() {
+		sizes = append(sizes, 1<<24+1)
+	}
+	checkSort(t, ex, SortVariants(ex), sizes)
+}

@@ -1,0 +1,129 @@
+package scan
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/kdbuild/kdbuild/kernels/exec"
+)
+
+// Scan variant names, selectable with ExclusiveVariant and InclusiveVariant.
+// The first two run on the Go executor, the others on the CUDA executor.
+const (
+	VariantCPUSerial            = "cpu-serial"             // one loop, left to right (the reference)
+	VariantCPUParallel          = "cpu-parallel"           // tile sums, scan of sums, tile scans, over goroutines
+	VariantNaive                = "naive"                  // Hillis–Steele in global memory, one launch per level
+	VariantWorkEfficient        = "work-efficient"         // Blelloch up/down-sweep in global memory, all threads every level
+	VariantWorkEfficientThreads = "work-efficient-threads" // the same, launching only the threads a level needs
+	VariantSharedNaive          = "shared-naive"           // Hillis–Steele per block in shared memory, block sums scanned recursively
+	VariantSharedWorkEfficient  = "shared-work-efficient"  // Blelloch per block in shared memory (conflict-free offsets), recursive block sums
+	VariantProduction           = "production"             // single pass, decoupled look-back (the GPU default)
+)
+
+var (
+	cpuVariants = []string{VariantCPUSerial, VariantCPUParallel}
+	gpuVariants = []string{VariantNaive, VariantWorkEfficient, VariantWorkEfficientThreads,
+		VariantSharedNaive, VariantSharedWorkEfficient, VariantProduction}
+)
+
+// Variants lists the scan variant names valid on ex, the default first.
+func Variants(ex exec.Executor) []string {
+	if ex.CUDA() != nil {
+		v := []string{VariantProduction}
+		for _, s := range gpuVariants {
+			if s != VariantProduction {
+				v = append(v, s)
+			}
+		}
+		return v
+	}
+	return []string{VariantCPUParallel, VariantCPUSerial}
+}
+
+// DefaultVariant is the variant Exclusive and Inclusive use on ex:
+// production on a GPU, cpu-parallel on the Go executor.
+func DefaultVariant(ex exec.Executor) string {
+	if ex.CUDA() != nil {
+		return VariantProduction
+	}
+	return VariantCPUParallel
+}
+
+// Exclusive writes the exclusive prefix sum of src to dst:
+//
+//	var acc T
+//	for i := range src { dst[i], acc = acc, acc+src[i] }
+//
+// dst may be src. Integer sums wrap modulo 2^32; float32 sums are rounded
+// in a variant-dependent order. Mismatched lengths panic. On the CUDA
+// executor the work is queued on the default stream and scratch comes from a
+// per-executor cache (see Scanner).
+func Exclusive[T Value](ex exec.Executor, dst, src *exec.Buf[T]) error {
+	return ExclusiveVariant(ex, DefaultVariant(ex), dst, src)
+}
+
+// Inclusive writes the inclusive prefix sum of src to dst:
+//
+//	var acc T
+//	for i := range src { acc += src[i]; dst[i] = acc }
+//
+// with the same rules as Exclusive.
+func Inclusive[T Value](ex exec.Executor, dst, src *exec.Buf[T]) error {
+	return InclusiveVariant(ex, DefaultVariant(ex), dst, src)
+}
+
+// ExclusiveVariant is Exclusive with the variant chosen by name (Variants
+// lists the names valid on ex). An unknown name is an error.
+func ExclusiveVariant[T Value](ex exec.Executor, variant string, dst, src *exec.Buf[T]) error {
+	return scanVariant(ex, nil, variant, dst, src, false)
+}
+
+// InclusiveVariant is Inclusive with the variant chosen by name.
+func InclusiveVariant[T Value](ex exec.Executor, variant string, dst, src *exec.Buf[T]) error {
+	return scanVariant(ex, nil, variant, dst, src, true)
+}
+
+// ExclusiveWith is Exclusive (default variant) using the scratch of sc, so
+// that a loop of scans allocates nothing once sc is large enough.
+func ExclusiveWith[T Value](sc *Scanner, dst, src *exec.Buf[T]) error {
+	return scanVariant(sc.ex, sc, DefaultVariant(sc.ex), dst, src, false)
+}
+
+// InclusiveWith is Inclusive using the scratch of sc.
+func InclusiveWith[T Value](sc *Scanner, dst, src *exec.Buf[T]) error {
+	return scanVariant(sc.ex, sc, DefaultVariant(sc.ex), dst, src, true)
+}
+
+func scanVariant[T Value](ex exec.Executor, sc *Scanner, variant string, dst, src *exec.Buf[T], inclusive bool) error {
+	op := "Exclusive"
+	if inclusive {
+		op = "Inclusive"
+	}
+	checkLen(op, dst.Len(), src.Len())
+	if err := sameExec(ex, op, dst, src); err != nil {
+		return err
+	}
+	if ctx := ex.CUDA(); ctx != nil {
+		if !slices.Contains(gpuVariants, variant) {
+			return fmt.Errorf("scan: %s: unknown GPU variant %q (want one of %v)", op, variant, gpuVariants)
+		}
+		if src.Len() == 0 {
+			return nil
+		}
+		if sc == nil {
+			var unlock func()
+			var err error
+			sc, unlock, err = cached(ex)
+			if err != nil {
+				return err
+			}
+			defer unlock()
+		}
+		return gpuScan(sc, variant, dst, src, inclusive)
+	}
+	if !slices.Contains(cpuVariants, variant) {
+		return fmt.Errorf("scan: %s: unknown Go variant %q (want one of %v)", op, variant, cpuVariants)
+	}
+	goScan(ex, variant, dst.Host(), src.Host(), inclusive)
+	return nil
+}

@@ -1,0 +1,211 @@
+package scan
+
+import (
+	"fmt"
+
+	"github.com/kdbuild/kdbuild/kernels/exec"
+)
+
+// SegmentedExclusive writes the exclusive prefix sum of src restarted at
+// every segment head to dst. heads[i] != 0 starts a segment at i (index 0
+// always starts one):
+//
+//	var acc T
+//	for i := range src {
+//		if heads[i] != 0 { acc = 0 }
+//		dst[i], acc = acc, acc+src[i]
+//	}
+//
+// dst may be src. Lengths must match (a mismatch panics). Sums wrap like
+// Exclusive's.
+func SegmentedExclusive[T Value](ex exec.Executor, dst, src *exec.Buf[T], heads *exec.Buf[uint32]) error {
+	return segmented(ex, nil, dst, src, heads, false)
+}
+
+// SegmentedInclusive is the inclusive form:
+//
+//	var acc T
+//	for i := range src {
+//		if heads[i] != 0 { acc = 0 }
+//		acc += src[i]; dst[i] = acc
+//	}
+func SegmentedInclusive[T Value](ex exec.Executor, dst, src *exec.Buf[T], heads *exec.Buf[uint32]) error {
+	return segmented(ex, nil, dst, src, heads, true)
+}
+
+// SegmentedExclusiveWith and SegmentedInclusiveWith use the scratch of sc.
+func SegmentedExclusiveWith[T Value](sc *Scanner, dst, src *exec.Buf[T], heads *exec.Buf[uint32]) error {
+	return segmented(sc.ex, sc, dst, src, heads, false)
+}
+
+// SegmentedInclusiveWith is SegmentedInclusive using the scratch of sc.
+func SegmentedInclusiveWith[T Value](sc *Scanner, dst, src *exec.Buf[T], heads *exec.Buf[uint32]) error {
+	return segmented(sc.ex, sc, dst, src, heads, true)
+}
+
+// SegmentedExclusiveOffsets is SegmentedExclusive with the segments given
+// by their starts: segment s covers [offsets[s], offsets[s+1]), so there are
+// len(offsets)-1 segments; offsets must be non-decreasing with offsets[0] = 0
+// and offsets[len-1] = len(src) (the Go executor checks and returns an
+// error; the CUDA executor trusts them and ignores offsets >= len(src)).
+// Empty segments are allowed.
+func SegmentedExclusiveOffsets[T Value](ex exec.Executor, dst, src *exec.Buf[T], offsets *exec.Buf[uint32]) error {
+	return segmentedOffsets(ex, nil, dst, src, offsets, false)
+}
+
+// SegmentedInclusiveOffsets is the inclusive form of SegmentedExclusiveOffsets.
+func SegmentedInclusiveOffsets[T Value](ex exec.Executor, dst, src *exec.Buf[T], offsets *exec.Buf[uint32]) error {
+	return segmentedOffsets(ex, nil, dst, src, offsets, true)
+}
+
+func segmented[T Value](ex exec.Executor, sc *Scanner, dst, src *exec.Buf[T], heads *exec.Buf[uint32], inclusive bool) error {
+	const op = "Segmented"
+	checkLen(op, dst.Len(), src.Len())
+	checkLen(op+" heads", heads.Len(), src.Len())
+	if err := sameExec(ex, op, dst, src); err != nil {
+		return err
+	}
+	if err := sameExec(ex, op, heads); err != nil {
+		return err
+	}
+	if ex.CUDA() != nil {
+		if src.Len() == 0 {
+			return nil
+		}
+		if sc == nil {
+			var unlock func()
+			var err error
+			sc, unlock, err = cached(ex)
+			if err != nil {
+				return err
+			}
+			defer unlock()
+		}
+		return gpuSegmented(sc, dst, src, heads.Ptr(), inclusive)
+	}
+	goSegmented(ex.Workers(), dst.Host(), src.Host(), heads.Host(), inclusive)
+	return nil
+}
+
+func segmentedOffsets[T Value](ex exec.Executor, sc *Scanner, dst, src *exec.Buf[T], offsets *exec.Buf[uint32], inclusive bool) error {
+	const op = "SegmentedOffsets"
+	checkLen(op, dst.Len(), src.Len())
+	if err := sameExec(ex, op, dst, src); err != nil {
+		return err
+	}
+	if err := sameExec(ex, op, offsets); err != nil {
+		return err
+	}
+	n := src.Len()
+	if ex.CUDA() != nil {
+		if n == 0 {
+			return nil
+		}
+		if sc == nil {
+			var unlock func()
+			var err error
+			sc, unlock, err = cached(ex)
+			if err != nil {
+				return err
+			}
+			defer unlock()
+		}
+		heads, err := gpuHeadsFromOffsets(sc, offsets, n)
+		if err != nil {
+			return err
+		}
+		return gpuSegmented(sc, dst, src, heads, inclusive)
+	}
+	off := offsets.Host()
+	if n > 0 || len(off) > 0 {
+		if len(off) < 2 || off[0] != 0 || int(off[len(off)-1]) != n {
+			return fmt.Errorf("scan: %s: offsets must start at 0 and end at %d (have %d offsets)", op, n, len(off))
+		}
+	}
+	d, s := dst.Host(), src.Host()
+	for k := 0; k+1 < len(off); k++ {
+		lo, hi := off[k], off[k+1]
+		if hi < lo || int(hi) > n {
+			return fmt.Errorf("scan: %s: offsets[%d]=%d, offsets[%d]=%d: not non-decreasing within [0, %d]", op, k, lo, k+1, hi, n)
+		}
+		if inclusive {
+			serialInclusive(d[lo:hi], s[lo:hi], 0)
+		} else {
+			serialExclusive(d[lo:hi], s[lo:hi], 0)
+		}
+	}
+	return nil
+}
+
+// segSerial is the reference loop over [0, len(src)) starting from carry;
+// it returns the carry after the last element.
+func segSerial[T Value](dst, src []T, heads []uint32, carry T, inclusive bool) T {
+	acc := carry
+	for i, v := range src {
+		if heads[i] != 0 {
+			acc = 0
+		}
+		if inclusive {
+			acc += v
+			dst[i] = acc
+		} else {
+			dst[i] = acc
+			acc += v
+		}
+	}
+	return acc
+}
+
+// segAggregate returns (any head in the range, the sum since the last head
+// or the start).
+func segAggregate[T Value](src []T, heads []uint32) (bool, T) {
+	var acc T
+	head := false
+	for i, v := range src {
+		if heads[i] != 0 {
+			acc, head = 0, true
+		}
+		acc += v
+	}
+	return head, acc
+}
+
+// goSegmented runs the segmented scan over tiles like parallelScan: the
+// carry into a tile is the sum since the last head before it.
+func goSegmented[T Value](workers int, dst, src []T, heads []uint32, inclusive bool) {
+	n := len(src)
+	if workers <= 1 || n < parallelMin {
+		segSerial(dst, src, heads, 0, inclusive)
+		return
+	}
+	tile := parallelTile
+	if n < workers*tile {
+		tile = (n + workers - 1) / workers
+	}
+	round := workers * tile
+	sums := make([]T, workers)
+	flags := make([]bool, workers)
+	var carry T
+	pool := newPool(workers)
+	defer pool.close()
+	for base := 0; base < n; base += round {
+		end := min(base+round, n)
+		pool.run(func(w int) {
+			lo, hi := min(base+w*tile, end), min(base+(w+1)*tile, end)
+			flags[w], sums[w] = segAggregate(src[lo:hi], heads[lo:hi])
+		})
+		for w := range sums {
+			s := sums[w]
+			sums[w] = carry
+			if flags[w] {
+				carry = s
+			} else {
+				carry += s
+			}
+		}
+		pool.run(func(w int) {
+			lo, hi := min(base+w*tile, end), min(base+(w+1)*tile, end)
+			segSerial(dst[lo:hi], src[lo:hi], heads[lo:hi], sums[w], inclusive)
+		})
+	}
+}

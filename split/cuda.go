@@ -1,0 +1,48 @@
+package split
+
+import (
+	"fmt"
+
+	"github.com/kdbuild/kdbuild/kernels/cuda"
+	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/scan"
+)
+
+const block = 256
+
+// addressesCUDA runs Addresses on the device with a global scan standing in
+// for the segmented one: a reference's rank within its node is its global
+// prefix minus the prefix at the node's first reference. Left and right
+// flags are unpacked into one array of 2(n+1) entries (left flags, a zero,
+// right flags, a zero) and scanned once (kernels/split.cu).
+func addressesCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result, n, nodes int) (uint32, error) {
+	if sc == nil || sc.refs < n || sc.nodes < nodes {
+		return 0, fmt.Errorf("split: scratch for %d references and %d nodes is too small", n, nodes)
+	}
+	ctx := ex.CUDA()
+	pre := sc.scanRefs.Slice(0, 2*(n+1))
+	if err := ctx.Launch("split_unpack_u32", cuda.GridFor(n+1, block), cuda.Linear(block), 0,
+		flags.Ptr(), uint32(n), pre.Ptr()); err != nil {
+		return 0, err
+	}
+	if err := scan.Exclusive(ex, pre, pre); err != nil {
+		return 0, err
+	}
+	tot := sc.scanNodes.Slice(0, nodes+1)
+	if err := ctx.Launch("split_counts_u32", cuda.GridFor(nodes+1, block), cuda.Linear(block), 0,
+		offsets.Ptr(), uint32(nodes), pre.Ptr(), uint32(n), res.CountL.Ptr(), res.CountR.Ptr(), tot.Ptr()); err != nil {
+		return 0, err
+	}
+	if err := scan.Exclusive(ex, tot, tot); err != nil {
+		return 0, err
+	}
+	if err := ctx.Launch("split_dest_u32", cuda.GridFor(max(n, nodes), block), cuda.Linear(block), 0,
+		flags.Ptr(), offsets.Ptr(), uint32(n), uint32(nodes), pre.Ptr(), tot.Ptr(), res.CountL.Ptr(),
+		res.DstL.Ptr(), res.DstR.Ptr(), res.ChildBase.Ptr()); err != nil {
+		return 0, err
+	}
+	if err := tot.Slice(nodes, 1).CopyToHost(sc.total); err != nil {
+		return 0, err
+	}
+	return sc.total[0], nil
+}

@@ -1,0 +1,162 @@
+package split
+
+import (
+	"fmt"
+
+	"github.com/kdbuild/kdbuild/kernels/exec"
+)
+
+// Flag bits of a reference: where its copies go.
+const (
+	Left  = 1 // a copy goes to the node's below (left) child
+	Right = 2 // a copy goes to the node's above (right) child
+)
+
+// None is the destination of a copy that does not exist.
+const None = ^uint32(0)
+
+// Result holds the outputs of Addresses. DstL and DstR have one entry per
+// reference; CountL, CountR and ChildBase one per node (segment).
+type Result struct {
+	DstL, DstR                *exec.Buf[uint32]
+	CountL, CountR, ChildBase *exec.Buf[uint32]
+}
+
+// Scratch is the executor memory Addresses needs beyond its inputs and
+// outputs, allocated once for the largest level (see NewScratch).
+type Scratch struct {
+	refs, nodes int
+	scanRefs    *exec.Buf[uint32] // 2*(refs+1) flag prefix sums (CUDA only)
+	scanNodes   *exec.Buf[uint32] // nodes+1 child totals (CUDA only)
+	total       []uint32          // host copy of the grand total
+}
+
+// NewScratch returns scratch for levels of at most refs references and
+// nodes nodes. On the Go executor it holds nothing.
+func NewScratch(ex exec.Executor, refs, nodes int) (*Scratch, error) {
+	s := &Scratch{refs: refs, nodes: nodes, total: make([]uint32, 1)}
+	if ex.CUDA() == nil {
+		return s, nil
+	}
+	var err error
+	if s.scanRefs, err = exec.Alloc[uint32](ex, 2*(refs+1)); err != nil {
+		return nil, err
+	}
+	if s.scanNodes, err = exec.Alloc[uint32](ex, nodes+1); err != nil {
+		s.scanRefs.Free()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Bytes returns the device memory the scratch holds.
+func (s *Scratch) Bytes() uint64 {
+	if s == nil || s.scanRefs == nil {
+		return 0
+	}
+	return 4 * uint64(s.scanRefs.Len()+s.scanNodes.Len())
+}
+
+// Free releases the scratch; it is idempotent.
+func (s *Scratch) Free() error {
+	if s == nil {
+		return nil
+	}
+	err := s.scanRefs.Free()
+	if e := s.scanNodes.Free(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// Addresses computes, for every node of a level at once, where the copies of
+// its references go in the next level's reference list. The references of
+// node s are flags[offsets[s]:offsets[s+1]] (offsets ascending, len(offsets) =
+// nodes+1, offsets[0] = 0, offsets[nodes] = len(flags)); flags[r] holds the
+// bits Left and Right (other bits are ignored). The children are laid out node after node, the left
+// child's references before the right child's, each in the order of the
+// parent's list (a stable partition). The contract, as the reference loop:
+//
+//	base := uint32(0)
+//	for s := 0; s < nodes; s++ {
+//		l, r := uint32(0), uint32(0)
+//		for i := offsets[s]; i < offsets[s+1]; i++ { if flags[i]&Left != 0 { l++ } ; if flags[i]&Right != 0 { r++ } }
+//		CountL[s], CountR[s], ChildBase[s] = l, r, base
+//		nl, nr := base, base+l
+//		for i := offsets[s]; i < offsets[s+1]; i++ {
+//			DstL[i], DstR[i] = None, None
+//			if flags[i]&Left != 0 { DstL[i] = nl; nl++ }
+//			if flags[i]&Right != 0 { DstR[i] = nr; nr++ }
+//		}
+//		base += l + r
+//	}
+//	return base
+//
+// A node whose references all have zero flags (a leaf) gets no copies.
+// Lengths that disagree are programmer errors (panic); the total must fit in
+// uint32. On the CUDA executor the work is queued on the default stream and
+// the total is read back (one 4-byte copy).
+func Addresses(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result) (uint32, error) {
+	n, nodes := flags.Len(), offsets.Len()-1
+	if nodes < 0 {
+		panic("split: Addresses with empty offsets")
+	}
+	if res.DstL.Len() < n || res.DstR.Len() < n {
+		panic(fmt.Sprintf("split: Addresses: %d references but DstL/DstR hold %d/%d", n, res.DstL.Len(), res.DstR.Len()))
+	}
+	if res.CountL.Len() < nodes || res.CountR.Len() < nodes || res.ChildBase.Len() < nodes {
+		panic(fmt.Sprintf("split: Addresses: %d nodes but CountL/CountR/ChildBase hold %d/%d/%d",
+			nodes, res.CountL.Len(), res.CountR.Len(), res.ChildBase.Len()))
+	}
+	if ex.CUDA() != nil {
+		return addressesCUDA(ex, sc, flags, offsets, res, n, nodes)
+	}
+	return addressesGo(ex, flags.Host(), offsets.Host(), res, nodes)
+}
+
+func addressesGo(ex exec.Executor, flags, offsets []uint32, res Result, nodes int) (uint32, error) {
+	if int(offsets[nodes]) != len(flags) || offsets[0] != 0 {
+		return 0, fmt.Errorf("split: offsets span [%d, %d), want [0, %d)", offsets[0], offsets[nodes], len(flags))
+	}
+	cl, cr, cb := res.CountL.Host(), res.CountR.Host(), res.ChildBase.Host()
+	dl, dr := res.DstL.Host(), res.DstR.Host()
+	// Count each node's copies (parallel over nodes).
+	exec.ParallelFor(ex.Workers(), nodes, 64, func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			l, r := uint32(0), uint32(0)
+			for _, f := range flags[offsets[s]:offsets[s+1]] {
+				l += f & Left
+				r += (f & Right) >> 1
+			}
+			cl[s], cr[s] = l, r
+		}
+	})
+	// Children start where the previous nodes' children end.
+	base := uint64(0)
+	for s := 0; s < nodes; s++ {
+		cb[s] = uint32(base)
+		base += uint64(cl[s]) + uint64(cr[s])
+	}
+	if base > uint64(^uint32(0)) {
+		return 0, fmt.Errorf("split: %d reference copies overflow uint32", base)
+	}
+	// Stable partition addresses within each node.
+	exec.ParallelFor(ex.Workers(), nodes, 64, func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			nl, nr := cb[s], cb[s]+cl[s]
+			for i := offsets[s]; i < offsets[s+1]; i++ {
+				f := flags[i]
+				dl[i], dr[i] = None, None
+				if f&Left != 0 {
+					dl[i] = nl
+					nl++
+				}
+				if f&Right != 0 {
+					dr[i] = nr
+					nr++
+				}
+			}
+		}
+	})
+	return uint32(base), nil
+}
