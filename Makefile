@@ -24,7 +24,7 @@ help:
 
 build:
 	CGO_ENABLED=0 $(GO) build ./...
-	$(GO) build -o kdbuild ./cmd/kdbuild
+	$(GO) build -ldflags "-X main.version=$$(git describe --always --dirty 2>/dev/null || echo dev)" -o kdbuild ./cmd/kdbuild
 
 run:
 	$(GO) run ./cmd/kdbuild $(ARGS)

@@ -80,12 +80,12 @@ func (c *choice) offer(cost float64, axis int, pos float32, idx int) {
 // binGeom places the bins of one axis: nb bins of width w from lo. Bin k
 // covers [lo + k·w, lo + (k+1)·w); plane k (1 <= k < nb) is at lo + k·w.
 type binGeom struct {
-	lo, w float32
-	nb    int
+	lo, hi, w float32
+	nb        int
 }
 
 func newBinGeom(lo, hi float32, nb int) binGeom {
-	return binGeom{lo: lo, w: (hi - lo) / float32(nb), nb: nb}
+	return binGeom{lo: lo, hi: hi, w: (hi - lo) / float32(nb), nb: nb}
 }
 
 // plane returns the position of plane k.
@@ -148,8 +148,10 @@ func (h *hist) fill(boxes []aabb, geo *[3]binGeom) {
 }
 
 // bestBinned returns the cheapest plane of the binned SAH of a node with
-// box and n references: plane k of axis a puts nL = references starting in
-// bins < k on the left and nR = references ending in bins >= k on the right.
+// box and n references: plane k (0 <= k <= nb; planes 0 and nb are the
+// tight bounds, cutting off empty space) of axis a puts nL = references
+// starting in bins < k on the left and nR = references ending in bins >= k
+// on the right.
 // Planes not strictly inside box are skipped; axes where the tight bounds
 // are flat have no bins (geo[a].w == 0).
 func bestBinned(p *sahParams, box *aabb, n uint32, h *hist, geo *[3]binGeom) choice {
@@ -160,10 +162,15 @@ func bestBinned(p *sahParams, box *aabb, n uint32, h *hist, geo *[3]binGeom) cho
 			continue
 		}
 		nL, nR := uint32(0), n
-		for k := 1; k < h.nb; k++ {
-			nL += h.lo[a][k-1]
-			nR -= h.hi[a][k-1]
+		for k := 0; k <= h.nb; k++ {
+			if k > 0 {
+				nL += h.lo[a][k-1]
+				nR -= h.hi[a][k-1]
+			}
 			pos := geo[a].plane(k)
+			if k == h.nb {
+				pos = geo[a].hi
+			}
 			if !(pos > box.lo[a] && pos < box.hi[a]) {
 				continue
 			}

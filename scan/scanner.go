@@ -65,6 +65,10 @@ func (sc *Scanner) ReserveSort(n int) error {
 // afterwards (it reallocates).
 func (sc *Scanner) Free() error {
 	var first error
+	if len(sc.bufs) > 0 {
+		// Queued work may still use the scratch.
+		first = sc.ex.CUDA().Synchronize()
+	}
 	for name, b := range sc.bufs {
 		if err := b.Free(); err != nil && first == nil {
 			first = err
@@ -84,6 +88,10 @@ func (sc *Scanner) scratch(name string, bytes uint64) (cuda.DevPtr, error) {
 	if b, ok := sc.bufs[name]; ok && b.Bytes() >= bytes {
 		return b.Ptr(), nil
 	} else if ok {
+		// Queued work may still use the old buffer: wait before freeing it.
+		if err := sc.ex.CUDA().Synchronize(); err != nil {
+			return 0, err
+		}
 		if err := b.Free(); err != nil {
 			return 0, err
 		}

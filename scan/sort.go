@@ -95,11 +95,14 @@ func lsdSort(keys, vals, tk, tv []uint32) {
 		hist[2][(k>>16)&0xff]++
 		hist[3][k>>24]++
 	}
+	if vals == nil {
+		tv = nil // keys only: no value scratch, whatever was passed
+	}
 	if tk == nil {
 		tk = make([]uint32, n)
-		if vals != nil {
-			tv = make([]uint32, n)
-		}
+	}
+	if vals != nil && tv == nil {
+		tv = make([]uint32, n)
 	}
 	srcK, srcV, dstK, dstV := keys, vals, tk[:n], tv
 	if vals != nil {

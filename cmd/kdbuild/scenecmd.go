@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/kdbuild/kdbuild/kdtree"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/scenes"
 )
@@ -30,12 +31,12 @@ func newSceneFlagSet(f *sceneFlags) *flag.FlagSet {
 	fs.BoolVar(&f.noBuild, "no-build", false, "load the scene only, do not build the tree")
 	fs.IntVar(&f.bench, "bench", 1, "build `N` times and report the median build time")
 	b := &f.builder
-	fs.Float64Var(&b.traversalCost, "traversal-cost", 0, "SAH cost of an interior node (0: builder default, 1)")
-	fs.Float64Var(&b.intersectCost, "intersect-cost", 0, "SAH cost of a ray-triangle test (0: builder default, 1.5)")
-	fs.Float64Var(&b.emptyBonus, "empty-bonus", 0, "SAH bonus for splits with an empty side, in [0, 1) (0: builder default, 0.8)")
-	fs.IntVar(&b.smallNode, "small-node", 0, "references at or below which a node gets exact SAH (0: builder default, 64)")
-	fs.IntVar(&b.bins, "bins", 0, "SAH bins per axis for large nodes (0: builder default, 32)")
-	fs.IntVar(&b.maxDepth, "max-depth", 0, "maximum tree depth (0: builder default, from the triangle count)")
+	fs.Float64Var(&b.traversalCost, "traversal-cost", 0, fmt.Sprintf("SAH cost of an interior node (0: the default, %v)", kdtree.DefaultTraversalCost))
+	fs.Float64Var(&b.intersectCost, "intersect-cost", 0, fmt.Sprintf("SAH cost of a ray-triangle test (0: the default, %v)", kdtree.DefaultIntersectCost))
+	fs.Float64Var(&b.emptyBonus, "empty-bonus", 0, fmt.Sprintf("SAH bonus for splits with an empty side, below 1 (0: the default, %v; negative: none)", kdtree.DefaultEmptyBonus))
+	fs.IntVar(&b.smallNode, "small-node", 0, fmt.Sprintf("references at or below which a node gets exact SAH, 1..64 (0: the default, %d)", kdtree.DefaultSmallNode))
+	fs.IntVar(&b.bins, "bins", 0, fmt.Sprintf("SAH bins per axis for large nodes, 2..%d (0: the default, %d)", kdtree.MaxBins, kdtree.DefaultBins))
+	fs.IntVar(&b.maxDepth, "max-depth", 0, "maximum tree depth, up to 64 (0: the default, from the triangle count)")
 	return fs
 }
 

@@ -371,6 +371,9 @@ func TestGPUCopyBandwidth(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkCopyRows(t, rows, 2, []string{CopyMemcpy, CopyKernel})
+	for _, r := range rows {
+		t.Logf("%s %-12s n=%-8d %8.4f ms %8.1f GB/s %s", r.Op, r.Variant, r.N, r.Ms, r.GBps, r.Note)
+	}
 	// The copy kernel's result equals the source.
 	sameAsGo(t, gpu, 1<<20+1, 0, func(ex Executor, out *Buf[uint32]) error {
 		s, err := Alloc[uint32](ex, out.Len())

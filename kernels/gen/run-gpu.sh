@@ -15,6 +15,7 @@ has_timeout=0
 for a in "${args[@]}"; do case "$a" in -test.timeout*) has_timeout=1 ;; esac; done
 [ $has_timeout -eq 0 ] && args+=(-test.timeout=9m)
 echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+[ -x "$here/kdbuild" ] && "$here/kdbuild" devices 2>&1 | sed 's/^/  /'
 fails=0
 while read -r name rel; do
 	dir="$here/work/$rel"
