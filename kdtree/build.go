@@ -170,6 +170,7 @@ func (b *builder) buildGo() (*buildResult, error) {
 		}
 	})
 	root := b.tightBounds(cur.box)
+	canonZero(&root)
 	b.endPhase("prepare")
 	b.sampleHost()
 	res := &buildResult{}
@@ -216,14 +217,7 @@ func (b *builder) buildGo() (*buildResult, error) {
 	if b.opt.Progress != nil && len(rs.small) > 0 {
 		b.opt.Progress(b.levels, len(rs.small))
 	}
-	p := newSAH(&b.opt)
-	rs.smallOut = make([][]record, len(rs.small))
-	exec.ParallelFor(b.ex.Workers(), len(rs.small), 16, func(lo, hi int) {
-		sb := &smallBuilder{b: b, p: &p}
-		for i := lo; i < hi; i++ {
-			rs.smallOut[i] = sb.build(&rs.small[i])
-		}
-	})
+	b.smallGo(rs)
 	b.endPhase("small")
 	b.sampleHost()
 
@@ -237,7 +231,18 @@ func (b *builder) buildGo() (*buildResult, error) {
 	return res, nil
 }
 
-// buildCUDA is the build on the CUDA executor (kernels/kdtree.cu).
-func (b *builder) buildCUDA() (*buildResult, error) {
-	return nil, errors.New("kdtree: the CUDA build is not implemented yet")
+// smallGo builds the subtrees of every small root in Go, in parallel.
+func (b *builder) smallGo(rs *records) {
+	p := newSAH(&b.opt)
+	rs.smallOut = make([][]record, len(rs.small))
+	workers := b.ex.Workers()
+	if b.ex.CUDA() != nil {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	exec.ParallelFor(workers, len(rs.small), 16, func(lo, hi int) {
+		sb := &smallBuilder{b: b, p: &p}
+		for i := lo; i < hi; i++ {
+			rs.smallOut[i] = sb.build(&rs.small[i])
+		}
+	})
 }

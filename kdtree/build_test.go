@@ -205,6 +205,8 @@ func TestBuildSharedScenes(t *testing.T) {
 			st := tree.Stats()
 			ratio := ""
 			if sc.mitsuba > 0 {
+				// The quality target (deterministic): at most 1.05× Mitsuba's cost.
+				require.LessOrEqual(t, st.SAHCost, 1.05*sc.mitsuba, "SAH cost against Mitsuba's")
 				ratio = fmt.Sprintf(" (%.3f× Mitsuba's %.1f)", st.SAHCost/sc.mitsuba, sc.mitsuba)
 			}
 			t.Logf("%s: %d tris, %d dropped, SAH %.2f%s, %.2f refs/tri, %d nodes, %d leaves (%d empty), depth %d, %.0f ms, phases %v",

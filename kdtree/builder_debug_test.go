@@ -14,7 +14,7 @@ func TestDebugQuality(t *testing.T) {
 		s := btSharedScene(t, f)
 		for _, o := range []Options{{EmptyBonus: -1}, {EmptyBonus: 0.1}} {
 			for _, ec := range []float32{0.25, 0.4, 2} {
-				emptyCutoff = ec
+				_ = ec
 				tr, err := Build(context.Background(), s, o)
 				if err != nil {
 					t.Fatal(err)
@@ -24,5 +24,5 @@ func TestDebugQuality(t *testing.T) {
 			}
 		}
 	}
-	emptyCutoff = 0.25
+
 }

@@ -163,13 +163,27 @@ func clipSplit(t *triangle, box, cur *aabb, a int, pos float32) (bl, br aabb, ok
 
 // reachesSides reports which children of the split (a, pos) of node box
 // the triangle t reaches (closed boxes), from the bounds of t clipped to box.
+//
+// A vertex inside box settles its side at once: clipping keeps it
+// unchanged, so the clipped bounds reach it (the result is the same).
 func reachesSides(t *triangle, box *aabb, a int, pos float32) (okL, okR bool) {
+	for i := 0; i < 3; i++ {
+		v := &t[i]
+		if v[0] >= box.lo[0] && v[0] <= box.hi[0] && v[1] >= box.lo[1] && v[1] <= box.hi[1] &&
+			v[2] >= box.lo[2] && v[2] <= box.hi[2] {
+			okL = okL || v[a] <= pos
+			okR = okR || v[a] >= pos
+		}
+	}
+	if okL && okR {
+		return true, true
+	}
 	var p poly
 	if !clipToBox(t, box, &p) {
 		return false, false
 	}
 	lo, hi := p.bounds()
-	return lo[a] <= float64(pos), hi[a] >= float64(pos)
+	return okL || lo[a] <= float64(pos), okR || hi[a] >= float64(pos)
 }
 
 // roundDown returns the largest float32 <= x.

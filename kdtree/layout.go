@@ -18,6 +18,9 @@ type records struct {
 	recs     []record
 	small    []smallRoot
 	smallOut [][]record
+	// shared, when set, holds the subtrees of every small root in one list
+	// (the CUDA small phase): root i is record i.
+	shared []record
 }
 
 // add appends an undecided record and returns its index.
@@ -57,8 +60,9 @@ func layoutGo(rs *records) ([]Node, []uint32, error) {
 	count(rs.recs)
 	for _, l := range rs.smallOut {
 		count(l)
-		nn-- // the small root's record and its subtree's root are one node
 	}
+	count(rs.shared)
+	nn -= len(rs.small) // a small root's record and its subtree's root are one node
 	nodes := make([]Node, 0, nn)
 	refs := make([]uint32, 0, nrefs)
 	var emit func(list []record, i int32) error
@@ -66,6 +70,9 @@ func layoutGo(rs *records) ([]Node, []uint32, error) {
 		r := &list[i]
 		switch r.fate {
 		case fateSmall:
+			if rs.shared != nil {
+				return emit(rs.shared, r.small)
+			}
 			return emit(rs.smallOut[r.small], 0)
 		case fateLeaf:
 			if len(r.refs) >= MaxChildIndex {

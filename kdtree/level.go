@@ -22,7 +22,7 @@ const flagClipped = 4
 // emptyCutoff is the fraction of a node's extent that must be empty on one
 // side of its references' tight bounds for the empty space to be cut off
 // before any SAH (Zhou et al. 2008 use 25%).
-var emptyCutoff float32 = 0.25
+const emptyCutoff = 0.25
 
 // bigNode is the reference count above which one node's reductions are
 // split over the workers.
@@ -133,6 +133,7 @@ func (b *builder) decide(n *lnode, boxes []aabb, p *sahParams, h *hist) decision
 		return decision{fate: fateLeaf}
 	}
 	t := b.tightBounds(boxes)
+	canonZero(&t)
 	// Empty space: the widest empty slab, lowest axis and side on ties.
 	bestFrac, axis, pos := float32(emptyCutoff), -1, float32(0)
 	for a := 0; a < 3; a++ {
@@ -319,4 +320,18 @@ func (b *builder) clipBoth(r int, cur *refList, box *aabb, d *decision, sc *leve
 		f |= split.Right
 	}
 	return f
+}
+
+// canonZero replaces -0 by +0 in a box, so that a bound reached by several
+// references whose coordinates are -0 and +0 has one bit pattern whatever
+// the order of the reduction (the CUDA keys map both zeros to +0).
+func canonZero(b *aabb) {
+	for a := 0; a < 3; a++ {
+		if b.lo[a] == 0 {
+			b.lo[a] = 0
+		}
+		if b.hi[a] == 0 {
+			b.hi[a] = 0
+		}
+	}
 }

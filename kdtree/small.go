@@ -25,42 +25,56 @@ type smallCand struct {
 }
 
 // smallCands computes the candidates of each axis of a small root: the
-// faces are sorted by (position, index) and swept, the references' lower
-// and upper faces sorted alongside.
+// references' lower faces and upper faces are sorted, with prefix unions of
+// their sets, and each candidate finds by binary search how many lower
+// faces lie below it (lt) and how many upper faces at or below it (the
+// complement of gt).
 func smallCands(sr *smallRoot, out *[3][]smallCand) {
 	m := len(sr.tri)
-	var ord [128]uint64
 	var ordLo, ordHi [64]uint64
+	var valLo, valHi [64]float32
+	var preLo, preHi [65]uint64
+	all := fullMask(m)
 	for a := 0; a < 3; a++ {
 		c := out[a][:0]
 		for r := 0; r < m; r++ {
 			lo, hi := sr.box2[r].lo[a], sr.box2[r].hi[a]
 			c = append(c, smallCand{pos: lo}, smallCand{pos: hi})
-			ord[2*r] = sortKey(lo)<<8 | uint64(2*r)
-			ord[2*r+1] = sortKey(hi)<<8 | uint64(2*r+1)
 			ordLo[r] = sortKey(lo)<<8 | uint64(r)
 			ordHi[r] = sortKey(hi)<<8 | uint64(r)
 		}
-		slices.Sort(ord[:2*m])
 		slices.Sort(ordLo[:m])
 		slices.Sort(ordHi[:m])
-		// Sweep: lt grows with the lower faces below pos, le with the upper
-		// faces at or below pos; gt is the rest.
-		all := fullMask(m)
-		var lt, le uint64
-		i, j := 0, 0
-		for _, o := range ord[:2*m] {
-			k := o & 0xFF
+		for i := 0; i < m; i++ {
+			rl, rh := ordLo[i]&0xFF, ordHi[i]&0xFF
+			valLo[i], valHi[i] = sr.box2[rl].lo[a], sr.box2[rh].hi[a]
+			preLo[i+1] = preLo[i] | 1<<rl
+			preHi[i+1] = preHi[i] | 1<<rh
+		}
+		for k := range c {
 			p := c[k].pos
-			for i < m && sr.box2[ordLo[i]&0xFF].lo[a] < p {
-				lt |= 1 << (ordLo[i] & 0xFF)
-				i++
+			// i: lower faces < p; j: upper faces <= p.
+			i, n := 0, m
+			for n > 0 {
+				h := n / 2
+				if valLo[i+h] < p {
+					i += h + 1
+					n -= h + 1
+				} else {
+					n = h
+				}
 			}
-			for j < m && sr.box2[ordHi[j]&0xFF].hi[a] <= p {
-				le |= 1 << (ordHi[j] & 0xFF)
-				j++
+			j, n := 0, m
+			for n > 0 {
+				h := n / 2
+				if valHi[j+h] <= p {
+					j += h + 1
+					n -= h + 1
+				} else {
+					n = h
+				}
 			}
-			c[k].lt, c[k].gt = lt, all&^le
+			c[k].lt, c[k].gt = preLo[i], all&^preHi[j]
 		}
 		out[a] = c
 	}
@@ -95,6 +109,7 @@ type smallBuilder struct {
 	sr    *smallRoot
 	cands [3][]smallCand
 	out   []record
+	arena []uint32 // leaf references, allocated in blocks
 }
 
 // buildSmall returns the subtree of a small root as records (index 0 is the
@@ -125,11 +140,14 @@ func (sb *smallBuilder) node(rec int, S uint64, box aabb, depth int) {
 		c = sb.best(S, &box, n)
 	}
 	if c.axis > 2 || !(c.cost < sb.p.leafCost(n)) {
-		refs := make([]uint32, 0, n)
-		for m := S; m != 0; m &= m - 1 {
-			refs = append(refs, sb.sr.tri[bits.TrailingZeros64(m)])
+		if cap(sb.arena)-len(sb.arena) < int(n) {
+			sb.arena = make([]uint32, 0, max(4096, int(n)))
 		}
-		sb.out[rec] = record{fate: fateLeaf, refs: refs}
+		at := len(sb.arena)
+		for m := S; m != 0; m &= m - 1 {
+			sb.arena = append(sb.arena, sb.sr.tri[bits.TrailingZeros64(m)])
+		}
+		sb.out[rec] = record{fate: fateLeaf, refs: sb.arena[at:len(sb.arena):len(sb.arena)]}
 		return
 	}
 	a, pos := c.axis, c.pos
@@ -155,11 +173,13 @@ func (sb *smallBuilder) node(rec int, S uint64, box aabb, depth int) {
 	sb.node(l+1, SR, rb, depth+1)
 }
 
-// best returns the cheapest candidate of S in box (idx: candidate index).
-// childAreas and splitCost are inlined by hand with the same operations.
+// best returns the cheapest candidate of S in box (idx: candidate index),
+// its cost relative to the node as splitCost defines it. Candidates are
+// compared by the weighted half areas w = hL·nL + hR·nR (× (1−EmptyBonus)
+// with an empty side), which orders them as splitCost does, without a
+// division per candidate; the cost is computed once for the winner.
 func (sb *smallBuilder) best(S uint64, box *aabb, n uint32) choice {
 	best := noChoice()
-	aN := box.area64()
 	p := sb.p
 	for a := 0; a < 3; a++ {
 		cands := sb.cands[a]
@@ -177,17 +197,22 @@ func (sb *smallBuilder) best(S uint64, box *aabb, n uint32) choice {
 				if !(c.pos > lo && c.pos < hi) {
 					continue
 				}
-				nL := uint32(bits.OnesCount64(S & (c.lt | ^c.gt)))
-				nR := uint32(bits.OnesCount64(S & c.gt))
+				nL := bits.OnesCount64(S & (c.lt | ^c.gt))
+				nR := bits.OnesCount64(S & c.gt)
 				pos64 := float64(c.pos)
-				aL := 2 * (cross + float64(perim*(pos64-lo64)))
-				aR := 2 * (cross + float64(perim*(hi64-pos64)))
-				cost := p.splitCost(aN, aL, aR, nL, nR)
-				if cost <= best.cost {
-					best.offer(cost, a, c.pos, k)
+				w := float64((cross+float64(perim*(pos64-lo64)))*float64(nL)) +
+					float64((cross+float64(perim*(hi64-pos64)))*float64(nR))
+				if nL == 0 || nR == 0 {
+					w = float64(w * p.keep)
+				}
+				if w <= best.cost {
+					best.offer(w, a, c.pos, k)
 				}
 			}
 		}
+	}
+	if best.axis <= 2 {
+		best.cost = p.ct + float64(p.ci*float64(2*best.cost)/box.area64())
 	}
 	return best
 }

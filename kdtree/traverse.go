@@ -87,7 +87,7 @@ func (t *Tree) trace(r *Ray, anyHit bool) (Hit, bool) {
 					// Moving away from the plane: the near child holds the
 					// whole interval; the far one only what rounding may
 					// put there when the origin is (nearly) on the plane.
-					if reach := abs32(tp) + slack; !(reach < tmin) { // NaN too
+					if reach := tp + slack; !(reach < tmin) { // NaN too
 						stack[sp] = stackEntry{near, tmin, tmax}
 						sp++
 						node, tmax = far, min(tmax, reach)

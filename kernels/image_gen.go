@@ -6,19 +6,20 @@ package kernels
 const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 
 // NvccFlags are the options Image was compiled with.
-const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
+const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "796cc0c70f50f2cb44ce66a7dac8588db27c40792dc7c9c04f540305da7f8d97"
+const SourcesSHA256 = "4ab96725b6562f4dd04daa6bdc52ac04ae77df5cb3f716beed1f3b13d00aeb14"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
 	"compact.cu": "e01c6502bbdc99a0efd54b28d686758f3f9db87817b0c49653872251b73b4821",
-	"reduce.cu":  "2d4059840306971c465d8224870c7fe9b3eeb50721ded871c066e9db1597f610",
-	"reduce.cuh": "b821dec083742cc6f1fc93a22527658274d46c6d912ac6bc6f8aff1bf747c58f",
+	"kdtree.cu":  "3e68bd38f37b66871d05fd1cb1f5887c08b702a633334edefefbd87cc5094abf",
+	"reduce.cu":  "7249c2cbb2176ab2ecd6ee1b75cf16b8c3617b0bf80ead1d9d5dc80dcd321625",
+	"reduce.cuh": "218043dd6291a3dbbde961e32adaa4a0093cfe563671d55de78ead142232af8c",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
 	"scan.cu":    "35c39c7d0e8a842a2ffb9b3b6b556e9d889723593d14a090b086bd90284a897b",
-	"scan.cuh":   "e05bb99466f4a9a44d8f68e0aa420be65e021028df7df05e941a14006c289477",
+	"scan.cuh":   "5001529f1ed06028305ab63ab86cd68b6a8dd08c40522dff91bc1ff288ae2b00",
 	"sort.cu":    "5964dd5c742d93eccfeda5fa6fd8ea2b1a49c66ddeff6e776988d2fdf58629ba",
 	"split.cu":   "227851d02f75b66c8fc1e29c542904f94082ff692e40d85792fc86e6d85f0946",
 }

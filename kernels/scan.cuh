@@ -29,6 +29,14 @@ constexpr unsigned long long kAggregate = 1ull << 62;
 constexpr unsigned long long kPrefix = 2ull << 62;
 constexpr unsigned long long kHeadBit = 1ull << 32;
 
+// KD_SCAN_PUBLISH_PREFIX(tile) says whether a tile publishes its inclusive
+// prefix after its look-back. Always on the GPU; a CPU emulation of the
+// kernels (blocks one after another) withholds some prefixes so that the
+// look-back must walk back over aggregates and across windows.
+#ifndef KD_SCAN_PUBLISH_PREFIX
+#define KD_SCAN_PUBLISH_PREFIX(tile) true
+#endif
+
 __device__ __forceinline__ unsigned bits_of(unsigned v) { return v; }
 __device__ __forceinline__ unsigned bits_of(float v) { return __float_as_uint(v); }
 template <typename V> __device__ __forceinline__ V from_bits(unsigned b);
@@ -209,12 +217,13 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 		unsigned long long *tiles = state + 1;
 		P carry = Op::identity();
 		if (tile == 0) {
-			if (lane == 0) store_state(tiles, kPrefix | Op::pack(agg));
+			if (lane == 0) store_state(tiles, (KD_SCAN_PUBLISH_PREFIX(tile) ? kPrefix : kAggregate) | Op::pack(agg));
 		} else {
 			// A tile holding a head already knows its inclusive prefix.
 			if (lane == 0) store_state(tiles + tile, (Op::head(agg) ? kPrefix : kAggregate) | Op::pack(agg));
 			carry = lookback<Op>(tiles, (long long)tile, lane);
-			if (lane == 0 && !Op::head(agg)) store_state(tiles + tile, kPrefix | Op::pack(Op::combine(carry, agg)));
+			if (lane == 0 && !Op::head(agg) && KD_SCAN_PUBLISH_PREFIX(tile))
+				store_state(tiles + tile, kPrefix | Op::pack(Op::combine(carry, agg)));
 		}
 		if (lane == 0) {
 			s_carry = carry;
@@ -302,7 +311,7 @@ struct IoCompact {
 	bool vec;
 
 	__device__ __forceinline__ IoCompact(const unsigned *s, const unsigned *f, unsigned *d, unsigned long long c)
-	    : src(s), flags(f), dst(d), cap(c), vec(aligned16(f)) {}
+	    : src(s), flags(f), dst(d), cap(c), vec(aligned16(f) && aligned16(s)) {}
 
 	__device__ __forceinline__ void load(unsigned long long i, bool full, unsigned long long n, P x[4]) const {
 		if (full && vec) {
@@ -317,12 +326,20 @@ struct IoCompact {
 		}
 	}
 
-	__device__ __forceinline__ void store(unsigned long long i, bool, unsigned long long n, const P ex[4],
+	__device__ __forceinline__ void store(unsigned long long i, bool full, unsigned long long n, const P ex[4],
 	                                      const P in[4], unsigned) const {
+		// Kept exactly when the count steps (identity items beyond n never do).
+		if (in[3].v == ex[0].v) return; // none of the four is kept
+		if (full && vec) {
+			const uint4 q = load4(src + i);
+			const unsigned v[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
-		for (int k = 0; k < 4; k++) {
-			// Kept exactly when the count steps (identity items beyond n never do).
-			if (in[k].v != ex[k].v && i + k < n && ex[k].v < cap) dst[ex[k].v] = src[i + k];
+			for (int k = 0; k < 4; k++)
+				if (in[k].v != ex[k].v && ex[k].v < cap) dst[ex[k].v] = v[k];
+		} else {
+#pragma unroll
+			for (int k = 0; k < 4; k++)
+				if (in[k].v != ex[k].v && i + k < n && ex[k].v < cap) dst[ex[k].v] = src[i + k];
 		}
 	}
 };

@@ -31,16 +31,22 @@ func gpuMaxK() int {
 	return 26
 }
 
-// upload places s on the device at element offset n%4 of a larger buffer,
-// so that the float4 paths meet every alignment; it returns the view.
+// upload places s on the device at element offset len(s)%4 of a larger
+// buffer, so that the float4 paths meet every alignment, between pads of
+// alternating -Inf and +Inf (-Inf next to the data): a stray read of a pad
+// changes the min or the max. It returns the view of s and a cleanup.
 func upload(t testing.TB, ex exec.Executor, s []float32) (*exec.Buf[float32], func()) {
 	t.Helper()
+	const tail = 4
 	o := len(s) % 4
-	padded := make([]float32, o+len(s))
+	padded := make([]float32, o+len(s)+tail)
 	for i := 0; i < o; i++ {
-		padded[i] = negInf // would change every max if read
+		padded[o-1-i] = []float32{negInf, posInf}[i%2]
 	}
 	copy(padded[o:], s)
+	for i := 0; i < tail; i++ {
+		padded[o+len(s)+i] = []float32{negInf, posInf}[i%2]
+	}
 	b, err := exec.FromHost(ex, padded)
 	require.NoError(t, err)
 	return b.Slice(o, len(s)), func() { b.Free() }

@@ -94,15 +94,13 @@ const parallelMin = 1 << 15
 // the tile sums are scanned serially, and every worker scans its tile from
 // its offset while the tile is still in its cache. Memory traffic is one read
 // and one write per element, like the serial loop.
-func parallelScan[T Value](workers int, dst, src []T, inclusive bool) {
+func parallelScan[T Value](workers int, dst, src []T, inclusive bool) (total T) {
 	n := len(src)
 	if workers <= 1 || n < parallelMin {
 		if inclusive {
-			serialInclusive(dst, src, 0)
-		} else {
-			serialExclusive(dst, src, 0)
+			return serialInclusive(dst, src, 0)
 		}
-		return
+		return serialExclusive(dst, src, 0)
 	}
 	tile := parallelTile
 	if n < workers*tile {
@@ -136,6 +134,7 @@ func parallelScan[T Value](workers int, dst, src []T, inclusive bool) {
 			}
 		})
 	}
+	return carry
 }
 
 // pool is a fixed set of goroutines that run one function per worker index
@@ -180,15 +179,13 @@ func (p *pool) close() {
 	}
 }
 
-// goScan runs a named Go variant.
-func goScan[T Value](ex exec.Executor, variant string, dst, src []T, inclusive bool) {
+// goScan runs a named Go variant and returns the sum of src.
+func goScan[T Value](ex exec.Executor, variant string, dst, src []T, inclusive bool) T {
 	if variant == VariantCPUSerial {
 		if inclusive {
-			serialInclusive(dst, src, 0)
-		} else {
-			serialExclusive(dst, src, 0)
+			return serialInclusive(dst, src, 0)
 		}
-		return
+		return serialExclusive(dst, src, 0)
 	}
-	parallelScan(ex.Workers(), dst, src, inclusive)
+	return parallelScan(ex.Workers(), dst, src, inclusive)
 }

@@ -2,8 +2,10 @@ package scan
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
+	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
 
@@ -92,6 +94,89 @@ func ExclusiveWith[T Value](sc *Scanner, dst, src *exec.Buf[T]) error {
 // InclusiveWith is Inclusive using the scratch of sc.
 func InclusiveWith[T Value](sc *Scanner, dst, src *exec.Buf[T]) error {
 	return scanVariant(sc.ex, sc, DefaultVariant(sc.ex), dst, src, true)
+}
+
+// ExclusiveTotal is Exclusive (default variant) that also returns the sum
+// of all of src (what an inclusive scan's last item would be, 0 when
+// empty). On the CUDA executor the total is read back (4 bytes), so the
+// call waits for the scan.
+func ExclusiveTotal[T Value](ex exec.Executor, dst, src *exec.Buf[T]) (T, error) {
+	var zero T
+	if ex.CUDA() == nil {
+		checkLen("ExclusiveTotal", dst.Len(), src.Len())
+		if err := sameExec(ex, "ExclusiveTotal", dst, src); err != nil {
+			return zero, err
+		}
+		return goScan(ex, DefaultVariant(ex), dst.Host(), src.Host(), false), nil
+	}
+	sc, unlock, err := cached(ex)
+	if err != nil {
+		return zero, err
+	}
+	defer unlock()
+	p, err := sc.resultPtr(2)
+	if err != nil {
+		return zero, err
+	}
+	if err := sc.bufs[scratchResult].Slice(8, 4).Memset8(0); err != nil {
+		return zero, err
+	}
+	if err := exclusiveTotalTo(sc, dst, src, p); err != nil {
+		return zero, err
+	}
+	bits, err := sc.readResult(2)
+	if err != nil {
+		return zero, err
+	}
+	return fromBits[T](bits), nil
+}
+
+// ExclusiveTotalTo is Exclusive (default variant) that also writes the sum
+// of all of src to total[0] (0 when src is empty), without waiting: the
+// builder's way to learn a count on the device with no read-back.
+func ExclusiveTotalTo[T Value](sc *Scanner, dst, src, total *exec.Buf[T]) error {
+	if total.Len() < 1 {
+		panic("scan: ExclusiveTotalTo: total has no room")
+	}
+	if err := sameExec(sc.ex, "ExclusiveTotalTo", total); err != nil {
+		return err
+	}
+	if sc.ex.CUDA() == nil {
+		checkLen("ExclusiveTotalTo", dst.Len(), src.Len())
+		if err := sameExec(sc.ex, "ExclusiveTotalTo", dst, src); err != nil {
+			return err
+		}
+		total.Host()[0] = goScan(sc.ex, DefaultVariant(sc.ex), dst.Host(), src.Host(), false)
+		return nil
+	}
+	if src.Len() == 0 {
+		return total.Slice(0, 1).Dev().Memset32(0)
+	}
+	return exclusiveTotalTo(sc, dst, src, total.Ptr())
+}
+
+func exclusiveTotalTo[T Value](sc *Scanner, dst, src *exec.Buf[T], total cuda.DevPtr) error {
+	checkLen("ExclusiveTotal", dst.Len(), src.Len())
+	if err := sameExec(sc.ex, "ExclusiveTotal", dst, src); err != nil {
+		return err
+	}
+	if src.Len() == 0 {
+		return nil // the caller zeroed the total
+	}
+	if err := checkGPUSize("scan", src.Len()); err != nil {
+		return err
+	}
+	return sc.productionRaw(suffix[T](), dst.Ptr(), src.Ptr(), src.Len(), false, total)
+}
+
+// fromBits converts the 32 bits of a total read back from the device to T.
+func fromBits[T Value](b uint32) T {
+	var z T
+	switch any(z).(type) {
+	case float32:
+		return any(math.Float32frombits(b)).(T)
+	}
+	return T(b)
 }
 
 func scanVariant[T Value](ex exec.Executor, sc *Scanner, variant string, dst, src *exec.Buf[T], inclusive bool) error {

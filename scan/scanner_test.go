@@ -134,3 +134,51 @@ func TestReleaseCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// checkTotals tests ExclusiveTotal and ExclusiveTotalTo against the
+// reference sum.
+func checkTotals[T Value](t *testing.T, ex exec.Executor) {
+	sc, err := NewScanner(ex, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Free()
+	for _, n := range []int{0, 1, 33, 4096, 4097, 100003} {
+		src := randomValues[T](n, uint64(n)+17)
+		var want T
+		for _, v := range src {
+			want += v
+		}
+		_, in := upload(t, ex, src)
+		ow, out := upload(t, ex, make([]T, n))
+		got, err := ExclusiveTotal(ex, out, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("%s ExclusiveTotal n=%d: total %v, want %v", typeName[T](), n, got, want)
+		}
+		equalExact(t, "ExclusiveTotal", download(t, "ExclusiveTotal", ow), refExclusive(src))
+		tw, tot := upload(t, ex, []T{guardValue[T]()})
+		if err := ExclusiveTotalTo(sc, out, in, tot); err != nil {
+			t.Fatal(err)
+		}
+		if g := download(t, "total", tw)[0]; g != want {
+			t.Fatalf("%s ExclusiveTotalTo n=%d: total %v, want %v", typeName[T](), n, g, want)
+		}
+		equalExact(t, "ExclusiveTotalTo", download(t, "ExclusiveTotalTo", ow), refExclusive(src))
+	}
+}
+
+func TestTotalsCPU(t *testing.T) {
+	checkTotals[uint32](t, goEx)
+	checkTotals[int32](t, goEx)
+	checkTotals[float32](t, goEx)
+}
+
+func TestGPUTotals(t *testing.T) {
+	ex := gpuOrSkip(t)
+	checkTotals[uint32](t, ex)
+	checkTotals[int32](t, ex)
+	checkTotals[float32](t, ex)
+}

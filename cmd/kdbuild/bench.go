@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/reduce"
+	"github.com/kdbuild/kdbuild/scan"
 )
 
 // benchOps are the benchmarks of kdbuild bench, in the order of the help.
@@ -133,7 +135,7 @@ func runBench(e *env, args []string) int {
 
 	// The copy bandwidth first, in the same run: the physical reference every
 	// percentage below is quoted against.
-	copyRows, err := copyBandwidth(ex, sizes, f.runs)
+	copyRows, err := exec.CopyBandwidth(ex, sizes, f.runs)
 	if err != nil {
 		return fail(e, asJSON, "", err)
 	}
@@ -184,10 +186,11 @@ func benchThesis(e *env, ex exec.Executor, pos []string, out *benchJSON, asJSON,
 	if err != nil {
 		return fail(e, asJSON, arg, err)
 	}
-	text, err := thesisTable(ex, l.scene, out.Runs)
+	rows, err := reduce.ThesisTable(ex, l.scene, out.Runs)
 	if err != nil {
 		return fail(e, asJSON, arg, err)
 	}
+	text := reduce.FormatThesisTable(rows)
 	out.Thesis = text
 	if asJSON {
 		if err := writeJSON(e.stdout, out); err != nil {
@@ -203,6 +206,15 @@ func benchThesis(e *env, ex exec.Executor, pos []string, out *benchJSON, asJSON,
 		fmt.Fprintln(e.stdout)
 	}
 	return exitOK
+}
+
+// benchPrimitive runs the benchmark of one primitive family over sizes,
+// quoting copyGBps: reduce in package reduce, the others in package scan.
+func benchPrimitive(ex exec.Executor, op string, sizes []int, runs int, copyGBps float64) ([]exec.BenchRow, error) {
+	if op == "reduce" {
+		return reduce.Bench(ex, sizes, runs, copyGBps)
+	}
+	return scan.Bench(ex, op, sizes, runs, copyGBps)
 }
 
 // referenceCopy picks the copy bandwidth that percentages are quoted

@@ -36,15 +36,11 @@ func loadScene(e *env, arg string, quiet bool) (*loaded, error) {
 	t0 := time.Now()
 	switch {
 	case arg == "":
-		s, err := defaultScene()
-		if err != nil {
-			return nil, err
-		}
-		return &loaded{scene: s, ms: msSince(t0)}, nil
+		return &loaded{scene: scenes.Default(), ms: msSince(t0)}, nil
 	case strings.HasPrefix(arg, procPrefix):
-		s, err := proceduralScene(strings.TrimPrefix(arg, procPrefix))
+		s, err := scenes.Procedural(strings.TrimPrefix(arg, procPrefix))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", arg, err)
+			return nil, err // the error names the spec
 		}
 		return &loaded{scene: s, file: arg, ms: msSince(t0)}, nil
 	}

@@ -26,15 +26,6 @@ func kdbuild(t *testing.T, args ...string) result {
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }
 
-// skipIfMissing skips when the library part behind a command is not in this
-// build yet (the tool then says so and exits 1).
-func skipIfMissing(t *testing.T, r result) {
-	t.Helper()
-	if r.code == exitError && strings.Contains(r.stderr+r.stdout, errNotAvailable.Error()) {
-		t.Skipf("library part missing: %s", strings.TrimSpace(r.stderr))
-	}
-}
-
 // writeFile writes content to name in a fresh temporary folder.
 func writeFile(t *testing.T, name, content string) string {
 	t.Helper()
@@ -278,7 +269,6 @@ func TestMissingFile(t *testing.T) {
 
 func TestDefaultSceneBuilds(t *testing.T) {
 	r := kdbuild(t, "--json", "--device", "cpu")
-	skipIfMissing(t, r)
 	require.Equal(t, exitOK, r.code, "stderr: %s", r.stderr)
 	m := decode(t, r.stdout)
 	checkKeys(t, m, loadKeys)
@@ -300,7 +290,6 @@ const smallScene = "proc:icosphere:3"
 
 func TestTextReport(t *testing.T) {
 	r := kdbuild(t, "--device", "cpu", "-q", smallScene)
-	skipIfMissing(t, r)
 	require.Equal(t, exitOK, r.code, "stderr: %s", r.stderr)
 	assert.Empty(t, r.stderr, "-q keeps stderr quiet")
 	for _, want := range []string{"scene       " + smallScene + " (procedural)", "triangles   1,280", "device      cpu", "build", "nodes", "SAH cost", "peak memory"} {
@@ -310,7 +299,6 @@ func TestTextReport(t *testing.T) {
 
 func TestBenchBuilds(t *testing.T) {
 	r := kdbuild(t, "--json", "--device", "cpu", "--bench", "3", "--bins", "16", "--max-depth", "5", smallScene)
-	skipIfMissing(t, r)
 	require.Equal(t, exitOK, r.code, "stderr: %s", r.stderr)
 	m := decode(t, r.stdout)
 	runs, _ := lookup(m, "build.runs")
@@ -322,14 +310,15 @@ func TestBenchBuilds(t *testing.T) {
 func TestAutoDeviceSaysWhyOnce(t *testing.T) {
 	t.Setenv("KDBUILD_DEVICE", "")
 	r := kdbuild(t, smallScene)
-	skipIfMissing(t, r)
 	require.Equal(t, exitOK, r.code, "stderr: %s", r.stderr)
 	if strings.Contains(r.stdout, "device      cpu") {
 		assert.Equal(t, 1, strings.Count(r.stderr, "no usable GPU"), "stderr: %s", r.stderr)
 	}
-	r = kdbuild(t, "--json", smallScene)
-	require.Equal(t, exitOK, r.code)
-	assert.Empty(t, r.stderr, "--json keeps stderr quiet")
+	for _, quiet := range []string{"--json", "-q"} {
+		r = kdbuild(t, quiet, smallScene)
+		require.Equal(t, exitOK, r.code)
+		assert.Empty(t, r.stderr, "%s keeps stderr quiet", quiet)
+	}
 }
 
 func TestGPUWithoutDeviceIsAnError(t *testing.T) {
@@ -380,7 +369,6 @@ func TestBunnyTriangles(t *testing.T) {
 
 func TestProceduralSceneArgument(t *testing.T) {
 	r := kdbuild(t, "proc:", "--no-build", "--json")
-	skipIfMissing(t, r)
 	// An empty spec is either a documented default or a clear error; never a
 	// crash, and always file-named in --json.
 	if r.code == exitOK {
@@ -389,6 +377,11 @@ func TestProceduralSceneArgument(t *testing.T) {
 		assert.Equal(t, "proc:", f)
 	} else {
 		assert.Equal(t, exitError, r.code)
-		assert.Contains(t, decode(t, r.stdout)["error"], "proc:")
+		m := decode(t, r.stdout)
+		assert.Equal(t, "proc:", m["file"])
+		assert.NotEmpty(t, m["error"])
 	}
+	r = kdbuild(t, "proc:no-such-generator", "--no-build")
+	assert.Equal(t, exitError, r.code)
+	assert.Contains(t, r.stderr, "no-such-generator")
 }

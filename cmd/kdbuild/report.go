@@ -137,6 +137,9 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// maxTextWarnings is how many warnings the text report lists.
+const maxTextWarnings = 10
+
 // writeText prints the report for people.
 func writeText(w io.Writer, r *report, deviceNote string) {
 	s := r.Scene
@@ -158,7 +161,11 @@ func writeText(w io.Writer, r *report, deviceNote string) {
 	} else {
 		fmt.Fprintf(w, "load        %.1f ms (generated)\n", r.Load.Ms)
 	}
-	for _, warn := range r.Warnings {
+	for i, warn := range r.Warnings {
+		if i == maxTextWarnings {
+			fmt.Fprintf(w, "warning     ... and %s more (--json lists them all)\n", commas(len(r.Warnings)-i))
+			break
+		}
 		fmt.Fprintf(w, "warning     %s\n", warn)
 	}
 	if r.Build == nil {

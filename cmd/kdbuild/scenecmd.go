@@ -82,7 +82,7 @@ func runScene(e *env, args []string) int {
 		return output(e, f.json, r, "")
 	}
 
-	ex, why, err := openExecutor(e, mode, quiet)
+	ex, note, err := openExecutor(e, mode, quiet)
 	if err != nil {
 		return fail(e, f.json, arg, err)
 	}
@@ -94,12 +94,12 @@ func runScene(e *env, args []string) int {
 	if err != nil {
 		return fail(e, f.json, arg, fmt.Errorf("%s: build: %w", sceneLabel(l), err))
 	}
-	return output(e, f.json, newReport(l, executorName(ex), b), why)
+	return output(e, f.json, newReport(l, executorName(ex), b), note)
 }
 
 // openExecutor opens the executor for mode. With auto and no usable GPU it
-// says once on stderr why the Go executor runs (unless quiet) and returns
-// that reason as a short note for the text report.
+// says once on stderr why the Go executor runs (unless quiet). The note
+// describes the Go executor for the text report ("" on a GPU).
 func openExecutor(e *env, mode string, quiet bool) (exec.Executor, string, error) {
 	ex, fallback, err := exec.Open(mode)
 	if err != nil {

@@ -212,7 +212,7 @@ func TestDevicesAndInfo(t *testing.T) {
 		t.Errorf("DriverVersion() = %d, %v", v, err)
 	}
 	free, total, err := c.MemInfo()
-	if err != nil || free == 0 || free > total || total != info.TotalMem {
+	if err != nil || free == 0 || free > total || total > info.TotalMem {
 		t.Errorf("MemInfo() = %d, %d, %v (TotalMem %d)", free, total, err, info.TotalMem)
 	}
 }

@@ -331,7 +331,7 @@ func eventElapsed(ctx cContext, a, b cEvent) (float32, Result) {
 // argSlots is a block of C memory holding the launch argument values.
 type argSlots = [maxArgs]uint64
 
-func newArgSlots() *argSlots { return (*argSlots)(C.calloc(maxArgs, 8)) }
+func newArgSlots() *argSlots   { return (*argSlots)(C.calloc(maxArgs, 8)) }
 func freeArgSlots(a *argSlots) { C.free(unsafe.Pointer(a)) }
 
 // launchKernel passes the first n argument slots (in C memory) to

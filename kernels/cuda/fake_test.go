@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,7 @@ const fakeChildEnv = "KDBUILD_FAKE_CUDA_CHILD"
 // driver binding (symbols, contexts, argument marshalling, copies, errors)
 // is exercised on machines without a GPU. It needs gcc.
 func TestFakeDriver(t *testing.T) {
-	out := runWithFakeDriver(t, "testdata/fakecuda.c",
+	out := runWithFakeDriver(t, "testdata/fakecuda.c", nil,
 		"^(TestLaunchMixedArgs|TestLaunchErrors|TestDebugTimes|TestPeakBytes|TestEvents|TestDevicesAndInfo|TestHostAlloc|TestClosedContext)$")
 	for _, name := range []string{"TestLaunchMixedArgs", "TestLaunchErrors", "TestClosedContext", "TestDevicesAndInfo"} {
 		if !strings.Contains(out, "--- PASS: "+name) {
@@ -25,9 +26,31 @@ func TestFakeDriver(t *testing.T) {
 	}
 }
 
-// runWithFakeDriver builds the fake driver from src, runs this test binary
-// again with it first on the library path, and returns the verbose output.
-func runWithFakeDriver(t *testing.T, src, run string, extra ...string) string {
+// TestFakeDriverMissingSymbol loads a fake driver that lacks
+// cuMemsetD32_v2: Open must fail with ErrNoDriver naming the symbol.
+func TestFakeDriverMissingSymbol(t *testing.T) {
+	out := runWithFakeDriver(t, "testdata/fakecuda.c", []string{"-DFAKE_OMIT_MEMSET32"}, "^TestMissingSymbolChild$")
+	if !strings.Contains(out, "--- PASS: TestMissingSymbolChild") {
+		t.Errorf("child did not pass:\n%s", out)
+	}
+}
+
+// TestMissingSymbolChild is the child of TestFakeDriverMissingSymbol.
+func TestMissingSymbolChild(t *testing.T) {
+	if os.Getenv(fakeChildEnv) == "" {
+		t.Skip("runs as the child of TestFakeDriverMissingSymbol")
+	}
+	_, err := Open(0)
+	if !errors.Is(err, ErrNoDriver) || !strings.Contains(err.Error(), "dlsym cuMemsetD32_v2") {
+		t.Fatalf("Open with a driver lacking cuMemsetD32_v2: %v", err)
+	}
+	t.Log(err)
+}
+
+// runWithFakeDriver builds the fake driver from src (with cflags), runs
+// this test binary again with it first on the library path, and returns the
+// verbose output.
+func runWithFakeDriver(t *testing.T, src string, cflags []string, run string, extra ...string) string {
 	t.Helper()
 	if os.Getenv(fakeChildEnv) != "" {
 		t.Skip("already running against the fake driver")
@@ -46,7 +69,8 @@ func runWithFakeDriver(t *testing.T, src, run string, extra ...string) string {
 		t.Skipf("fake driver source: %v", err)
 	}
 	dir := t.TempDir()
-	if b, err := exec.Command(cc, "-shared", "-fPIC", "-O1", "-o", filepath.Join(dir, "libcuda.so.1"), src).CombinedOutput(); err != nil {
+	ccArgs := append([]string{"-shared", "-fPIC", "-O1", "-o", filepath.Join(dir, "libcuda.so.1"), src}, cflags...)
+	if b, err := exec.Command(cc, ccArgs...).CombinedOutput(); err != nil {
 		t.Fatalf("building the fake driver: %v\n%s", err, b)
 	}
 	args := append([]string{"-test.run", run, "-test.v", "-test.count=1"}, extra...)

@@ -18,15 +18,16 @@ const fakeChildEnv = "KDBUILD_FAKE_CUDA_CHILD"
 // libcuda.so.1, so that the executor paths are exercised on machines
 // without a GPU. It needs gcc.
 func TestFakeDriver(t *testing.T) {
-	out := runWithFakeDriver(t, "../cuda/testdata/fakecuda.c", "^TestGPU", "-test.short")
+	out := runWithFakeDriver(t, "../cuda/testdata/fakecuda.c", nil, "^TestGPU", "-test.short")
 	if n := strings.Count(out, "--- PASS: TestGPU"); n < 10 {
 		t.Errorf("only %d GPU tests passed against the fake driver:\n%s", n, out)
 	}
 }
 
-// runWithFakeDriver builds the fake driver from src, runs this test binary
-// again with it first on the library path, and returns the verbose output.
-func runWithFakeDriver(t *testing.T, src, run string, extra ...string) string {
+// runWithFakeDriver builds the fake driver from src (with cflags), runs
+// this test binary again with it first on the library path, and returns the
+// verbose output.
+func runWithFakeDriver(t *testing.T, src string, cflags []string, run string, extra ...string) string {
 	t.Helper()
 	if os.Getenv(fakeChildEnv) != "" {
 		t.Skip("already running against the fake driver")
@@ -45,7 +46,8 @@ func runWithFakeDriver(t *testing.T, src, run string, extra ...string) string {
 		t.Skipf("fake driver source: %v", err)
 	}
 	dir := t.TempDir()
-	if b, err := exec.Command(cc, "-shared", "-fPIC", "-O1", "-o", filepath.Join(dir, "libcuda.so.1"), src).CombinedOutput(); err != nil {
+	ccArgs := append([]string{"-shared", "-fPIC", "-O1", "-o", filepath.Join(dir, "libcuda.so.1"), src}, cflags...)
+	if b, err := exec.Command(cc, ccArgs...).CombinedOutput(); err != nil {
 		t.Fatalf("building the fake driver: %v\n%s", err, b)
 	}
 	args := append([]string{"-test.run", run, "-test.v", "-test.count=1"}, extra...)

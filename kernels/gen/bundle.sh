@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bundle.sh (make gpu-bundle): builds, into $BUNDLE, a folder that a GPU
 # machine without Go can run: one test binary per package that has tests,
-# kdbuild itself, the kernel sources (for the image staleness test), the
+# kdbuild itself (binaries gzipped), the kernel sources (for the image staleness test), the
 # scenes named in $SCENES (copied from ../shared/scenes) and run-gpu.sh.
 # Run from the module root. A package whose test binary does not build is
 # reported and the others are still built; the exit status is then 1.
@@ -49,7 +49,11 @@ done
 [ -f ../shared/scenes/conference-copyright.txt ] && cp ../shared/scenes/conference-copyright.txt "$BUNDLE/scenes/" && chmod u+w "$BUNDLE/scenes/conference-copyright.txt"
 cp kernels/gen/run-gpu.sh "$BUNDLE/run-gpu.sh"
 chmod +x "$BUNDLE/run-gpu.sh"
-echo "gpu-bundle: $(wc -l < "$BUNDLE/packages.txt") test binaries, $(du -sh "$BUNDLE" | cut -f1) in $BUNDLE/"
+# The binaries travel gzipped (about a third of the size); run-gpu.sh
+# unpacks them on first use.
+raw=$(du -sh "$BUNDLE" | cut -f1)
+gzip -9 "$BUNDLE"/*.test "$BUNDLE/kdbuild" 2>/dev/null
+echo "gpu-bundle: $(wc -l < "$BUNDLE/packages.txt") test binaries, $(du -sh "$BUNDLE" | cut -f1) in $BUNDLE/ ($raw unpacked)"
 if [ ${#failed[@]} -gt 0 ]; then
 	echo "gpu-bundle: failed: ${failed[*]}" >&2
 	exit 1

@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # run-gpu.sh: runs every test binary of this bundle (made by make gpu-bundle)
-# and prints PASS, FAIL or SKIP-ONLY per package. Each binary runs in
+# and prints per package PASS or FAIL with the number of tests passed and
+# skipped (a GPU test skips when no GPU works). Each binary runs in
 # work/<package>/, so paths relative to the package folder work, and
 # work/../shared/scenes points at the bundled scenes. Arguments are passed
-# to every binary (e.g. -test.run GPU, -test.v, -test.bench Copy).
+# to every binary (default -test.v, whose output goes to the log only, so
+# that skips can be counted; e.g. -test.run GPU, -test.bench Copy).
 # Logs: logs/<package>.log. Exit status 1 when any package fails.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$here/logs" "$here/shared"
+# make gpu-bundle ships the binaries gzipped; unpack them once.
+for z in "$here"/*.test.gz "$here"/kdbuild.gz; do
+	[ -e "$z" ] && gzip -df "$z" && chmod +x "${z%.gz}"
+done
 [ -e "$here/shared/scenes" ] || ln -s ../scenes "$here/shared/scenes"
 args=("$@")
-[ ${#args[@]} -eq 0 ] && args=(-test.v=false)
+[ ${#args[@]} -eq 0 ] && args=(-test.v)
 has_timeout=0
 for a in "${args[@]}"; do case "$a" in -test.timeout*) has_timeout=1 ;; esac; done
 [ $has_timeout -eq 0 ] && args+=(-test.timeout=9m)
@@ -21,15 +27,17 @@ while read -r name rel; do
 	dir="$here/work/$rel"
 	mkdir -p "$dir"
 	log="$here/logs/$name.log"
-	start=$(date +%s.%N)
+	start=$(date +%s%N)
 	(cd "$dir" && "$here/$name.test" "${args[@]}") > "$log" 2>&1
 	rc=$?
-	secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
+	ms=$((($(date +%s%N) - start) / 1000000))
+	npass=$(grep -c -- '--- PASS' "$log")
+	nskip=$(grep -c -- '--- SKIP' "$log")
 	if [ $rc -eq 0 ]; then
-		printf 'PASS  %-16s %6.1fs\n' "$rel" "$secs" 2>/dev/null || echo "PASS  $rel"
+		printf 'PASS  %-16s %4d.%01ds  %3d passed, %3d skipped\n' "$rel" $((ms / 1000)) $((ms % 1000 / 100)) "$npass" "$nskip"
 	else
 		fails=$((fails + 1))
-		printf 'FAIL  %-16s %6.1fs (exit %d)\n' "$rel" "$secs" "$rc" 2>/dev/null || echo "FAIL  $rel"
+		printf 'FAIL  %-16s %4d.%01ds  exit %d\n' "$rel" $((ms / 1000)) $((ms % 1000 / 100)) "$rc"
 		grep -E -- '--- FAIL|panic|^\s+\S+_test\.go:[0-9]+' "$log" | head -40 | sed 's/^/      /'
 	fi
 done < "$here/packages.txt"

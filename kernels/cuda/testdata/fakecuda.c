@@ -137,10 +137,12 @@ CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) { memmove((void
 CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { memmove(d, (void *)s, n); return 0; }
 CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { memmove((void *)d, (void *)s, n); return 0; }
 CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { memset((void *)d, v, n); return 0; }
+#ifndef FAKE_OMIT_MEMSET32 // built with -DFAKE_OMIT_MEMSET32 to test a missing symbol
 CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned v, size_t n) {
 	for (size_t i = 0; i < n; i++) ((unsigned *)d)[i] = v;
 	return 0;
 }
+#endif
 CUresult cuEventCreate(void **e, unsigned f) { *e = calloc(1, sizeof(double)); return 0; }
 CUresult cuEventRecord(void *e, void *s) {
 	struct timespec t;

@@ -1,0 +1,84 @@
+package kdtree
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/scenes"
+)
+
+// btEqualTrees requires two trees to be equal node for node and reference
+// for reference, naming the first difference.
+func btEqualTrees(t *testing.T, name string, want, got *Tree) {
+	t.Helper()
+	require.Equal(t, want.Bounds, got.Bounds, "%s: root box", name)
+	require.Equal(t, len(want.Nodes), len(got.Nodes), "%s: node count", name)
+	for i := range want.Nodes {
+		if want.Nodes[i] != got.Nodes[i] {
+			t.Fatalf("%s: node %d: Go %v, GPU %v", name, i, want.Nodes[i], got.Nodes[i])
+		}
+	}
+	require.True(t, slices.Equal(want.Refs, got.Refs), "%s: references differ", name)
+	ws, gs := want.Stats(), got.Stats()
+	require.Equal(t, ws.DroppedTriangles, gs.DroppedTriangles)
+	require.Equal(t, ws.SAHCost, gs.SAHCost)
+}
+
+// The CUDA executor builds the Go executor's tree, on the procedural
+// scenes (edge sizes and hard cases) and every shared scene.
+func TestBuildGPUEqualsGo(t *testing.T) {
+	ex, why := exec.TestGPU()
+	if ex == nil {
+		t.Skip(why)
+	}
+	var list []*scenes.Scene
+	list = append(list, btProcedural()...)
+	for _, sc := range btShared {
+		list = append(list, btSharedScene(t, sc.file))
+	}
+	defer func() { cudaSmallOnDevice = true }()
+	for _, s := range list {
+		for _, o := range []Options{{}, {Bins: 7, SmallNode: 16}, {EmptyBonus: 0.8, MaxDepth: 12}} {
+			goOpt, gpuOpt := o, o
+			goOpt.Executor, gpuOpt.Executor = exec.Go(0), ex
+			want, err := Build(context.Background(), s, goOpt)
+			require.NoError(t, err)
+			// The large phase alone on the device (small phase in Go), then
+			// both phases on the device.
+			cudaSmallOnDevice = false
+			got, err := Build(context.Background(), s, gpuOpt)
+			require.NoError(t, err, s.Name)
+			btEqualTrees(t, s.Name+" (large phase on the GPU)", want, got)
+			cudaSmallOnDevice = true
+			got, err = Build(context.Background(), s, gpuOpt)
+			require.NoError(t, err, s.Name)
+			btEqualTrees(t, s.Name, want, got)
+			require.NoError(t, got.Validate(), s.Name)
+			st := got.Stats()
+			require.Equal(t, ex.Name(), st.Device)
+			require.Positive(t, st.DevicePeakBytes)
+			t.Logf("%s %+v: SAH %.2f, %d nodes, GPU build %.1f ms, device peak %d B (%.0f B/tri), phases %v",
+				s.Name, o, st.SAHCost, st.Nodes, st.BuildMs, st.DevicePeakBytes,
+				float64(st.DevicePeakBytes)/float64(max(1, len(s.Tris))), st.Phases)
+		}
+	}
+}
+
+// Building on the GPU reports progress once per level like the Go build.
+func TestBuildGPUProgress(t *testing.T) {
+	ex, why := exec.TestGPU()
+	if ex == nil {
+		t.Skip(why)
+	}
+	s := scenes.Soup(5000, 4)
+	var goLevels, gpuLevels [][2]int
+	_, err := Build(context.Background(), s, Options{Progress: func(l, a int) { goLevels = append(goLevels, [2]int{l, a}) }})
+	require.NoError(t, err)
+	_, err = Build(context.Background(), s, Options{Executor: ex, Progress: func(l, a int) { gpuLevels = append(gpuLevels, [2]int{l, a}) }})
+	require.NoError(t, err)
+	require.Equal(t, goLevels, gpuLevels)
+}

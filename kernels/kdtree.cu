@@ -1,0 +1,672 @@
+// kdtree.cu: the data-parallel steps of the kd-tree builder's large-node
+// phase (kdtree/level.go is the Go reference; kdtree/build_cuda.go launches
+// these). Every floating-point step repeats the Go code operation for
+// operation (kernels are compiled with --fmad=false, so no product is fused
+// into an FMA), and every reduction is either exact (min/max through
+// order-preserving keys) or over integers, so that the tree equals the Go
+// executor's node for node.
+//
+// Layouts: a box is 6 floats lo.x lo.y lo.z hi.x hi.y hi.z; triangle t's
+// vertices are tv[9t .. 9t+8] (x y z of each vertex). A level's nodes are
+// segments of its reference list: node s holds references
+// offsets[s] .. offsets[s+1]-1.
+
+namespace kd_tree {
+
+// The tree node shared with Go (kdtree.Node): 8 bytes.
+struct Node {
+	unsigned int w0, w1;
+};
+static_assert(sizeof(Node) == 8, "kd-tree node must be 8 bytes");
+
+// Node fates (kdtree/level.go) and the pending state of a node waiting for
+// the binned SAH.
+enum { kSplit = 0, kLeaf = 1, kSmall = 2, kPending = 3 };
+
+// Flags of a reference (split.Left, split.Right, flagClipped).
+enum { kLeft = 1, kRight = 2, kClipped = 4 };
+
+constexpr float kEmptyCutoff = 0.25f;
+constexpr int kMaxPoly = 10;
+
+// Minimum and maximum picking the first argument on ties (Go min32 etc.).
+__device__ __forceinline__ float min32(float a, float b) { return b < a ? b : a; }
+__device__ __forceinline__ float max32(float a, float b) { return b > a ? b : a; }
+__device__ __forceinline__ double min64(double a, double b) { return b < a ? b : a; }
+__device__ __forceinline__ double max64(double a, double b) { return b > a ? b : a; }
+
+// Order-preserving key of a float (not NaN); -0 and +0 share +0's key.
+__device__ __forceinline__ unsigned int key_of(float f) {
+	if (f == 0.0f) f = 0.0f;
+	unsigned int b = __float_as_uint(f);
+	return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+}
+
+__device__ __forceinline__ float float_of(unsigned int k) {
+	unsigned int b = (k & 0x80000000u) ? (k & 0x7FFFFFFFu) : ~k;
+	return __uint_as_float(b);
+}
+
+// The node of reference r: the last s with offsets[s] <= r.
+__device__ __forceinline__ unsigned int node_of(const unsigned int *offsets, unsigned int nodes, unsigned int r) {
+	unsigned int lo = 0, hi = nodes;
+	while (hi - lo > 1) {
+		unsigned int mid = lo + (hi - lo) / 2;
+		if (offsets[mid] <= r) lo = mid; else hi = mid;
+	}
+	return lo;
+}
+
+// aabb.area64 in kdtree/clip.go.
+__device__ __forceinline__ double area64(const float *b) {
+	double dx = (double)b[3] - (double)b[0];
+	double dy = (double)b[4] - (double)b[1];
+	double dz = (double)b[5] - (double)b[2];
+	return 2.0 * ((dx * dy) + (dy * dz) + (dz * dx));
+}
+
+// sahParams.splitCost in kdtree/bins.go.
+__device__ __forceinline__ double split_cost(double ct, double ci, double keep, double aN, double aL, double aR,
+                                             unsigned int nL, unsigned int nR) {
+	double c = (aL * (double)nL) + (aR * (double)nR);
+	c = c / aN;
+	if (nL == 0 || nR == 0) c = c * keep;
+	return ct + ci * c;
+}
+
+// childAreas in kdtree/bins.go.
+__device__ __forceinline__ void child_areas(const float *box, int a, float pos, double &aL, double &aR) {
+	int u = (a + 1) % 3, v = (a + 2) % 3;
+	double du = (double)box[3 + u] - (double)box[u];
+	double dv = (double)box[3 + v] - (double)box[v];
+	double cross = du * dv;
+	double perim = du + dv;
+	double tL = (double)pos - (double)box[a];
+	double tR = (double)box[3 + a] - (double)pos;
+	aL = 2.0 * (cross + perim * tL);
+	aR = 2.0 * (cross + perim * tR);
+}
+
+// choice.better in kdtree/bins.go: order by (cost, axis, pos, idx).
+__device__ __forceinline__ bool better(double cost, int axis, float pos, int idx, double bc, int ba, float bp, int bi) {
+	if (cost != bc) return cost < bc;
+	if (axis != ba) return axis < ba;
+	if (pos != bp) return pos < bp;
+	return idx < bi;
+}
+
+// binGeom in kdtree/bins.go.
+__device__ __forceinline__ int bin_of(float x, float lo, float w, int nb) {
+	float f = (x - lo) / w;
+	if (!(f > 0.0f)) return 0;
+	if (f >= (float)nb) return nb - 1;
+	return (int)f;
+}
+
+// roundDown / roundUp in kdtree/clip.go.
+__device__ __forceinline__ float round_down(double x) {
+	float f = __double2float_rn(x);
+	if ((double)f > x) f = nextafterf(f, -INFINITY);
+	return f;
+}
+
+__device__ __forceinline__ float round_up(double x) {
+	float f = __double2float_rn(x);
+	if ((double)f < x) f = nextafterf(f, INFINITY);
+	return f;
+}
+
+struct Poly {
+	int n;
+	double v[kMaxPoly][3];
+};
+
+// poly.clip in kdtree/clip.go.
+__device__ void clip_poly(const Poly &p, int a, double v, bool above, Poly &out) {
+	out.n = 0;
+	for (int i = 0; i < p.n; i++) {
+		const double *c = p.v[i];
+		const double *d = p.v[(i + 1) % p.n];
+		bool cin, din;
+		if (above) {
+			cin = c[a] >= v;
+			din = d[a] >= v;
+		} else {
+			cin = c[a] <= v;
+			din = d[a] <= v;
+		}
+		if (cin) {
+			out.v[out.n][0] = c[0];
+			out.v[out.n][1] = c[1];
+			out.v[out.n][2] = c[2];
+			out.n++;
+		}
+		if (cin != din) {
+			double s = (v - c[a]) / (d[a] - c[a]);
+			double *w = out.v[out.n];
+			for (int k = 0; k < 3; k++) w[k] = c[k] + s * (d[k] - c[k]);
+			w[a] = v;
+			out.n++;
+		}
+	}
+}
+
+// clipToBox in kdtree/clip.go.
+__device__ bool clip_to_box(const float *tv, const float *box, Poly &p) {
+	Poly tmp;
+	p.n = 3;
+	for (int i = 0; i < 3; i++)
+		for (int a = 0; a < 3; a++) p.v[i][a] = (double)tv[3 * i + a];
+	for (int a = 0; a < 3; a++) {
+		tmp = p;
+		clip_poly(tmp, a, (double)box[a], true, p);
+		if (p.n == 0) return false;
+		tmp = p;
+		clip_poly(tmp, a, (double)box[3 + a], false, p);
+		if (p.n == 0) return false;
+	}
+	return true;
+}
+
+// boxOfPoly in kdtree/clip.go: out = rounded bounds ∩ box ∩ cur.
+__device__ bool box_of_poly(const Poly &p, const float *box, const float *cur, float *out) {
+	double lo[3], hi[3];
+	for (int a = 0; a < 3; a++) lo[a] = hi[a] = p.v[0][a];
+	for (int i = 1; i < p.n; i++)
+		for (int a = 0; a < 3; a++) {
+			lo[a] = min64(lo[a], p.v[i][a]);
+			hi[a] = max64(hi[a], p.v[i][a]);
+		}
+	for (int a = 0; a < 3; a++) {
+		out[a] = max32(max32(round_down(lo[a]), box[a]), cur[a]);
+		out[3 + a] = min32(min32(round_up(hi[a]), box[3 + a]), cur[3 + a]);
+		if (out[a] > out[3 + a]) return false;
+	}
+	return true;
+}
+
+} // namespace kd_tree
+
+using namespace kd_tree;
+
+// kdtree_bounds_init_u32: keys of every node's tight bounds set to the
+// identities (lo: max key, hi: min key). keys has 6 entries per node.
+extern "C" __global__ void kdtree_bounds_init_u32(unsigned int *keys, unsigned int nodes) {
+	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < 6 * nodes) keys[i] = (i % 6) < 3 ? 0xFFFFFFFFu : 0u;
+}
+
+// kdtree_bounds_u32: tight bounds of every node's reference boxes by atomic
+// min/max of order-preserving keys (exact, order independent).
+extern "C" __global__ void kdtree_bounds_u32(const float *box, const unsigned int *offsets, unsigned int nodes,
+                                             unsigned int n, unsigned int *keys) {
+	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
+	if (r >= n) return;
+	unsigned int s = node_of(offsets, nodes, r);
+	const float *b = box + 6 * (size_t)r;
+	for (int a = 0; a < 3; a++) {
+		atomicMin(&keys[6 * s + a], key_of(b[a]));
+		atomicMax(&keys[6 * s + 3 + a], key_of(b[3 + a]));
+	}
+}
+
+// kdtree_decide_f32: builder.decide up to the binned SAH, one thread per
+// node. info[4s..4s+3] = off, cnt, depth, unused. Writes dec[3s..3s+2] =
+// fate, axis, float bits of pos, and for pending nodes geo[9s..] = lo, hi,
+// w of each axis's bins.
+extern "C" __global__ void kdtree_decide_f32(const float *nbox, const unsigned int *info, unsigned int nodes,
+                                             const unsigned int *keys, int smallNode, int maxDepth, int bins,
+                                             unsigned int *dec, float *geo) {
+	unsigned int s = blockIdx.x * blockDim.x + threadIdx.x;
+	if (s >= nodes) return;
+	unsigned int cnt = info[4 * s + 1];
+	int depth = (int)info[4 * s + 2];
+	unsigned int *d = dec + 3 * s;
+	d[1] = 0;
+	d[2] = 0;
+	if ((int)cnt <= smallNode) {
+		d[0] = kSmall;
+		return;
+	}
+	if (depth >= maxDepth) {
+		d[0] = kLeaf;
+		return;
+	}
+	const float *box = nbox + 6 * (size_t)s;
+	float t[6];
+	for (int i = 0; i < 6; i++) {
+		t[i] = float_of(keys[6 * s + i]);
+		if (t[i] == 0.0f) t[i] = 0.0f;
+	}
+	float bestFrac = kEmptyCutoff, pos = 0.0f;
+	int axis = -1;
+	for (int a = 0; a < 3; a++) {
+		float ext = box[3 + a] - box[a];
+		if (!(ext > 0.0f)) continue;
+		float f = (t[a] - box[a]) / ext;
+		if (f > bestFrac && t[a] > box[a] && t[a] < box[3 + a]) {
+			bestFrac = f;
+			axis = a;
+			pos = t[a];
+		}
+		f = (box[3 + a] - t[3 + a]) / ext;
+		if (f > bestFrac && t[3 + a] > box[a] && t[3 + a] < box[3 + a]) {
+			bestFrac = f;
+			axis = a;
+			pos = t[3 + a];
+		}
+	}
+	if (axis >= 0) {
+		d[0] = kSplit;
+		d[1] = (unsigned int)axis;
+		d[2] = __float_as_uint(pos);
+		return;
+	}
+	d[0] = kPending;
+	for (int a = 0; a < 3; a++) {
+		geo[9 * s + 3 * a] = t[a];
+		geo[9 * s + 3 * a + 1] = t[3 + a];
+		geo[9 * s + 3 * a + 2] = (t[3 + a] - t[a]) / (float)bins;
+	}
+}
+
+// kdtree_bin_u32: the histograms of pending nodes: hist[(s*6 + 2a)*bins +
+// k] counts references whose box starts in bin k of axis a, hist[(s*6 +
+// 2a+1)*bins + k] those that end there (integer atomics: exact). hist must
+// be zero.
+extern "C" __global__ void kdtree_bin_u32(const float *box, const unsigned int *offsets, unsigned int nodes,
+                                          unsigned int n, const unsigned int *dec, const float *geo, int bins,
+                                          unsigned int *hist) {
+	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
+	if (r >= n) return;
+	unsigned int s = node_of(offsets, nodes, r);
+	if (dec[3 * s] != kPending) return;
+	const float *b = box + 6 * (size_t)r;
+	const float *g = geo + 9 * (size_t)s;
+	unsigned int *h = hist + (size_t)s * 6 * bins;
+	for (int a = 0; a < 3; a++) {
+		float lo = g[3 * a], w = g[3 * a + 2];
+		atomicAdd(&h[(2 * a) * bins + bin_of(b[a], lo, w, bins)], 1u);
+		atomicAdd(&h[(2 * a + 1) * bins + bin_of(b[3 + a], lo, w, bins)], 1u);
+	}
+}
+
+// kdtree_sah_f32: bestBinned and the leaf test for every pending node, one
+// thread per node, the candidates in Go's order.
+extern "C" __global__ void kdtree_sah_f32(const float *nbox, const unsigned int *info, unsigned int nodes,
+                                          const float *geo, const unsigned int *hist, int bins, double ct,
+                                          double ci, double keep, unsigned int *dec) {
+	unsigned int s = blockIdx.x * blockDim.x + threadIdx.x;
+	if (s >= nodes || dec[3 * s] != kPending) return;
+	const float *box = nbox + 6 * (size_t)s;
+	const float *g = geo + 9 * (size_t)s;
+	const unsigned int *h = hist + (size_t)s * 6 * bins;
+	unsigned int n = info[4 * s + 1];
+	double bc = INFINITY;
+	int ba = 3, bi = 0;
+	float bp = 0.0f;
+	double aN = area64(box);
+	for (int a = 0; a < 3; a++) {
+		float lo = g[3 * a], hi = g[3 * a + 1], w = g[3 * a + 2];
+		if (!(w > 0.0f)) continue;
+		unsigned int nL = 0, nR = n;
+		for (int k = 0; k <= bins; k++) {
+			if (k > 0) {
+				nL += h[(2 * a) * bins + k - 1];
+				nR -= h[(2 * a + 1) * bins + k - 1];
+			}
+			float pos = lo + (float)k * w;
+			if (k == bins) pos = hi;
+			if (!(pos > box[a] && pos < box[3 + a])) continue;
+			double aL, aR;
+			child_areas(box, a, pos, aL, aR);
+			double c = split_cost(ct, ci, keep, aN, aL, aR, nL, nR);
+			if (better(c, a, pos, k, bc, ba, bp, bi)) {
+				bc = c;
+				ba = a;
+				bp = pos;
+				bi = k;
+			}
+		}
+	}
+	unsigned int *d = dec + 3 * s;
+	if (ba > 2 || !(bc < ci * (double)n)) {
+		d[0] = kLeaf;
+		d[1] = 0;
+		d[2] = 0;
+		return;
+	}
+	d[0] = kSplit;
+	d[1] = (unsigned int)ba;
+	d[2] = __float_as_uint(bp);
+}
+
+// kdtree_classify_f32: the flags of every reference (classify and clipBoth
+// in kdtree/level.go); straddling references get their clipped child boxes
+// in clipL/clipR.
+extern "C" __global__ void kdtree_classify_f32(const float *box, const unsigned int *tri, const float *tv,
+                                               const float *nbox, const unsigned int *offsets, unsigned int nodes,
+                                               unsigned int n, const unsigned int *dec, unsigned int *flags,
+                                               float *clipL, float *clipR) {
+	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
+	if (r >= n) return;
+	unsigned int s = node_of(offsets, nodes, r);
+	const unsigned int *d = dec + 3 * s;
+	if (d[0] != kSplit) {
+		flags[r] = 0;
+		return;
+	}
+	int a = (int)d[1];
+	float pos = __uint_as_float(d[2]);
+	const float *b = box + 6 * (size_t)r;
+	unsigned int f = 0;
+	if (b[3 + a] > pos) f = kRight;
+	if (b[a] < pos || f == 0) f |= kLeft;
+	if (f == (kLeft | kRight)) {
+		const float *nb = nbox + 6 * (size_t)s;
+		float lb[6], rb[6], bl[6], br[6];
+		for (int i = 0; i < 6; i++) lb[i] = rb[i] = nb[i];
+		lb[3 + a] = pos;
+		rb[a] = pos;
+		bool okL = false, okR = false;
+		Poly p, q;
+		if (clip_to_box(tv + 9 * (size_t)tri[r], nb, p)) {
+			clip_poly(p, a, (double)pos, false, q);
+			if (q.n > 0) okL = box_of_poly(q, lb, b, bl);
+			clip_poly(p, a, (double)pos, true, q);
+			if (q.n > 0) okR = box_of_poly(q, rb, b, br);
+		}
+		if (!okL && !okR) {
+			for (int i = 0; i < 6; i++) bl[i] = br[i] = b[i];
+			bl[3 + a] = pos;
+			br[a] = pos;
+			okL = okR = true;
+		}
+		f = kClipped | (okL ? kLeft : 0) | (okR ? kRight : 0);
+		for (int i = 0; i < 6; i++) {
+			clipL[6 * (size_t)r + i] = bl[i];
+			clipR[6 * (size_t)r + i] = br[i];
+		}
+	}
+	flags[r] = f;
+}
+
+// kdtree_scatter_f32: every reference copy to its place in the next level
+// (split.Addresses gave dstL/dstR).
+extern "C" __global__ void kdtree_scatter_f32(const unsigned int *tri, const float *box, const unsigned int *flags,
+                                              const unsigned int *dstL, const unsigned int *dstR,
+                                              const float *clipL, const float *clipR, unsigned int n,
+                                              unsigned int *ntri, float *nboxOut) {
+	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
+	if (r >= n) return;
+	unsigned int f = flags[r];
+	if (f == 0) return;
+	unsigned int t = tri[r];
+	const float *bl = box + 6 * (size_t)r, *br = bl;
+	if (f & kClipped) {
+		bl = clipL + 6 * (size_t)r;
+		br = clipR + 6 * (size_t)r;
+	}
+	if (f & kLeft) {
+		unsigned int d = dstL[r];
+		ntri[d] = t;
+		for (int i = 0; i < 6; i++) nboxOut[6 * (size_t)d + i] = bl[i];
+	}
+	if (f & kRight) {
+		unsigned int d = dstR[r];
+		ntri[d] = t;
+		for (int i = 0; i < 6; i++) nboxOut[6 * (size_t)d + i] = br[i];
+	}
+}
+
+// kdtree_park_f32: the references of nodes that end here (leaves and small
+// roots) copied out: reference r of node s goes to park[parkOff[s] + r -
+// offsets[s]] when dec says leaf or small.
+extern "C" __global__ void kdtree_park_f32(const unsigned int *tri, const float *box, const unsigned int *offsets,
+                                           const unsigned int *parkOff, unsigned int nodes, unsigned int n,
+                                           const unsigned int *dec, unsigned int *ptri, float *pbox) {
+	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
+	if (r >= n) return;
+	unsigned int s = node_of(offsets, nodes, r);
+	unsigned int fate = dec[3 * s];
+	if (fate != kLeaf && fate != kSmall) return;
+	unsigned int d = parkOff[s] + (r - offsets[s]);
+	ptri[d] = tri[r];
+	for (int i = 0; i < 6; i++) pbox[6 * (size_t)d + i] = box[6 * (size_t)r + i];
+}
+
+// kdtree_boxes_f32: the box of every initial reference (kept triangle
+// kept[i]): triangle.bounds in kdtree/clip.go.
+extern "C" __global__ void kdtree_boxes_f32(const float *tv, const unsigned int *kept, unsigned int n, float *box) {
+	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n) return;
+	const float *v = tv + 9 * (size_t)kept[i];
+	for (int a = 0; a < 3; a++) {
+		box[6 * (size_t)i + a] = min32(min32(v[a], v[3 + a]), v[6 + a]);
+		box[6 * (size_t)i + 3 + a] = max32(max32(v[a], v[3 + a]), v[6 + a]);
+	}
+}
+
+namespace kd_tree {
+
+// reachesSides in kdtree/clip.go.
+__device__ void reaches_sides(const float *tv, const float *box, int a, float pos, bool &okL, bool &okR) {
+	okL = okR = false;
+	for (int i = 0; i < 3; i++) {
+		const float *v = tv + 3 * i;
+		if (v[0] >= box[0] && v[0] <= box[3] && v[1] >= box[1] && v[1] <= box[4] && v[2] >= box[2] && v[2] <= box[5]) {
+			okL = okL || v[a] <= pos;
+			okR = okR || v[a] >= pos;
+		}
+	}
+	if (okL && okR) return;
+	Poly p;
+	if (!clip_to_box(tv, box, p)) {
+		okL = okR = false;
+		return;
+	}
+	double lo = p.v[0][a], hi = p.v[0][a];
+	for (int i = 1; i < p.n; i++) {
+		lo = min64(lo, p.v[i][a]);
+		hi = max64(hi, p.v[i][a]);
+	}
+	okL = okL || lo <= (double)pos;
+	okR = okR || hi >= (double)pos;
+}
+
+constexpr int kStack = 66;
+
+} // namespace kd_tree
+
+// kdtree_small_f32: the small-node phase (smallBuilder in kdtree/small.go),
+// one warp (block of 32 threads) per small root, depth first inside the
+// root. Root i's references are ptri/pbox[rootOff[i] ..+rootCnt[i]] (at most
+// 64); its record is rec[3i..3i+2]. A record is (fate | axis<<8, split bits
+// or first leaf reference, above... below child record or leaf count):
+//   split: rec = {0 | axis<<8, float bits of pos, index of the below child
+//          (the above child is the next record)}
+//   leaf:  rec = {1, offset of its first reference in refs, count}
+// ctr[0] is the next free record (start: number of roots), ctr[1] the next
+// free leaf reference (start 0); ctr[2] is set to 1 when recCap or refCap
+// would overflow (the host then builds the small phase in Go). Records and
+// references land in an order that depends on scheduling; the tree they
+// describe does not.
+extern "C" __global__ void __launch_bounds__(32) kdtree_small_f32(
+    const unsigned int *ptri, const float *pbox, const float *tv, const unsigned int *rootOff,
+    const unsigned int *rootCnt, const float *rootBox, const unsigned int *rootDepth, unsigned int roots, int maxDepth,
+    double ct, double ci, double keep, unsigned int *rec, unsigned int recCap, unsigned int *refs,
+    unsigned int refCap, unsigned int *ctr) {
+	__shared__ float sbox[64][6];
+	__shared__ unsigned int stri[64];
+	__shared__ float cpos[3][128];
+	__shared__ unsigned long long clt[3][128], cgt[3][128];
+	__shared__ unsigned long long stS[kStack];
+	__shared__ float stB[kStack][6];
+	__shared__ int stD[kStack];
+	__shared__ unsigned int stR[kStack];
+	const unsigned int full = 0xFFFFFFFFu;
+	unsigned int root = blockIdx.x, lane = threadIdx.x;
+	if (root >= roots) return;
+	int m = (int)rootCnt[root];
+	unsigned int off = rootOff[root];
+	for (int r = lane; r < m; r += 32) {
+		stri[r] = ptri[off + r];
+		for (int i = 0; i < 6; i++) sbox[r][i] = pbox[6 * (size_t)(off + r) + i];
+	}
+	__syncwarp();
+	// Candidates: face k of axis a (2r lower, 2r+1 upper face of reference r)
+	// with lt = {q : lo[q] < pos} and gt = {q : hi[q] > pos}.
+	for (int a = 0; a < 3; a++) {
+		for (int k = lane; k < 2 * m; k += 32) {
+			float pos = (k & 1) ? sbox[k >> 1][3 + a] : sbox[k >> 1][a];
+			unsigned long long lt = 0, gt = 0;
+			for (int q = 0; q < m; q++) {
+				if (sbox[q][a] < pos) lt |= 1ull << q;
+				if (sbox[q][3 + a] > pos) gt |= 1ull << q;
+			}
+			cpos[a][k] = pos;
+			clt[a][k] = lt;
+			cgt[a][k] = gt;
+		}
+	}
+	int sp = 0;
+	if (lane == 0) {
+		stS[0] = m >= 64 ? ~0ull : ((1ull << m) - 1);
+		for (int i = 0; i < 6; i++) stB[0][i] = rootBox[6 * (size_t)root + i];
+		stD[0] = (int)rootDepth[root];
+		stR[0] = root;
+	}
+	sp = 1;
+	__syncwarp();
+	while (sp > 0) {
+		sp--;
+		unsigned long long S = stS[sp];
+		float box[6];
+		for (int i = 0; i < 6; i++) box[i] = stB[sp][i];
+		int depth = stD[sp];
+		unsigned int me = stR[sp];
+		__syncwarp();
+		unsigned int n = (unsigned int)__popcll(S);
+		// The best candidate (smallBuilder.best).
+		double bw = INFINITY;
+		int ba = 3, bk = 0;
+		float bp = 0.0f;
+		if (n > 0 && depth < maxDepth) {
+			for (int a = 0; a < 3; a++) {
+				int u = (a + 1) % 3, v = (a + 2) % 3;
+				double du = (double)box[3 + u] - (double)box[u];
+				double dv = (double)box[3 + v] - (double)box[v];
+				double cross = du * dv;
+				double perim = du + dv;
+				float lo = box[a], hi = box[3 + a];
+				double lo64 = (double)lo, hi64 = (double)hi;
+				for (int r = lane; r < m; r += 32) {
+					if (!((S >> r) & 1ull)) continue;
+					for (int k = 2 * r; k < 2 * r + 2; k++) {
+						float pos = cpos[a][k];
+						if (!(pos > lo && pos < hi)) continue;
+						int nL = __popcll(S & (clt[a][k] | ~cgt[a][k]));
+						int nR = __popcll(S & cgt[a][k]);
+						double pos64 = (double)pos;
+						double w = ((cross + perim * (pos64 - lo64)) * (double)nL) +
+						           ((cross + perim * (hi64 - pos64)) * (double)nR);
+						if (nL == 0 || nR == 0) w = w * keep;
+						if (better(w, a, pos, k, bw, ba, bp, bk)) {
+							bw = w;
+							ba = a;
+							bp = pos;
+							bk = k;
+						}
+					}
+				}
+			}
+			for (int o = 16; o > 0; o >>= 1) {
+				double ow = __shfl_down_sync(full, bw, o);
+				int oa = __shfl_down_sync(full, ba, o);
+				float op = __shfl_down_sync(full, bp, o);
+				int ok = __shfl_down_sync(full, bk, o);
+				if (better(ow, oa, op, ok, bw, ba, bp, bk)) {
+					bw = ow;
+					ba = oa;
+					bp = op;
+					bk = ok;
+				}
+			}
+			bw = __shfl_sync(full, bw, 0);
+			ba = __shfl_sync(full, ba, 0);
+			bp = __shfl_sync(full, bp, 0);
+			bk = __shfl_sync(full, bk, 0);
+		}
+		double cost = INFINITY;
+		if (ba <= 2) cost = ct + (ci * (2.0 * bw)) / area64(box);
+		if (ba > 2 || !(cost < ci * (double)n)) {
+			// A leaf of S's triangles, ascending.
+			unsigned int first = 0;
+			if (lane == 0) {
+				first = atomicAdd(&ctr[1], n);
+				if (first + n > refCap) {
+					ctr[2] = 1;
+				} else {
+					rec[3 * (size_t)me] = 1;
+					rec[3 * (size_t)me + 1] = first;
+					rec[3 * (size_t)me + 2] = n;
+				}
+			}
+			first = __shfl_sync(full, first, 0);
+			if (first + n > refCap) return;
+			for (int r = lane; r < m; r += 32) {
+				if ((S >> r) & 1ull) {
+					unsigned long long below = r == 0 ? 0ull : (S & ((1ull << r) - 1));
+					refs[first + __popcll(below)] = stri[r];
+				}
+			}
+			__syncwarp();
+			continue;
+		}
+		int a = ba;
+		float pos = bp;
+		unsigned long long SL = S & (clt[a][bk] | ~cgt[a][bk]), SR = S & cgt[a][bk];
+		unsigned long long X = SL & SR;
+		unsigned long long dropL = 0, dropR = 0;
+		for (int base = 0; base < m; base += 32) {
+			int r = base + (int)lane;
+			bool dl = false, dr = false;
+			if (r < m && ((X >> r) & 1ull)) {
+				bool okL, okR;
+				reaches_sides(tv + 9 * (size_t)stri[r], box, a, pos, okL, okR);
+				if (okL != okR) {
+					dl = !okL;
+					dr = !okR;
+				}
+			}
+			dropL |= (unsigned long long)__ballot_sync(full, dl) << base;
+			dropR |= (unsigned long long)__ballot_sync(full, dr) << base;
+		}
+		SL &= ~dropL;
+		SR &= ~dropR;
+		unsigned int left = 0;
+		if (lane == 0) {
+			left = atomicAdd(&ctr[0], 2u);
+			if (left + 2 > recCap) {
+				ctr[2] = 1;
+			} else {
+				rec[3 * (size_t)me] = 0u | ((unsigned int)a << 8);
+				rec[3 * (size_t)me + 1] = __float_as_uint(pos);
+				rec[3 * (size_t)me + 2] = left;
+				// Push the above child, then the below child (next popped).
+				stS[sp] = SR;
+				stS[sp + 1] = SL;
+				for (int i = 0; i < 6; i++) stB[sp][i] = stB[sp + 1][i] = box[i];
+				stB[sp][a] = pos;
+				stB[sp + 1][3 + a] = pos;
+				stD[sp] = stD[sp + 1] = depth + 1;
+				stR[sp] = left + 1;
+				stR[sp + 1] = left;
+			}
+		}
+		left = __shfl_sync(full, left, 0);
+		if (left + 2 > recCap) return;
+		sp += 2;
+		__syncwarp();
+	}
+}
