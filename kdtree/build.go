@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kdbuild/kdbuild/kernels/exec"
@@ -26,6 +28,11 @@ import (
 // It returns an error for bad options, a scene with out-of-range vertex
 // indices, a cancelled ctx or an executor failure. The tree is immutable.
 func Build(ctx context.Context, scene *scenes.Scene, opts Options) (*Tree, error) {
+	return build(ctx, scene, opts, nil)
+}
+
+// build is Build with a per-level hook for tests (nil in Build).
+func build(ctx context.Context, scene *scenes.Scene, opts Options, onLevel func([]lnode, []decision)) (*Tree, error) {
 	if scene == nil {
 		return nil, errors.New("kdtree: Build of a nil scene")
 	}
@@ -36,7 +43,7 @@ func Build(ctx context.Context, scene *scenes.Scene, opts Options) (*Tree, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	b := &builder{ctx: ctx, scene: scene, opt: o, ex: o.Executor, phases: map[string]float64{}}
+	b := &builder{ctx: ctx, scene: scene, opt: o, ex: o.Executor, phases: map[string]float64{}, onLevel: onLevel}
 	start := time.Now()
 	var res *buildResult
 	if o.Executor.CUDA() != nil {
@@ -78,6 +85,10 @@ type builder struct {
 	kept    []uint32   // indices of the kept triangles, ascending
 	dropped int
 
+	// onLevel, when set (tests), sees every large-phase level's nodes and
+	// their decisions, to compare executors level by level.
+	onLevel func(nodes []lnode, dec []decision)
+
 	phases   map[string]float64
 	phase    time.Time
 	levels   int
@@ -107,13 +118,16 @@ func (b *builder) prepare() error {
 	b.tris = make([]triangle, len(s.Tris))
 	keep := make([]bool, len(s.Tris))
 	var bad error
-	exec.ParallelFor(b.ex.Workers(), len(s.Tris), 4096, func(lo, hi int) {
+	var mu sync.Mutex
+	exec.ParallelFor(b.hostWorkers(), len(s.Tris), 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			t := s.Tris[i]
 			if t[0] >= nv || t[1] >= nv || t[2] >= nv {
+				mu.Lock()
 				if bad == nil {
 					bad = fmt.Errorf("kdtree: triangle %d has vertex index %v out of range (%d vertices)", i, t, nv)
 				}
+				mu.Unlock()
 				continue
 			}
 			for k := 0; k < 3; k++ {
@@ -231,18 +245,48 @@ func (b *builder) buildGo() (*buildResult, error) {
 	return res, nil
 }
 
+// hostWorkers is the number of goroutines for host work: the Go
+// executor's workers, or GOMAXPROCS beside a GPU.
+func (b *builder) hostWorkers() int {
+	if b.ex.CUDA() != nil {
+		return runtime.GOMAXPROCS(0)
+	}
+	return b.ex.Workers()
+}
+
 // smallGo builds the subtrees of every small root in Go, in parallel.
 func (b *builder) smallGo(rs *records) {
 	p := newSAH(&b.opt)
 	rs.smallOut = make([][]record, len(rs.small))
-	workers := b.ex.Workers()
-	if b.ex.CUDA() != nil {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	exec.ParallelFor(workers, len(rs.small), 16, func(lo, hi int) {
+	dynamicFor(b.hostWorkers(), len(rs.small), 8, func() func(lo, hi int) {
 		sb := &smallBuilder{b: b, p: &p}
-		for i := lo; i < hi; i++ {
-			rs.smallOut[i] = sb.build(&rs.small[i])
+		return func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				rs.smallOut[i] = sb.build(&rs.small[i])
+			}
+		}
+	})
+}
+
+// dynamicFor runs body over [0, n) in chunks of chunk items handed out to
+// workers goroutines as they finish the previous one (load balance for
+// items of uneven cost); newBody makes each goroutine's body. The results
+// must not depend on which goroutine runs which chunk.
+func dynamicFor(workers, n, chunk int, newBody func() func(lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	var next atomic.Int64
+	exec.ParallelFor(workers, workers, 1, func(lo, hi int) {
+		for w := lo; w < hi; w++ {
+			body := newBody()
+			for {
+				i := int(next.Add(int64(chunk))) - chunk
+				if i >= n {
+					break
+				}
+				body(i, min(i+chunk, n))
+			}
 		}
 	})
 }

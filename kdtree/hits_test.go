@@ -2,6 +2,7 @@ package kdtree
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -82,34 +83,194 @@ func countHits(tree *Tree, rays []Ray) int {
 	return int(hits.Load())
 }
 
-// treesFor returns the trees to check on a scene: the reference builder's
-// and Build's (with the Go executor).
-func treesFor(t *testing.T, s *scenes.Scene) map[string]*Tree {
+var treeCache sync.Map // file + "/" + builder -> *Tree
+
+// treesFor returns the validated trees to check on a shared scene: Build's
+// (Go executor) and, when withRef, the reference builder's. Trees are
+// built once per test binary.
+func treesFor(t *testing.T, file string, withRef bool) map[string]*Tree {
 	t.Helper()
-	trees := map[string]*Tree{"refbuild": refBuild(s, 8, 40)}
-	tree, err := Build(context.Background(), s, Options{})
-	if err != nil {
-		t.Errorf("Build(%s): %v", s.Name, err)
-	} else {
-		trees["Build"] = tree
+	s := loadShared(t, file)
+	trees := map[string]*Tree{}
+	get := func(name string, build func() (*Tree, error)) {
+		if v, ok := treeCache.Load(file + "/" + name); ok {
+			trees[name] = v.(*Tree)
+			return
+		}
+		tree, err := build()
+		if err != nil {
+			t.Errorf("%s tree of %s: %v", name, file, err)
+			return
+		}
+		if err := tree.Validate(); err != nil {
+			t.Errorf("%s tree of %s: %v", name, file, err)
+			return
+		}
+		treeCache.Store(file+"/"+name, tree)
+		trees[name] = tree
+	}
+	get("Build", func() (*Tree, error) { return Build(context.Background(), s, Options{}) })
+	if withRef {
+		get("refbuild", func() (*Tree, error) { return refBuild(s, 8, 40), nil })
 	}
 	return trees
 }
 
-// TestAnchorHitCounts traces the full ANCHORS ray sets through trees of
-// every shared scene and compares the number of hits with the table.
+// TestAnchorHitCounts traces the full ANCHORS ray sets (1024×1024 primary,
+// 1M random) through the trees of every shared scene of the table and
+// compares the number of hits with it. The reference builder's tree is
+// checked too on the small scenes. Under -short only spot and the bunny.
 func TestAnchorHitCounts(t *testing.T) {
 	for _, sc := range anchorScenes {
 		t.Run(sc.file, func(t *testing.T) {
-			if sc.slow && testing.Short() {
-				t.Skip("large scene: skipped under -short")
+			if testing.Short() && sc.file != "spot.obj" && sc.file != "stanford-bunny.obj" {
+				t.Skip("skipped under -short")
 			}
 			s := loadShared(t, sc.file)
-			for name, tree := range treesFor(t, s) {
-				requireNoError(t, tree.Validate(), "%s tree of %s", name, sc.file)
-				expectEqual(t, countHits(tree, PrimaryRays(s.Bounds)), sc.primary, "%s: %s primary hits", sc.file, name)
-				expectEqual(t, countHits(tree, RandomRays(s.Bounds, anchorRandomRays)), sc.random, "%s: %s random hits", sc.file, name)
+			primary, random := PrimaryRays(s.Bounds), RandomRays(s.Bounds, anchorRandomRays)
+			for name, tree := range treesFor(t, sc.file, !sc.slow) {
+				expectEqual(t, countHits(tree, primary), sc.primary, "%s: %s tree, primary hits", sc.file, name)
+				expectEqual(t, countHits(tree, random), sc.random, "%s: %s tree, random hits", sc.file, name)
 			}
 		})
 	}
+}
+
+// sharedFiles are every scene of ../shared/scenes.
+var sharedFiles = []string{
+	"stanford-bunny.obj", "spot.obj", "dragon-19k.obj.gz", "sponza-dabrovic.obj.gz",
+	"conference.obj.gz", "fandisk.obj", "teapot.obj", "cow.obj", "suzanne.obj",
+}
+
+// TestRaysMatchBruteShared compares tree traversal with IntersectBrute,
+// hit or miss, Prim and the bits of T, on a deterministic subsample of the
+// ANCHORS primary and random rays of every shared scene: about 1.5·10^7
+// brute-force triangle tests per ray set and scene (evenly strided rays,
+// 64 to 2048 per set); the full sets are counted by TestAnchorHitCounts.
+func TestRaysMatchBruteShared(t *testing.T) {
+	for _, file := range sharedFiles {
+		t.Run(file, func(t *testing.T) {
+			if testing.Short() && (file == "conference.obj.gz" || file == "sponza-dabrovic.obj.gz") {
+				t.Skip("large scene: skipped under -short")
+			}
+			s := loadShared(t, file)
+			per := min(2048, max(64, 15_000_000/max(len(s.Tris), 1)))
+			trees := treesFor(t, file, len(s.Tris) < 100_000)
+			for set, rays := range map[string][]Ray{
+				"primary": strided(PrimaryRays(s.Bounds), per),
+				"random":  strided(RandomRays(s.Bounds, anchorRandomRays), per),
+			} {
+				oracle := bruteAll(s, rays)
+				for name, tree := range trees {
+					if bad := mismatches(t, tree, rays, oracle, file+" "+name+" "+set); bad != 0 {
+						t.Errorf("%s: %s tree, %s rays: %d of %d differ from brute force", file, name, set, bad, len(rays))
+					}
+				}
+			}
+		})
+	}
+}
+
+// strided returns n rays evenly spread over rays (offset so that the image
+// centre is not skipped).
+func strided(rays []Ray, n int) []Ray {
+	out := make([]Ray, 0, n)
+	step := float64(len(rays)) / float64(n)
+	for i := 0; i < n; i++ {
+		out = append(out, rays[int((float64(i)+0.5)*step)])
+	}
+	return out
+}
+
+// bruteHit is IntersectBrute's answer for one ray.
+type bruteHit struct {
+	hit Hit
+	ok  bool
+}
+
+// bruteAll runs IntersectBrute on every ray over all CPUs.
+func bruteAll(s *scenes.Scene, rays []Ray) []bruteHit {
+	out := make([]bruteHit, len(rays))
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(rays); i += workers {
+				out[i].hit, out[i].ok = IntersectBrute(s, rays[i])
+			}
+		}(w)
+	}
+	wg.Wait()
+	return out
+}
+
+// mismatches compares the tree's Intersect and Occluded with the oracle's
+// answers on every ray (hit or miss, Prim, bits of T), logging the first
+// few differences.
+func mismatches(t *testing.T, tree *Tree, rays []Ray, oracle []bruteHit, what string) int {
+	bad := 0
+	for i, r := range rays {
+		got, gok := tree.Intersect(r)
+		want, wok := oracle[i].hit, oracle[i].ok
+		if gok != wok || (gok && (got.Prim != want.Prim || math.Float32bits(got.T) != math.Float32bits(want.T))) || tree.Occluded(r) != wok {
+			bad++
+			if bad <= 3 {
+				t.Logf("%s: ray %d %+v: tree %v %+v, brute %v %+v", what, i, r, gok, got, wok, want)
+			}
+		}
+	}
+	return bad
+}
+
+// benchTree returns the bunny and its tree (Build's, the reference
+// builder's if Build fails) for the ray benchmarks.
+func benchTree(b *testing.B) (*scenes.Scene, *Tree) {
+	s := loadShared(b, "stanford-bunny.obj")
+	tree, err := Build(context.Background(), s, Options{})
+	if err != nil {
+		b.Logf("Build: %v; using the reference builder's tree", err)
+		tree = refBuild(s, 8, 40)
+	}
+	return s, tree
+}
+
+// benchRays traces rays (cycling through the set), one ray per b.N, on one
+// goroutine ("serial") or GOMAXPROCS ("parallel"), and reports Mrays/s.
+func benchRays(b *testing.B, makeRays func(scenes.Bounds) []Ray) {
+	s, tree := benchTree(b)
+	rays := makeRays(s.Bounds)
+	b.Run("serial", func(b *testing.B) {
+		hits := 0
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, ok := tree.Intersect(rays[i%len(rays)]); ok {
+				hits++
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+	})
+	b.Run("parallel", func(b *testing.B) {
+		var next atomic.Int64
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			i := int(next.Add(1)) * 7919
+			for pb.Next() {
+				tree.Intersect(rays[i%len(rays)])
+				i++
+			}
+		})
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+	})
+}
+
+// BenchmarkPrimaryRays: ANCHORS' 1024×1024 camera rays on the bunny
+// (Mitsuba 0.6: 7.6 Mrays/s, pbrt-v3 4.4, on a 2-core machine).
+func BenchmarkPrimaryRays(b *testing.B) { benchRays(b, PrimaryRays) }
+
+// BenchmarkRandomRays: ANCHORS' random rays on the bunny (Mitsuba 0.6:
+// 2.1 Mrays/s, pbrt-v3 0.65).
+func BenchmarkRandomRays(b *testing.B) {
+	benchRays(b, func(bb scenes.Bounds) []Ray { return RandomRays(bb, anchorRandomRays) })
 }

@@ -342,6 +342,16 @@ func (b *builder) levelCUDA(d *devLevel, nodes []lnode, n int, rs *records, park
 			return nil, 0, nil, err
 		}
 	}
+	if b.onLevel != nil && !forceLeaf {
+		dd := make([]decision, nn)
+		for i := range dd {
+			dd[i] = decision{fate: int(dec[3*i]), axis: int(dec[3*i+1]), pos: math.Float32frombits(dec[3*i+2])}
+			if dd[i].fate != fateSplit {
+				dd[i].axis, dd[i].pos = 0, 0
+			}
+		}
+		b.onLevel(nodes, dd)
+	}
 	// Classify and clip, addresses, scatter.
 	for _, e := range []error{ensure(d.ex, &d.flags, n), ensure(d.ex, &d.dstL, n), ensure(d.ex, &d.dstR, n),
 		ensure(d.ex, &d.clipL, 6*n), ensure(d.ex, &d.clipR, 6*n)} {

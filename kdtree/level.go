@@ -212,13 +212,18 @@ func (b *builder) levelGo(nodes []lnode, cur *refList, next *refList, sc *levelS
 			small = append(small, i)
 		}
 	}
-	exec.ParallelFor(b.ex.Workers(), len(small), 8, func(lo, hi int) {
+	dynamicFor(b.ex.Workers(), len(small), 4, func() func(lo, hi int) {
 		h := newHist(b.opt.Bins)
-		for _, i := range small[lo:hi] {
-			n := &nodes[i]
-			dec[i] = b.decide(n, cur.box[n.off:n.off+n.cnt], &p, h)
+		return func(lo, hi int) {
+			for _, i := range small[lo:hi] {
+				n := &nodes[i]
+				dec[i] = b.decide(n, cur.box[n.off:n.off+n.cnt], &p, h)
+			}
 		}
 	})
+	if b.onLevel != nil {
+		b.onLevel(nodes, dec)
+	}
 	// Flags, with straddling triangles clipped to both children.
 	nr := len(cur.tri)
 	sc.flags = growU32(sc.flags, nr)

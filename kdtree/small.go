@@ -26,9 +26,9 @@ type smallCand struct {
 
 // smallCands computes the candidates of each axis of a small root: the
 // references' lower faces and upper faces are sorted, with prefix unions of
-// their sets, and each candidate finds by binary search how many lower
-// faces lie below it (lt) and how many upper faces at or below it (the
-// complement of gt).
+// their sets; a sweep over each sorted list, with a pointer into the other,
+// counts the lower faces below each candidate (lt) and the upper faces at or
+// below it (the complement of gt).
 func smallCands(sr *smallRoot, out *[3][]smallCand) {
 	m := len(sr.tri)
 	var ordLo, ordHi [64]uint64
@@ -51,30 +51,32 @@ func smallCands(sr *smallRoot, out *[3][]smallCand) {
 			preLo[i+1] = preLo[i] | 1<<rl
 			preHi[i+1] = preHi[i] | 1<<rh
 		}
-		for k := range c {
-			p := c[k].pos
-			// i: lower faces < p; j: upper faces <= p.
-			i, n := 0, m
-			for n > 0 {
-				h := n / 2
-				if valLo[i+h] < p {
-					i += h + 1
-					n -= h + 1
-				} else {
-					n = h
-				}
+		// Lower faces, ascending: lt counts the strictly smaller lower
+		// faces (the first of a run of equal ones), le the upper faces <= p.
+		lt, le := 0, 0
+		for i := 0; i < m; i++ {
+			p := valLo[i]
+			if i == 0 || valLo[i-1] < p {
+				lt = i
 			}
-			j, n := 0, m
-			for n > 0 {
-				h := n / 2
-				if valHi[j+h] <= p {
-					j += h + 1
-					n -= h + 1
-				} else {
-					n = h
-				}
+			for le < m && valHi[le] <= p {
+				le++
 			}
-			c[k].lt, c[k].gt = preLo[i], all&^preHi[j]
+			k := 2 * (ordLo[i] & 0xFF)
+			c[k].lt, c[k].gt = preLo[lt], all&^preHi[le]
+		}
+		// Upper faces, ascending.
+		lt, le = 0, 0
+		for i := 0; i < m; i++ {
+			p := valHi[i]
+			for lt < m && valLo[lt] < p {
+				lt++
+			}
+			for le < m && valHi[le] <= p {
+				le++
+			}
+			k := 2*(ordHi[i]&0xFF) + 1
+			c[k].lt, c[k].gt = preLo[lt], all&^preHi[le]
 		}
 		out[a] = c
 	}

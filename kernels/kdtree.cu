@@ -187,11 +187,11 @@ __device__ bool box_of_poly(const Poly &p, const float *box, const float *cur, f
 
 } // namespace kd_tree
 
-using namespace kd_tree;
 
 // kdtree_bounds_init_u32: keys of every node's tight bounds set to the
 // identities (lo: max key, hi: min key). keys has 6 entries per node.
 extern "C" __global__ void kdtree_bounds_init_u32(unsigned int *keys, unsigned int nodes) {
+	using namespace kd_tree;
 	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < 6 * nodes) keys[i] = (i % 6) < 3 ? 0xFFFFFFFFu : 0u;
 }
@@ -200,6 +200,7 @@ extern "C" __global__ void kdtree_bounds_init_u32(unsigned int *keys, unsigned i
 // min/max of order-preserving keys (exact, order independent).
 extern "C" __global__ void kdtree_bounds_u32(const float *box, const unsigned int *offsets, unsigned int nodes,
                                              unsigned int n, unsigned int *keys) {
+	using namespace kd_tree;
 	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
 	if (r >= n) return;
 	unsigned int s = node_of(offsets, nodes, r);
@@ -217,6 +218,7 @@ extern "C" __global__ void kdtree_bounds_u32(const float *box, const unsigned in
 extern "C" __global__ void kdtree_decide_f32(const float *nbox, const unsigned int *info, unsigned int nodes,
                                              const unsigned int *keys, int smallNode, int maxDepth, int bins,
                                              unsigned int *dec, float *geo) {
+	using namespace kd_tree;
 	unsigned int s = blockIdx.x * blockDim.x + threadIdx.x;
 	if (s >= nodes) return;
 	unsigned int cnt = info[4 * s + 1];
@@ -277,6 +279,7 @@ extern "C" __global__ void kdtree_decide_f32(const float *nbox, const unsigned i
 extern "C" __global__ void kdtree_bin_u32(const float *box, const unsigned int *offsets, unsigned int nodes,
                                           unsigned int n, const unsigned int *dec, const float *geo, int bins,
                                           unsigned int *hist) {
+	using namespace kd_tree;
 	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
 	if (r >= n) return;
 	unsigned int s = node_of(offsets, nodes, r);
@@ -296,6 +299,7 @@ extern "C" __global__ void kdtree_bin_u32(const float *box, const unsigned int *
 extern "C" __global__ void kdtree_sah_f32(const float *nbox, const unsigned int *info, unsigned int nodes,
                                           const float *geo, const unsigned int *hist, int bins, double ct,
                                           double ci, double keep, unsigned int *dec) {
+	using namespace kd_tree;
 	unsigned int s = blockIdx.x * blockDim.x + threadIdx.x;
 	if (s >= nodes || dec[3 * s] != kPending) return;
 	const float *box = nbox + 6 * (size_t)s;
@@ -348,6 +352,7 @@ extern "C" __global__ void kdtree_classify_f32(const float *box, const unsigned 
                                                const float *nbox, const unsigned int *offsets, unsigned int nodes,
                                                unsigned int n, const unsigned int *dec, unsigned int *flags,
                                                float *clipL, float *clipR) {
+	using namespace kd_tree;
 	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
 	if (r >= n) return;
 	unsigned int s = node_of(offsets, nodes, r);
@@ -397,6 +402,7 @@ extern "C" __global__ void kdtree_scatter_f32(const unsigned int *tri, const flo
                                               const unsigned int *dstL, const unsigned int *dstR,
                                               const float *clipL, const float *clipR, unsigned int n,
                                               unsigned int *ntri, float *nboxOut) {
+	using namespace kd_tree;
 	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
 	if (r >= n) return;
 	unsigned int f = flags[r];
@@ -425,6 +431,7 @@ extern "C" __global__ void kdtree_scatter_f32(const unsigned int *tri, const flo
 extern "C" __global__ void kdtree_park_f32(const unsigned int *tri, const float *box, const unsigned int *offsets,
                                            const unsigned int *parkOff, unsigned int nodes, unsigned int n,
                                            const unsigned int *dec, unsigned int *ptri, float *pbox) {
+	using namespace kd_tree;
 	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
 	if (r >= n) return;
 	unsigned int s = node_of(offsets, nodes, r);
@@ -438,6 +445,7 @@ extern "C" __global__ void kdtree_park_f32(const unsigned int *tri, const float 
 // kdtree_boxes_f32: the box of every initial reference (kept triangle
 // kept[i]): triangle.bounds in kdtree/clip.go.
 extern "C" __global__ void kdtree_boxes_f32(const float *tv, const unsigned int *kept, unsigned int n, float *box) {
+	using namespace kd_tree;
 	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n) return;
 	const float *v = tv + 9 * (size_t)kept[i];
@@ -496,6 +504,7 @@ extern "C" __global__ void __launch_bounds__(32) kdtree_small_f32(
     const unsigned int *rootCnt, const float *rootBox, const unsigned int *rootDepth, unsigned int roots, int maxDepth,
     double ct, double ci, double keep, unsigned int *rec, unsigned int recCap, unsigned int *refs,
     unsigned int refCap, unsigned int *ctr) {
+	using namespace kd_tree;
 	__shared__ float sbox[64][6];
 	__shared__ unsigned int stri[64];
 	__shared__ float cpos[3][128];

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -24,11 +25,19 @@ func gpuOrSkip(t testing.TB) exec.Executor {
 	return ex
 }
 
+// maxKEnv caps the GPU test sizes at 2^value, for slow stand-in drivers
+// (testdata/cpuemu).
+const maxKEnv = "KDBUILD_REDUCE_MAXK"
+
 func gpuMaxK() int {
+	k := 26
 	if testing.Short() {
-		return 20
+		k = 20
 	}
-	return 26
+	if v, err := strconv.Atoi(os.Getenv(maxKEnv)); err == nil && v >= 10 {
+		k = min(k, v)
+	}
+	return k
 }
 
 // upload places s on the device at element offset len(s)%4 of a larger
@@ -385,5 +394,72 @@ func BenchmarkGPUSegmented(b *testing.B) {
 		off.Free()
 		lo.Free()
 		hi.Free()
+	}
+}
+
+func BenchmarkGPUBounds(b *testing.B) {
+	ex := gpuOrSkip(b)
+	ctx := ex.CUDA()
+	for _, pts := range []int{69451, 1 << 20, 1 << 24} {
+		xyz, err := exec.FromHost(ex, benchData(3*pts))
+		require.NoError(b, err)
+		dst, err := exec.Alloc[float32](ex, 6)
+		require.NoError(b, err)
+		b.Run(fmt.Sprintf("points=%d", pts), func(b *testing.B) {
+			b.SetBytes(int64(12 * pts))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := BoundsInto(ex, dst, xyz); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := ctx.Synchronize(); err != nil {
+				b.Fatal(err)
+			}
+		})
+		xyz.Free()
+		dst.Free()
+	}
+}
+
+func BenchmarkGPUSegmentedBoxes(b *testing.B) {
+	ex := gpuOrSkip(b)
+	ctx := ex.CUDA()
+	const n = 1 << 22
+	var lo, hi [3]*exec.Buf[float32]
+	for a := range 3 {
+		var err error
+		lo[a], err = exec.FromHost(ex, benchData(n))
+		require.NoError(b, err)
+		hi[a], err = exec.FromHost(ex, benchData(n))
+		require.NoError(b, err)
+	}
+	for _, ns := range []int{1, 64, 1 << 12, 1 << 18} {
+		offs := make([]uint32, ns+1)
+		for i := range offs {
+			offs[i] = uint32(i * n / ns)
+		}
+		off, err := exec.FromHost(ex, offs)
+		require.NoError(b, err)
+		out, err := exec.Alloc[float32](ex, 6*ns)
+		require.NoError(b, err)
+		b.Run(fmt.Sprintf("segments=%d", ns), func(b *testing.B) {
+			b.SetBytes(24 * n)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := SegmentedBoxes(ex, out, lo, hi, off); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := ctx.Synchronize(); err != nil {
+				b.Fatal(err)
+			}
+		})
+		off.Free()
+		out.Free()
+	}
+	for a := range 3 {
+		lo[a].Free()
+		hi[a].Free()
 	}
 }

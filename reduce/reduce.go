@@ -111,6 +111,9 @@ func (r *Reducer) reduce(variant string, o op, src *exec.Buf[float32]) (lo, hi f
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err := r.fixed(); err != nil { // r.result must exist before it is passed
+		return lo, hi, err
+	}
 	if err := r.enqueue(v, o, src, r.result, 0, 1); err != nil {
 		return lo, hi, err
 	}

@@ -28,7 +28,7 @@ type Reducer struct {
 	work    *exec.Buf[uint32]     // Reduce0/Reduce1 in-place work array; long-segment list
 	counter *exec.Buf[uint32]     // last-block-done counters, zero between launches
 	result  *exec.Buf[float32]    // device result slots
-	host    [8]float32            // host copy of the result slots
+	host    []float32             // host copy of the result slots (its own allocation: cgo may not see Go pointers next to it)
 }
 
 // Counter slots: one per one-pass kernel family (they reset themselves).
@@ -44,7 +44,7 @@ const (
 
 // NewReducer returns a Reducer for ex. It allocates nothing until needed.
 func NewReducer(ex exec.Executor) *Reducer {
-	r := &Reducer{ex: ex, ctx: ex.CUDA()}
+	r := &Reducer{ex: ex, ctx: ex.CUDA(), host: make([]float32, 8)}
 	if r.ctx != nil {
 		r.sms = r.ctx.Info().SMs
 	}

@@ -114,7 +114,10 @@ func ThesisTable(ex exec.Executor, scene *scenes.Scene, runs int) ([]ThesisRow, 
 			return nil
 		}
 		r.mu.Lock()
-		err := one()
+		err := r.fixed() // r.result must exist before one() passes it
+		if err == nil {
+			err = one()
+		}
 		if err == nil {
 			err = r.result.Slice(0, 6).CopyToHost(r.host[:6])
 		}
