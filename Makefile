@@ -64,8 +64,10 @@ clean:
 kernels:
 	$(GO) run ./kernels/gen -nvcc $(NVCC)
 
-# Scenes of ../shared/scenes that gpu-bundle copies into $(BUNDLE)/scenes/.
-SCENES ?= stanford-bunny.obj conference.obj.gz sponza-dabrovic.obj.gz dragon-19k.obj.gz spot.obj
+# Scenes of ../shared/scenes that gpu-bundle copies into $(BUNDLE)/scenes/
+# (the last four are small ones that tests read too).
+SCENES ?= stanford-bunny.obj conference.obj.gz sponza-dabrovic.obj.gz dragon-19k.obj.gz spot.obj \
+	fandisk.obj teapot.obj cow.obj suzanne.obj
 
 gpu-bundle:
 	GO="$(GO)" BUNDLE="$(BUNDLE)" SCENES="$(SCENES)" bash kernels/gen/bundle.sh

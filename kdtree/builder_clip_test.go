@@ -1,6 +1,8 @@
 package kdtree
 
 import (
+	"math"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 
@@ -120,5 +122,103 @@ func TestReachesSides(t *testing.T) {
 		l, r := reachesSides(&c.tri, &box, c.a, c.pos)
 		require.Equal(t, c.okL, l, c.name)
 		require.Equal(t, c.okR, r, c.name)
+	}
+}
+
+// smallCands' sorted sweeps give the sets the CUDA kernel computes directly:
+// lt = {q : lo[q] < pos}, gt = {q : hi[q] > pos}, with ties, signed zeros
+// and 0, 1, 31, 32, 33, 63 and 64 references.
+func TestSmallCandsBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, m := range []int{0, 1, 2, 31, 32, 33, 63, 64} {
+		for it := 0; it < 20; it++ {
+			sr := smallRoot{tri: make([]uint32, m), box2: make([]aabb, m)}
+			vals := []float32{-1, 0, float32(negZero()), 0.25, 0.5, 1}
+			for r := 0; r < m; r++ {
+				for a := 0; a < 3; a++ {
+					x, y := vals[rng.IntN(len(vals))], vals[rng.IntN(len(vals))]
+					if it%2 == 1 {
+						x, y = float32(rng.Float64()), float32(rng.Float64())
+					}
+					sr.box2[r].lo[a], sr.box2[r].hi[a] = min(x, y), max(x, y)
+				}
+			}
+			var cands [3][]smallCand
+			smallCands(&sr, &cands)
+			for a := 0; a < 3; a++ {
+				require.Len(t, cands[a], 2*m)
+				for k, c := range cands[a] {
+					want := sr.box2[k/2].lo[a]
+					if k%2 == 1 {
+						want = sr.box2[k/2].hi[a]
+					}
+					require.Equal(t, want, c.pos)
+					var lt, gt uint64
+					for q := 0; q < m; q++ {
+						if sr.box2[q].lo[a] < c.pos {
+							lt |= 1 << q
+						}
+						if sr.box2[q].hi[a] > c.pos {
+							gt |= 1 << q
+						}
+					}
+					require.Equal(t, lt, c.lt, "m %d axis %d candidate %d lt", m, a, k)
+					require.Equal(t, gt, c.gt, "m %d axis %d candidate %d gt", m, a, k)
+				}
+			}
+		}
+	}
+}
+
+func negZero() float64 { return math.Copysign(0, -1) }
+
+// best, which skips candidates repeating a plane of the node, picks the
+// candidate that evaluating every candidate picks (the CUDA kernel does).
+func TestSmallBestSkipsOnlyRepeats(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	o, err := Options{}.resolved(100)
+	require.NoError(t, err)
+	p := newSAH(&o)
+	sb := &smallBuilder{b: &builder{opt: o}, p: &p}
+	grid := []float32{0, 0.125, 0.25, 0.5, 0.75, 1}
+	for it := 0; it < 300; it++ {
+		m := 1 + rng.IntN(64)
+		sr := smallRoot{box: aabb{hi: [3]float32{1, 1, 1}}, tri: make([]uint32, m), box2: make([]aabb, m)}
+		for r := 0; r < m; r++ {
+			for a := 0; a < 3; a++ {
+				x, y := grid[rng.IntN(len(grid))], grid[rng.IntN(len(grid))]
+				sr.box2[r].lo[a], sr.box2[r].hi[a] = min(x, y), max(x, y)
+			}
+		}
+		smallCands(&sr, &sb.cands)
+		S := rng.Uint64() & fullMask(m)
+		n := uint32(bits.OnesCount64(S))
+		got := sb.best(S, &sr.box, n)
+		// Every candidate of S, no skipping.
+		want := noChoice()
+		for a := 0; a < 3; a++ {
+			for k, c := range sb.cands[a] {
+				if S&(1<<(k/2)) == 0 || !(c.pos > sr.box.lo[a] && c.pos < sr.box.hi[a]) {
+					continue
+				}
+				u, v := (a+1)%3, (a+2)%3
+				du := float64(sr.box.hi[u]) - float64(sr.box.lo[u])
+				dv := float64(sr.box.hi[v]) - float64(sr.box.lo[v])
+				cross, perim := float64(du*dv), du+dv
+				nL := bits.OnesCount64(S & (c.lt | ^c.gt))
+				nR := bits.OnesCount64(S & c.gt)
+				pos64 := float64(c.pos)
+				w := float64((cross+float64(perim*(pos64-float64(sr.box.lo[a]))))*float64(nL)) +
+					float64((cross+float64(perim*(float64(sr.box.hi[a])-pos64)))*float64(nR))
+				if nL == 0 || nR == 0 {
+					w = float64(w * p.keep)
+				}
+				want.offer(w, a, c.pos, k)
+			}
+		}
+		if want.axis <= 2 {
+			want.cost = p.ct + float64(p.ci*float64(2*want.cost)/sr.box.area64())
+		}
+		require.Equal(t, want, got, "iteration %d, m %d, S %x", it, m, S)
 	}
 }

@@ -122,7 +122,7 @@ func (p *rayPre) triangle(a, b, c mgl32.Vec3) (t, u, v float32, ok bool) {
 	deltaE := 2 * (float32(float32(gamma2*maxXt)*maxYt) + float32(deltaY*maxXt) + float32(deltaX*maxYt))
 	maxE := max(abs32(e0), abs32(e1), abs32(e2))
 	deltaT := float32(float32(3*(float32(float32(gamma3*maxE)*maxZt)+float32(deltaE*maxZt)+float32(deltaZ*maxE))) * abs32(invDet))
-	if t <= deltaT || t < p.tmin {
+	if !(t > deltaT) || t < p.tmin { // also rejects NaN (a zero or NaN ray)
 		return 0, 0, 0, false
 	}
 	return t, b1, b2, true

@@ -37,7 +37,7 @@ type devLevel struct {
 	nbox, geo     *exec.Buf[float32]
 	keys, dec     *exec.Buf[uint32]
 	hist          *exec.Buf[uint32]
-	cl, cr, cb    *exec.Buf[uint32]
+	counts        *exec.Buf[uint32] // CountL, CountR, ChildBase of split.Addresses, nn each
 	parkOff       *exec.Buf[uint32]
 	ptri          *exec.Buf[uint32]
 	pbox          *exec.Buf[float32]
@@ -48,7 +48,7 @@ type devLevel struct {
 
 func (d *devLevel) free() {
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.flags, d.dstL, d.dstR, d.offsets, d.info,
-		d.keys, d.dec, d.hist, d.cl, d.cr, d.cb, d.parkOff, d.ptri} {
+		d.keys, d.dec, d.hist, d.counts, d.parkOff, d.ptri} {
 		b.Free()
 	}
 	for _, b := range []*exec.Buf[float32]{d.tv, d.box[0], d.box[1], d.clipL, d.clipR, d.nbox, d.geo, d.pbox} {
@@ -196,14 +196,11 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 		// all become leaves.
 		forceLeaf = n > capRefs
 	}
-	// Bring the parked references home and finish the records.
+	// Bring the parked triangle indices home and finish the records; the
+	// parked boxes come home only if the small phase must run in Go.
 	ptri := make([]uint32, d.parked)
-	pbox := make([]float32, 6*d.parked)
 	if d.parked > 0 {
 		if err := d.ptri.Slice(0, d.parked).CopyToHost(ptri); err != nil {
-			return nil, err
-		}
-		if err := d.pbox.Slice(0, 6*d.parked).CopyToHost(pbox); err != nil {
 			return nil, err
 		}
 	}
@@ -215,13 +212,7 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 			continue
 		}
 		smallOff = append(smallOff, pr.off)
-		sr := smallRoot{box: pr.box, depth: pr.depth, tri: append([]uint32(nil), tri...), box2: make([]aabb, pr.cnt)}
-		for i := range sr.box2 {
-			o := 6 * (int(pr.off) + i)
-			copy(sr.box2[i].lo[:], pbox[o:o+3])
-			copy(sr.box2[i].hi[:], pbox[o+3:o+6])
-		}
-		rs.setSmall(pr.rec, sr)
+		rs.setSmall(pr.rec, smallRoot{box: pr.box, depth: pr.depth, tri: tri})
 	}
 	b.endPhase("large")
 	b.sampleHost()
@@ -237,6 +228,9 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 		}
 	}
 	if !done {
+		if err := d.smallBoxes(rs, smallOff); err != nil {
+			return nil, err
+		}
 		b.smallGo(rs)
 	}
 	b.devPeak = ctx.PeakBytes()
@@ -275,7 +269,7 @@ func (d *devLevel) upload(nodes []lnode, n int) error {
 	offsets[nn] = uint32(n)
 	for _, e := range []error{ensure(d.ex, &d.offsets, nn+1), ensure(d.ex, &d.info, 4*nn), ensure(d.ex, &d.nbox, 6*nn),
 		ensure(d.ex, &d.keys, 6*nn), ensure(d.ex, &d.dec, 3*nn), ensure(d.ex, &d.geo, 9*nn),
-		ensure(d.ex, &d.cl, nn), ensure(d.ex, &d.cr, nn), ensure(d.ex, &d.cb, nn), ensure(d.ex, &d.parkOff, nn)} {
+		ensure(d.ex, &d.counts, 3*nn), ensure(d.ex, &d.parkOff, nn)} {
 		if e != nil {
 			return e
 		}
@@ -372,18 +366,13 @@ func (b *builder) levelCUDA(d *devLevel, nodes []lnode, n int, rs *records, park
 		}
 	}
 	total, err := split.Addresses(d.ex, d.sc, d.flags.Slice(0, n), d.offsets.Slice(0, nn+1), split.Result{
-		DstL: d.dstL, DstR: d.dstR, CountL: d.cl, CountR: d.cr, ChildBase: d.cb})
+		DstL: d.dstL, DstR: d.dstR,
+		CountL: d.counts.Slice(0, nn), CountR: d.counts.Slice(nn, nn), ChildBase: d.counts.Slice(2*nn, nn)})
 	if err != nil {
 		return nil, 0, nil, err
 	}
 	cnt := make([]uint32, 3*nn)
-	if err := d.cl.Slice(0, nn).CopyToHost(cnt[:nn]); err != nil {
-		return nil, 0, nil, err
-	}
-	if err := d.cr.Slice(0, nn).CopyToHost(cnt[nn : 2*nn]); err != nil {
-		return nil, 0, nil, err
-	}
-	if err := d.cb.Slice(0, nn).CopyToHost(cnt[2*nn:]); err != nil {
+	if err := d.counts.Slice(0, 3*nn).CopyToHost(cnt); err != nil {
 		return nil, 0, nil, err
 	}
 	if err := ensure(d.ex, &d.tri[1], int(total)); err != nil {
@@ -556,4 +545,26 @@ func (b *builder) smallCUDA(d *devLevel, rs *records, smallOff []uint32) (bool, 
 	}
 	rs.shared = list
 	return true, nil
+}
+
+// smallBoxes downloads the parked boxes of the small roots for the Go small
+// phase.
+func (d *devLevel) smallBoxes(rs *records, smallOff []uint32) error {
+	if d.parked == 0 {
+		return nil
+	}
+	pbox := make([]float32, 6*d.parked)
+	if err := d.pbox.Slice(0, 6*d.parked).CopyToHost(pbox); err != nil {
+		return err
+	}
+	for i := range rs.small {
+		sr := &rs.small[i]
+		sr.box2 = make([]aabb, len(sr.tri))
+		for k := range sr.box2 {
+			o := 6 * (int(smallOff[i]) + k)
+			copy(sr.box2[k].lo[:], pbox[o:o+3])
+			copy(sr.box2[k].hi[:], pbox[o+3:o+6])
+		}
+	}
+	return nil
 }

@@ -30,11 +30,17 @@ type Options struct {
 	EmptyBonus float32
 
 	// SmallNode is the number of references at or below which a node is
-	// split by exact SAH over every candidate plane, with triangle sets as
-	// 64-bit masks (default and maximum 64).
+	// split by exact SAH over every candidate plane (the faces of its
+	// references' boxes), with triangle sets as 64-bit masks: default and
+	// maximum 64, the width of the mask (Zhou et al. 2008 use 64 too).
 	SmallNode int
 
-	// Bins is the number of SAH bins per axis for large nodes (default 32).
+	// Bins is the number of SAH bins per axis for large nodes, whose planes
+	// are the bin boundaries over the node's tight bounds plus the bounds
+	// themselves (default 32). Measured, 64 or 128 bins change the SAH cost
+	// by under 1% either way: the empty-space cut-off (a side more than 25%
+	// empty is cut off first) and the exact small-node phase, where most of
+	// the cost lies, do most of the work.
 	Bins int
 
 	// MaxDepth bounds the depth of the tree; the root has depth 0. Default
@@ -46,8 +52,11 @@ type Options struct {
 	// Mitsuba's cost.
 	MaxDepth int
 
-	// Progress, when non-nil, is called once per level of the build with the
-	// level number and the number of nodes being split at that level.
+	// Progress, when non-nil, is called once per level of the large-node
+	// phase with the level number (0, 1, ...) and the number of nodes at
+	// that level, then once more for the small-node phase with the next
+	// level number and the number of small roots. It runs on the calling
+	// goroutine.
 	Progress func(level, activeNodes int)
 }
 

@@ -22,6 +22,11 @@ type smallRoot struct {
 type smallCand struct {
 	pos    float32
 	lt, gt uint64
+	// same holds the owners (bit r for candidates 2r and 2r+1) of the
+	// candidates of lower index at the same position: when one of them
+	// belongs to the node this candidate is the same plane with the same
+	// sets, and the lower index wins the tie, so best skips it.
+	same uint64
 }
 
 // smallCands computes the candidates of each axis of a small root: the
@@ -77,6 +82,27 @@ func smallCands(sr *smallRoot, out *[3][]smallCand) {
 			}
 			k := 2*(ordHi[i]&0xFF) + 1
 			c[k].lt, c[k].gt = preLo[lt], all&^preHi[le]
+		}
+		// Runs of equal positions, merging both sorted lists in (position,
+		// index) order.
+		i, j := 0, 0
+		var runMask uint64
+		var runPos float32
+		first := true
+		for i < m || j < m {
+			var k uint64
+			if j >= m || (i < m && (valLo[i] < valHi[j] || (valLo[i] == valHi[j] && 2*(ordLo[i]&0xFF) < 2*(ordHi[j]&0xFF)+1))) {
+				k = 2 * (ordLo[i] & 0xFF)
+				i++
+			} else {
+				k = 2*(ordHi[j]&0xFF) + 1
+				j++
+			}
+			if first || c[k].pos != runPos {
+				runMask, runPos, first = 0, c[k].pos, false
+			}
+			c[k].same = runMask
+			runMask |= 1 << (k >> 1)
 		}
 		out[a] = c
 	}
@@ -196,7 +222,7 @@ func (sb *smallBuilder) best(S uint64, box *aabb, n uint32) choice {
 			r := bits.TrailingZeros64(m)
 			for k := 2 * r; k < 2*r+2; k++ {
 				c := &cands[k]
-				if !(c.pos > lo && c.pos < hi) {
+				if !(c.pos > lo && c.pos < hi) || S&c.same != 0 {
 					continue
 				}
 				nL := bits.OnesCount64(S & (c.lt | ^c.gt))

@@ -55,7 +55,7 @@ func (t *Tree) trace(r *Ray, anyHit bool) (Hit, bool) {
 	}
 	var stack [MaxTreeDepth + 1]stackEntry
 	nodes, refs := t.Nodes, t.Refs
-	verts, tris := t.Scene.Verts, t.Scene.Tris
+	soup := t.triangles()
 	sp := 0
 	node := uint32(0)
 	for {
@@ -116,8 +116,8 @@ func (t *Tree) trace(r *Ray, anyHit bool) (Hit, bool) {
 			}
 			first, cnt := n.FirstRef(), n.RefCount()
 			for _, prim := range refs[first : first+cnt] {
-				tri := tris[prim]
-				th, u, v, hit := pre.triangle(verts[tri[0]], verts[tri[1]], verts[tri[2]])
+				tri := &soup[prim]
+				th, u, v, hit := pre.triangle(tri[0], tri[1], tri[2])
 				if hit && (!found || best.closer(th, prim)) {
 					best, found = Hit{T: th, U: u, V: v, Prim: prim}, true
 					if anyHit {

@@ -263,3 +263,53 @@ func TestIntersectNoAlloc(t *testing.T) {
 	})
 	expectEqual(t, allocs, 0, "allocations per batch")
 }
+
+// TestIntersectDegenerateRays: rays whose origin lies exactly on split
+// planes, with direction components 0, denormal or huge, agree with brute
+// force; a zero or NaN direction and a NaN origin hit nothing.
+func TestIntersectDegenerateRays(t *testing.T) {
+	s := scenes.Soup(400, 41)
+	tree := refBuild(s, 2, 25)
+	requireNoError(t, tree.Validate(), "tree")
+	var splits [3][]float32
+	for _, n := range tree.Nodes {
+		if !n.IsLeaf() && len(splits[n.Axis()]) < 6 {
+			splits[n.Axis()] = append(splits[n.Axis()], n.Split())
+		}
+	}
+	comps := []float32{0, math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, 1e-30, -0.7, 1, 3e30}
+	inf := float32(math.Inf(1))
+	rng := rand.New(rand.NewPCG(5, 6))
+	count := 0
+	for i := 0; i < 3000; i++ {
+		var o, d mgl32.Vec3
+		for a := 0; a < 3; a++ {
+			o[a] = float32(rng.Float64())
+			if l := splits[a]; len(l) > 0 && rng.IntN(2) == 0 {
+				o[a] = l[rng.IntN(len(l))]
+			}
+			d[a] = comps[rng.IntN(len(comps))]
+		}
+		if d == (mgl32.Vec3{}) {
+			continue
+		}
+		count++
+		sameHit(t, tree, Ray{Org: o, Dir: d, TMax: inf}, "degenerate ray")
+	}
+	if count < 2000 {
+		t.Fatalf("only %d rays tested", count)
+	}
+	nan := float32(math.NaN())
+	for _, r := range []Ray{
+		{Org: mgl32.Vec3{0.5, 0.5, -1}, Dir: mgl32.Vec3{}, TMax: inf},
+		{Org: mgl32.Vec3{0.5, 0.5, -1}, Dir: mgl32.Vec3{0, 0, nan}, TMax: inf},
+		{Org: mgl32.Vec3{nan, 0.5, -1}, Dir: mgl32.Vec3{0, 0, 1}, TMax: inf},
+	} {
+		if h, ok := tree.Intersect(r); ok {
+			t.Errorf("ray %+v hit %+v", r, h)
+		}
+		if h, ok := IntersectBrute(s, r); ok {
+			t.Errorf("ray %+v hit %+v by brute force", r, h)
+		}
+	}
+}

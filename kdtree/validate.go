@@ -209,12 +209,6 @@ func (t *Tree) validateStructure(kept []bool, tol float64) error {
 // references it. Run after validateStructure (layout known good).
 func (t *Tree) validateComplete(kept []bool, tol float64) error {
 	s := t.Scene
-	all := make([]uint32, 0, len(s.Tris))
-	for i, ok := range kept {
-		if ok {
-			all = append(all, uint32(i))
-		}
-	}
 	shrink := func(b boxF64) boxF64 {
 		for a := 0; a < 3; a++ {
 			b.min[a] += tol
@@ -240,23 +234,43 @@ func (t *Tree) validateComplete(kept []bool, tol float64) error {
 		a, x := n.Axis(), float64(n.Split())
 		below, above := box, box
 		below.max[a], above.min[a] = x, x
-		for _, c := range [2]struct {
-			i   uint32
-			box boxF64
-		}{{i + 1, below}, {n.AboveChild(), above}} {
-			sb := shrink(c.box)
-			var sub []uint32
-			for _, prim := range list {
-				tri := s.Tris[prim]
-				if meetsInterior(s.Verts[tri[0]], s.Verts[tri[1]], s.Verts[tri[2]], sb) {
-					sub = append(sub, prim)
+		// Every triangle of list meets the node's shrunk interior; one
+		// wholly on one side of the split (beyond tol) meets that child's
+		// and not the other's. Only the rest need clipping.
+		sbelow, sabove := shrink(below), shrink(above)
+		var lb, la []uint32
+		for _, prim := range list {
+			tri := s.Tris[prim]
+			p0, p1, p2 := s.Verts[tri[0]], s.Verts[tri[1]], s.Verts[tri[2]]
+			tb := triangleBox(p0, p1, p2)
+			switch {
+			case tb.max[a] < x-tol:
+				lb = append(lb, prim)
+			case tb.min[a] > x+tol:
+				la = append(la, prim)
+			case tb.min[a] >= x-tol && tb.max[a] <= x+tol:
+				// Within tol of the plane: in neither shrunk child.
+			default:
+				if meetsInterior(p0, p1, p2, sbelow) {
+					lb = append(lb, prim)
+				}
+				if meetsInterior(p0, p1, p2, sabove) {
+					la = append(la, prim)
 				}
 			}
-			if err := rec(c.i, c.box, sub); err != nil {
-				return err
-			}
 		}
-		return nil
+		if err := rec(i+1, below, lb); err != nil {
+			return err
+		}
+		return rec(n.AboveChild(), above, la)
+	}
+	sroot := shrink(boxOf(t.Bounds))
+	var all []uint32
+	for i, ok := range kept {
+		tri := s.Tris[i]
+		if ok && meetsInterior(s.Verts[tri[0]], s.Verts[tri[1]], s.Verts[tri[2]], sroot) {
+			all = append(all, uint32(i))
+		}
 	}
 	return rec(0, boxOf(t.Bounds), all)
 }

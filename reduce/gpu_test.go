@@ -294,9 +294,15 @@ func TestGPUBoundsMatchesGo(t *testing.T) {
 // Bench validates every design against the Go executor before timing it.
 func TestGPUBenchValidates(t *testing.T) {
 	ex := gpuOrSkip(t)
-	rows, err := Bench(ex, []int{1 << 10, 1<<16 + 3, 1 << 20}, 20, 0)
+	var sizes []int
+	for _, n := range []int{1 << 10, 1<<16 + 3, 1 << 20} {
+		if n <= 1<<gpuMaxK() {
+			sizes = append(sizes, n)
+		}
+	}
+	rows, err := Bench(ex, sizes, 20, 0)
 	require.NoError(t, err)
-	require.Len(t, rows, 1+3*(len(Variants())+1))
+	require.Len(t, rows, 1+len(sizes)*(len(Variants())+1))
 	for _, r := range rows {
 		require.Greater(t, r.Ms, 0.0, "%+v", r)
 	}
@@ -314,6 +320,19 @@ func sharedScene(t testing.TB, name string) *scenes.Scene {
 		t.Skipf("scene %s does not load: %v", path, err)
 	}
 	return sc
+}
+
+// A small procedural scene: every design's results are checked inside.
+func TestGPUThesisTableSmall(t *testing.T) {
+	ex := gpuOrSkip(t)
+	rows, err := ThesisTable(ex, gridScene(20), 2)
+	require.NoError(t, err)
+	require.Len(t, rows, len(Variants()))
+	for i, r := range rows {
+		require.Equal(t, Variants()[i].Label(), r.Label)
+		require.Greater(t, r.TotalUs, 0.0)
+		require.Equal(t, 12, r.Reductions)
+	}
 }
 
 func TestGPUThesisTable(t *testing.T) {

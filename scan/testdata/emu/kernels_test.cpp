@@ -1,0 +1,324 @@
+// Emulated tests of kernels/scan.cu, compact.cu, sort.cu against reference loops.
+#include "emu.h"
+inline int g_prefix_mode = 0; // 0: always publish; 1: never; 2: every 5th tile
+#define KD_SCAN_PUBLISH_PREFIX(tile) (g_prefix_mode == 0 || (g_prefix_mode == 2 && (tile) % 5 == 3))
+#include "scan.cu"
+#include "compact.cu"
+#include "sort.cu"
+#include <random>
+#include <string>
+#include <algorithm>
+#include <numeric>
+#include <functional>
+
+static int fails = 0;
+template <class T> static void expect(const std::string &what, const std::vector<T> &got, const std::vector<T> &want, size_t n) {
+	for (size_t i = 0; i < n; i++) {
+		if (tobits(got[i]) != tobits(want[i])) {
+			if (fails++ < 40) printf("FAIL %s: [%zu] got %g want %g\n", what.c_str(), i, (double)got[i], (double)want[i]);
+			return;
+		}
+	}
+}
+static void expect1(const std::string &what, uint64_t got, uint64_t want) {
+	if (got != want && fails++ < 40) printf("FAIL %s: got %llu want %llu\n", what.c_str(), (unsigned long long)got, (unsigned long long)want);
+}
+
+const unsigned kGridCap = 6; // grid-stride kernels: few blocks in emulation
+static unsigned gs(size_t n, unsigned threads) { return (unsigned)std::max<size_t>(1, std::min<size_t>((n + threads - 1) / threads, kGridCap)); }
+static unsigned tiles(size_t n) { return (unsigned)((n + 4095) / 4096); }
+
+// Guarded buffer: G guard words each side.
+const size_t G = 64;
+template <class T> struct Buf {
+	std::vector<T> v;
+	size_t n;
+	T guard;
+	Buf(size_t n_, T g) : v(n_ + 2 * G, g), n(n_), guard(g) {}
+	T *p() { return v.data() + G; }
+	std::vector<T> out() { return std::vector<T>(v.begin() + G, v.begin() + G + n); }
+	void check(const std::string &what) {
+		for (size_t i = 0; i < G; i++)
+			if (tobits(v[i]) != tobits(guard) || tobits(v[G + n + i]) != tobits(guard)) {
+				if (fails++ < 40) printf("FAIL %s: guard overwritten\n", what.c_str());
+				return;
+			}
+	}
+};
+
+static std::vector<unsigned long long> state;
+static unsigned long long *fresh_state(size_t n) {
+	state.assign(tiles(n) + 1, 0ull);
+	return state.data();
+}
+
+template <class V> static void production(const V *src, V *dst, size_t n, bool incl, unsigned *total) {
+	void (*k)(const V *, V *, unsigned long long, unsigned long long *, unsigned *);
+	if constexpr (std::is_same_v<V, float>) k = incl ? scan_incl_production_f32 : scan_excl_production_f32;
+	else k = incl ? scan_incl_production_u32 : scan_excl_production_u32;
+	launch(k, tiles(n), 256, src, dst, (unsigned long long)n, fresh_state(n), total);
+}
+
+template <class V> static std::vector<V> ref_scan(const std::vector<V> &s, bool incl) {
+	std::vector<V> o(s.size());
+	V acc = 0;
+	for (size_t i = 0; i < s.size(); i++) {
+		if (incl) { acc += s[i]; o[i] = acc; }
+		else { o[i] = acc; acc += s[i]; }
+	}
+	return o;
+}
+
+template <class V> static std::vector<V> rnd(size_t n, unsigned seed) {
+	std::mt19937 r(seed);
+	std::vector<V> s(n);
+	for (auto &x : s) {
+		if constexpr (std::is_same_v<V, float>) x = (float)(r() % 8);
+		else x = r();
+	}
+	return s;
+}
+
+template <class V> static void teaching(const std::string &variant, const V *src, V *dst, size_t n, bool incl) {
+	constexpr bool F = std::is_same_v<V, float>;
+	int inc = incl ? 1 : 0;
+	if (variant == "naive") {
+		std::vector<V> a(n);
+		launch(F ? (void (*)(const V *, V *, unsigned long long, int))scan_naive_init_f32 : (void (*)(const V *, V *, unsigned long long, int))scan_naive_init_u32, gs(n, 256), 256, src, a.data(), (unsigned long long)n, inc);
+		V *cur = a.data(), *other = dst;
+		for (size_t d = 1; d < n; d <<= 1) {
+			launch(F ? (void (*)(const V *, V *, unsigned long long, unsigned long long))scan_naive_step_f32 : (void (*)(const V *, V *, unsigned long long, unsigned long long))scan_naive_step_u32, gs(n, 256), 256, (const V *)cur, other, (unsigned long long)n, (unsigned long long)d);
+			std::swap(cur, other);
+		}
+		if (cur != dst) launch(scan_copy_u32, gs(n, 256), 256, (unsigned *)dst, (const unsigned *)cur, (unsigned long long)n);
+		return;
+	}
+	if (variant == "we" || variant == "we-threads") {
+		size_t m = 1;
+		while (m < n) m <<= 1;
+		std::vector<V> a(m, (V)12345);
+		typedef void (*KL)(const V *, V *, unsigned long long, unsigned long long);
+		typedef void (*KS)(V *, unsigned long long, unsigned long long);
+		typedef void (*KF)(const V *, const V *, V *, unsigned long long, int);
+		launch(F ? (KL)scan_we_load_f32 : (KL)scan_we_load_u32, gs(m, 256), 256, src, a.data(), (unsigned long long)n, (unsigned long long)m);
+		bool th = variant == "we-threads";
+		KS up = th ? (F ? (KS)scan_we_up_threads_f32 : (KS)scan_we_up_threads_u32) : (F ? (KS)scan_we_up_f32 : (KS)scan_we_up_u32);
+		KS down = th ? (F ? (KS)scan_we_down_threads_f32 : (KS)scan_we_down_threads_u32) : (F ? (KS)scan_we_down_f32 : (KS)scan_we_down_u32);
+		for (size_t s = 2; s <= m; s <<= 1) launch(up, gs(th ? m / s : m, 256), 256, a.data(), (unsigned long long)m, (unsigned long long)s);
+		a[m - 1] = 0;
+		for (size_t s = m; s >= 2; s >>= 1) launch(down, gs(th ? m / s : m, 256), 256, a.data(), (unsigned long long)m, (unsigned long long)s);
+		launch(F ? (KF)scan_we_finish_f32 : (KF)scan_we_finish_u32, gs(n, 256), 256, (const V *)a.data(), src, dst, (unsigned long long)n, inc);
+		return;
+	}
+	// shared-naive / shared-we: recursive block sums.
+	typedef void (*KB)(const V *, V *, V *, unsigned long long, int);
+	typedef void (*KA)(V *, const V *, unsigned long long);
+	bool nv = variant == "shared-naive";
+	KB kb = nv ? (F ? (KB)scan_block_naive_f32 : (KB)scan_block_naive_u32) : (F ? (KB)scan_block_we_f32 : (KB)scan_block_we_u32);
+	unsigned threads = nv ? 512 : 256;
+	std::vector<V> sums(n / 256 + 64, (V)777);
+	std::function<void(const V *, V *, size_t, int, V *)> rec = [&](const V *in, V *out, size_t n, int inc, V *sm) {
+		size_t nb = (n + 511) / 512;
+		launch(kb, (unsigned)nb, threads, in, out, sm, (unsigned long long)n, inc);
+		if (nb == 1) return;
+		V *next = sm + ((nb + 3) & ~(size_t)3);
+		rec(sm, sm, nb, 0, next);
+		launch(F ? (KA)scan_add_sums_f32 : (KA)scan_add_sums_u32, gs(n, 256), 256, out, (const V *)sm, (unsigned long long)n);
+	};
+	rec(src, dst, n, inc, sums.data());
+}
+
+template <class V> static void test_scans(size_t n) {
+	auto src = rnd<V>(n, (unsigned)n);
+	for (int incl = 0; incl < 2; incl++) {
+		auto want = ref_scan(src, incl);
+		for (int mode = 0; mode < 3; mode++) {
+			g_prefix_mode = mode;
+			Buf<V> in(n, (V)0), out(n, (V)-5);
+			std::copy(src.begin(), src.end(), in.p());
+			unsigned total = 0xdeadbeef;
+			production(in.p(), out.p(), n, incl, &total);
+			std::string what = std::string("production ") + (incl ? "incl" : "excl") + " n=" + std::to_string(n) + " mode=" + std::to_string(mode) + (std::is_same_v<V, float> ? " f32" : " u32");
+			expect(what, out.out(), want, n);
+			out.check(what);
+			V sum = 0;
+			for (auto x : src) sum += x;
+			expect1(what + " total", total, tobits(sum));
+			// in place
+			production(in.p(), in.p(), n, incl, nullptr);
+			expect(what + " in place", in.out(), want, n);
+			// unaligned (offset by one word): scalar path
+			Buf<V> in2(n + 1, (V)0), out2(n + 1, (V)-5);
+			std::copy(src.begin(), src.end(), in2.p() + 1);
+			production(in2.p() + 1, out2.p() + 1, n, incl, nullptr);
+			auto o2 = out2.out();
+			expect(what + " unaligned", std::vector<V>(o2.begin() + 1, o2.end()), want, n);
+		}
+		g_prefix_mode = 0;
+		if (n <= 70000) {
+			for (std::string v : {"naive", "we", "we-threads", "shared-naive", "shared-we"}) {
+				Buf<V> in(n, (V)0), out(n, (V)-5);
+				std::copy(src.begin(), src.end(), in.p());
+				teaching(v, (const V *)in.p(), out.p(), n, incl);
+				std::string what = v + (incl ? " incl" : " excl") + " n=" + std::to_string(n) + (std::is_same_v<V, float> ? " f32" : " u32");
+				expect(what, out.out(), want, n);
+				out.check(what);
+				teaching(v, (const V *)in.p(), in.p(), n, incl);
+				expect(what + " in place", in.out(), want, n);
+			}
+		}
+	}
+}
+
+template <class V> static void test_seg(size_t n, unsigned every) {
+	auto src = rnd<V>(n, (unsigned)n + 1);
+	std::mt19937 r(n * every);
+	std::vector<unsigned> heads(n);
+	for (auto &h : heads) h = (r() % every == 0) ? (r() | 1) : 0;
+	for (int incl = 0; incl < 2; incl++) {
+		std::vector<V> want(n);
+		V acc = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (heads[i]) acc = 0;
+			if (incl) { acc += src[i]; want[i] = acc; }
+			else { want[i] = acc; acc += src[i]; }
+		}
+		for (int mode = 0; mode < 3; mode++) {
+			g_prefix_mode = mode;
+			Buf<V> out(n, (V)-5);
+			void (*k)(const V *, const unsigned *, V *, unsigned long long, unsigned long long *);
+			if constexpr (std::is_same_v<V, float>) k = incl ? segscan_incl_f32 : segscan_excl_f32;
+			else k = incl ? segscan_incl_u32 : segscan_excl_u32;
+			launch(k, tiles(n), 256, (const V *)src.data(), (const unsigned *)heads.data(), out.p(), (unsigned long long)n, fresh_state(n));
+			std::string what = std::string("segscan ") + (incl ? "incl" : "excl") + " n=" + std::to_string(n) + " every=" + std::to_string(every) + " mode=" + std::to_string(mode);
+			expect(what, out.out(), want, n);
+			out.check(what);
+		}
+	}
+	g_prefix_mode = 0;
+}
+
+static void test_compact(size_t n, unsigned density) {
+	std::mt19937 r(n + density);
+	std::vector<unsigned> src(n), flags(n);
+	std::vector<unsigned> want;
+	for (size_t i = 0; i < n; i++) {
+		src[i] = r();
+		flags[i] = (r() % 100 < density) ? (r() | 1) : 0;
+		if (flags[i]) want.push_back(src[i]);
+	}
+	for (int mode = 0; mode < 3; mode++) {
+		g_prefix_mode = mode;
+		for (size_t cap : {n, want.size() / 2}) {
+			Buf<unsigned> out(cap, 0xabababab);
+			unsigned count = 0xdeadbeef;
+			launch(compact_fused_u32, tiles(n), 256, (const unsigned *)src.data(), (const unsigned *)flags.data(), out.p(), (unsigned long long)n, (unsigned long long)cap, fresh_state(n), &count);
+			std::string what = "compact fused n=" + std::to_string(n) + " d=" + std::to_string(density) + " cap=" + std::to_string(cap) + " mode=" + std::to_string(mode);
+			expect1(what + " count", count, want.size());
+			expect(what, out.out(), want, std::min(cap, want.size()));
+			out.check(what);
+			// scan-scatter
+			Buf<unsigned> out2(cap, 0xabababab);
+			std::vector<unsigned> f(n);
+			unsigned count2 = 0xdeadbeef;
+			launch(compact_flags_u32, gs(n, 256), 256, (const unsigned *)flags.data(), f.data(), (unsigned long long)n);
+			production(f.data(), f.data(), n, false, &count2);
+			launch(compact_scatter_u32, gs(n, 256), 256, (const unsigned *)src.data(), (const unsigned *)flags.data(), (const unsigned *)f.data(), out2.p(), (unsigned long long)n, (unsigned long long)cap);
+			expect1(what + " scan-scatter count", count2, want.size());
+			expect(what + " scan-scatter", out2.out(), want, std::min(cap, want.size()));
+			out2.check(what + " scan-scatter");
+		}
+	}
+	g_prefix_mode = 0;
+}
+
+static void test_sort(size_t n, unsigned range, bool split, bool with_vals, int sms) {
+	std::mt19937 r(n + range);
+	std::vector<unsigned> keys(n), vals(n);
+	for (size_t i = 0; i < n; i++) { keys[i] = range ? r() % range : r(); vals[i] = (unsigned)i; }
+	std::vector<size_t> idx(n);
+	std::iota(idx.begin(), idx.end(), 0);
+	std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+	std::vector<unsigned> wk(n), wv(n);
+	for (size_t i = 0; i < n; i++) { wk[i] = keys[idx[i]]; wv[i] = vals[idx[i]]; }
+	std::vector<unsigned> res(4, 0);
+	launch(sort_max_u32, gs(n, 2048), 256, (const unsigned *)keys.data(), (unsigned long long)n, res.data());
+	unsigned mx = *std::max_element(keys.begin(), keys.end());
+	expect1("max", res[0], mx);
+	int nbits = mx ? 32 - __builtin_clz(mx) : 0;
+	std::vector<unsigned> k = keys, v = vals, ak(n), av(n);
+	unsigned *inK = k.data(), *inV = with_vals ? v.data() : nullptr, *altK = ak.data(), *altV = with_vals ? av.data() : nullptr;
+	int passes = 0;
+	if (split) {
+		std::vector<unsigned> flags(n);
+		for (int bit = 0; bit < nbits; bit++) {
+			launch(sort_split_flags_u32, gs(n, 256), 256, (const unsigned *)inK, flags.data(), (unsigned long long)n, (unsigned)bit);
+			production(flags.data(), flags.data(), n, false, &res[1]);
+			launch(sort_split_scatter_u32, gs(n, 256), 256, (const unsigned *)inK, (const unsigned *)inV, altK, altV, (const unsigned *)flags.data(), (const unsigned *)&res[1], (unsigned long long)n, (unsigned)bit);
+			std::swap(inK, altK);
+			std::swap(inV, altV);
+			passes++;
+		}
+	} else {
+		size_t subs = (n + 2047) / 2048;
+		size_t blocks = std::min<size_t>(subs, sms * 4);
+		size_t per = (subs + blocks - 1) / blocks;
+		blocks = (subs + per - 1) / per;
+		std::vector<unsigned> hist(256 * blocks);
+		for (int shift = 0; shift < nbits; shift += 8) {
+			launch(sort_hist8_u32, (unsigned)blocks, 256, (const unsigned *)inK, (unsigned long long)n, (unsigned)shift, hist.data(), (unsigned long long)per);
+			production(hist.data(), hist.data(), hist.size(), false, nullptr);
+			launch(sort_scatter8_u32, (unsigned)blocks, 256, (const unsigned *)inK, (const unsigned *)inV, altK, altV, (unsigned long long)n, (unsigned)shift, (const unsigned *)hist.data(), (unsigned long long)per);
+			std::swap(inK, altK);
+			std::swap(inV, altV);
+			passes++;
+		}
+	}
+	std::vector<unsigned> gk(inK, inK + n);
+	std::string what = std::string(split ? "split" : "lsd8") + " n=" + std::to_string(n) + " range=" + std::to_string(range) + (with_vals ? " pairs" : " keys");
+	expect(what + " keys", gk, wk, n);
+	if (with_vals) {
+		std::vector<unsigned> gv(inV, inV + n);
+		expect(what + " vals", gv, wv, n);
+	}
+}
+
+int main(int argc, char **argv) {
+	std::string only = argc > 1 ? argv[1] : "";
+	if (only == "" || only == "scan") {
+		for (size_t n : {1, 2, 3, 31, 32, 33, 127, 128, 129, 511, 512, 513, 4095, 4096, 4097, 8191, 8193, 33 * 4096 + 5, 70 * 4096}) {
+			test_scans<unsigned>(n);
+			if (n < 20000 || n == 70 * 4096) test_scans<float>(n);
+			fprintf(stderr, "scan n=%zu fails=%d\n", n, fails);
+		}
+	}
+	if (only == "" || only == "seg") {
+		for (size_t n : {1, 2, 33, 4095, 4096, 4097, 40 * 4096 + 3}) {
+			for (unsigned every : {1u, 3u, 100u, 5000u, 1000000u}) {
+				test_seg<unsigned>(n, every);
+				if (n < 5000) test_seg<float>(n, every);
+			}
+			fprintf(stderr, "seg n=%zu fails=%d\n", n, fails);
+		}
+	}
+	if (only == "" || only == "compact") {
+		for (size_t n : {1, 2, 33, 4095, 4096, 4097, 35 * 4096 + 7}) {
+			for (unsigned d : {0u, 1u, 50u, 100u}) test_compact(n, d);
+			fprintf(stderr, "compact n=%zu fails=%d\n", n, fails);
+		}
+	}
+	if (only == "" || only == "sort") {
+		for (size_t n : {2, 3, 33, 2047, 2048, 2049, 20000, 70001}) {
+			for (unsigned range : {0u, 1000u, 1u << 20}) {
+				for (int split = 0; split < 2; split++) {
+					if (split && n > 20000) continue;
+					test_sort(n, range, split, true, 2);
+					test_sort(n, range, split, false, 1);
+				}
+			}
+			fprintf(stderr, "sort n=%zu fails=%d\n", n, fails);
+		}
+	}
+	printf("%s: %d failures, %d launches\n", fails ? "FAILED" : "PASSED", fails, g_launches);
+	return fails != 0;
+}
