@@ -97,8 +97,9 @@ func (p *poly) bounds() (lo, hi [3]float64) {
 }
 
 // clipToBox sets p to the part of triangle t inside box, clipping against
-// box.lo and box.hi of axis 0, 1, 2 in that order (planes that no vertex
-// crosses change nothing), and reports whether anything is left.
+// box.lo and box.hi of axis 0, 1, 2 in that order, and reports whether
+// anything is left. A plane that every vertex is inside of leaves the
+// polygon as it is, so it is skipped (the result is the same).
 func clipToBox(t *triangle, box *aabb, p *poly) bool {
 	var tmp poly
 	p.n = 3
@@ -107,18 +108,31 @@ func clipToBox(t *triangle, box *aabb, p *poly) bool {
 			p.v[i][a] = float64(t[i][a])
 		}
 	}
+	src, dst := p, &tmp
 	for a := 0; a < 3; a++ {
 		lo, hi := float64(box.lo[a]), float64(box.hi[a])
-		tmp = *p
-		tmp.clip(a, lo, true, p)
-		if p.n == 0 {
-			return false
+		outLo, outHi := false, false
+		for i := 0; i < src.n; i++ {
+			outLo = outLo || src.v[i][a] < lo
+			outHi = outHi || src.v[i][a] > hi
 		}
-		tmp = *p
-		tmp.clip(a, hi, false, p)
-		if p.n == 0 {
-			return false
+		if outLo {
+			src.clip(a, lo, true, dst)
+			if dst.n == 0 {
+				return false
+			}
+			src, dst = dst, src
 		}
+		if outHi {
+			src.clip(a, hi, false, dst)
+			if dst.n == 0 {
+				return false
+			}
+			src, dst = dst, src
+		}
+	}
+	if src != p {
+		*p = *src
 	}
 	return true
 }

@@ -57,13 +57,45 @@ func (d *devLevel) free() {
 	d.sc.Free()
 }
 
-// ensure makes *b hold at least n elements (contents are not kept).
+// reserve allocates the level buffers up front for n kept triangles, with
+// room for the references to grow to 2n per level and the nodes of a level
+// to n/16 (the large phase ends at 64 references per node), so that most
+// builds allocate nothing more; ensure grows a buffer when a scene needs more.
+func (d *devLevel) reserve(n, bins int) error {
+	refs, nodes := 2*n, max(n/16, 256)
+	u := func(b **exec.Buf[uint32], k int) error { return ensureN(d.ex, b, k, k) }
+	f := func(b **exec.Buf[float32], k int) error { return ensureN(d.ex, b, k, k) }
+	errs := []error{
+		u(&d.tri[0], refs), u(&d.tri[1], refs), f(&d.box[0], 6*refs), f(&d.box[1], 6*refs),
+		u(&d.flags, refs), u(&d.dstL, refs), u(&d.dstR, refs), f(&d.clipL, 6*refs), f(&d.clipR, 6*refs),
+		u(&d.offsets, nodes+1), u(&d.info, 4*nodes), f(&d.nbox, 6*nodes), u(&d.keys, 6*nodes),
+		u(&d.dec, 3*nodes), f(&d.geo, 9*nodes), u(&d.counts, 3*nodes), u(&d.parkOff, nodes),
+		u(&d.hist, 6*bins*nodes), u(&d.ptri, refs), f(&d.pbox, 6*refs),
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	var err error
+	d.scRefs, d.scN = refs, nodes
+	d.sc, err = split.NewScratch(d.ex, d.scRefs, d.scN)
+	return err
+}
+
+// ensure makes *b hold at least n elements (contents are not kept),
+// growing by half again to make room for what comes next.
 func ensure[T cuda.Elem](ex exec.Executor, b **exec.Buf[T], n int) error {
+	return ensureN(ex, b, n, max(n+n/2, 256))
+}
+
+// ensureN makes *b hold at least n elements, allocating size when it must.
+func ensureN[T cuda.Elem](ex exec.Executor, b **exec.Buf[T], n, size int) error {
 	if *b != nil && (*b).Len() >= n {
 		return nil
 	}
 	(*b).Free()
-	nb, err := exec.Alloc[T](ex, max(n+n/2, 256))
+	nb, err := exec.Alloc[T](ex, size)
 	if err != nil {
 		return err
 	}
@@ -138,13 +170,8 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 		return nil, err
 	}
 	n := len(b.kept)
-	for i := 0; i < 2; i++ {
-		if err := ensure(b.ex, &d.tri[i], 2*n); err != nil {
-			return nil, err
-		}
-		if err := ensure(b.ex, &d.box[i], 6*2*n); err != nil {
-			return nil, err
-		}
+	if err := d.reserve(n, b.opt.Bins); err != nil {
+		return nil, err
 	}
 	if err := d.tri[0].CopyFrom(d.kept); err != nil {
 		return nil, err

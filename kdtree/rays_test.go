@@ -19,9 +19,9 @@ func TestSplitMix64Vectors(t *testing.T) {
 // testBounds is a box with every axis different, for the ray set tests.
 var testBounds = scenes.Bounds{Min: mgl32.Vec3{-1, -2, -3}, Max: mgl32.Vec3{1, 2, 3.5}}
 
-// vec3 rounds float64 values (hex literals computed independently with
+// hexVec3 rounds float64 values (hex literals computed independently with
 // Python's float64 arithmetic and libm, rounded once to float32).
-func vec3(x, y, z float64) mgl32.Vec3 {
+func hexVec3(x, y, z float64) mgl32.Vec3 {
 	return mgl32.Vec3{float32(x), float32(y), float32(z)}
 }
 
@@ -30,8 +30,8 @@ func vec3(x, y, z float64) mgl32.Vec3 {
 func TestRandomRaysReference(t *testing.T) {
 	rays := RandomRays(testBounds, 2)
 	want := []Ray{
-		{Org: vec3(0x1.eeb992p-2, -0x1.5c4074p+0, -0x1.306860p+0), Dir: vec3(0x1.d8aed8p-1, 0x1.cc975cp-3, 0x1.3f18f0p-2)},
-		{Org: vec3(0x1.7910c8p-1, -0x1.205a64p+0, 0x1.1a2030p+1), Dir: vec3(-0x1.64bd64p-1, -0x1.48a7a6p-1, 0x1.47d23cp-2)},
+		{Org: hexVec3(0x1.eeb992p-2, -0x1.5c4074p+0, -0x1.306860p+0), Dir: hexVec3(0x1.d8aed8p-1, 0x1.cc975cp-3, 0x1.3f18f0p-2)},
+		{Org: hexVec3(0x1.7910c8p-1, -0x1.205a64p+0, 0x1.1a2030p+1), Dir: hexVec3(-0x1.64bd64p-1, -0x1.48a7a6p-1, 0x1.47d23cp-2)},
 	}
 	for i := range want {
 		expectEqual(t, rays[i].Org, want[i].Org, "random ray %d origin", i)
@@ -49,8 +49,8 @@ func TestPrimaryRaysReference(t *testing.T) {
 		px, py int
 		dir    mgl32.Vec3
 	}{
-		{0, 0, vec3(-0x1.a1c622p-2, 0x1.a1c622p-2, -0x1.a22eaep-1)},
-		{700, 100, vec3(0x1.58d150p-3, 0x1.785f60p-2, -0x1.d44b1ep-1)},
+		{0, 0, hexVec3(-0x1.a1c622p-2, 0x1.a1c622p-2, -0x1.a22eaep-1)},
+		{700, 100, hexVec3(0x1.58d150p-3, 0x1.785f60p-2, -0x1.d44b1ep-1)},
 	} {
 		r := rays[c.py*PrimaryImageSize+c.px]
 		expectEqual(t, r.Org, eye, "primary ray (%d, %d) origin", c.px, c.py)

@@ -45,9 +45,13 @@ func (t *Tree) trace(r *Ray, anyHit bool) (Hit, bool) {
 		return best, false
 	}
 	pre := prepare(r)
-	var inv mgl32.Vec3
+	// Per axis: 1/Dir, and the part of a plane crossing's rounding slack
+	// that does not depend on the plane.
+	var inv, absInv, orgSlack mgl32.Vec3
 	for a := 0; a < 3; a++ {
 		inv[a] = 1 / r.Dir[a]
+		absInv[a] = abs32(inv[a])
+		orgSlack[a] = abs32(r.Org[a]) * absInv[a]
 	}
 	tmin, tmax, ok := clipBox(t.Bounds, r, inv)
 	if !ok {
@@ -82,7 +86,7 @@ func (t *Tree) trace(r *Ray, anyHit bool) (Hit, bool) {
 					continue
 				}
 				tp := (s - o) * inv[a]
-				slack := traversalSlack * (abs32(tp) + (abs32(s)+abs32(o))*abs32(inv[a]))
+				slack := traversalSlack * (abs32(tp) + abs32(s)*absInv[a] + orgSlack[a])
 				if (o < s) != (d > 0) || o == s {
 					// Moving away from the plane: the near child holds the
 					// whole interval; the far one only what rounding may
@@ -116,8 +120,15 @@ func (t *Tree) trace(r *Ray, anyHit bool) (Hit, bool) {
 			}
 			first, cnt := n.FirstRef(), n.RefCount()
 			for _, prim := range refs[first : first+cnt] {
-				tri := &soup[prim]
-				th, u, v, hit := pre.triangle(tri[0], tri[1], tri[2])
+				var th, u, v float32
+				var hit bool
+				if soup != nil {
+					tri := &soup[prim]
+					th, u, v, hit = pre.triangle(tri[0], tri[1], tri[2])
+				} else {
+					tri := t.Scene.Tris[prim]
+					th, u, v, hit = pre.triangle(t.Scene.Verts[tri[0]], t.Scene.Verts[tri[1]], t.Scene.Verts[tri[2]])
+				}
 				if hit && (!found || best.closer(th, prim)) {
 					best, found = Hit{T: th, U: u, V: v, Prim: prim}, true
 					if anyHit {

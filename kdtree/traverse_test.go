@@ -1,6 +1,7 @@
 package kdtree
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -251,6 +252,21 @@ func TestIntersectConcurrent(t *testing.T) {
 	}
 }
 
+// TestTreeLiteral: a Tree made without NewTree (no triangle copy) traces
+// the same hits.
+func TestTreeLiteral(t *testing.T) {
+	s := scenes.Soup(300, 12)
+	made := refBuild(s, 4, 20)
+	lit := &Tree{Nodes: made.Nodes, Refs: made.Refs, Bounds: made.Bounds, Scene: s}
+	for i, r := range hardRays(s, 500, 13) {
+		h1, ok1 := made.Intersect(r)
+		h2, ok2 := lit.Intersect(r)
+		if ok1 != ok2 || h1 != h2 {
+			t.Fatalf("ray %d: NewTree's %v %+v, literal's %v %+v", i, ok1, h1, ok2, h2)
+		}
+	}
+}
+
 func TestIntersectNoAlloc(t *testing.T) {
 	s := scenes.Soup(200, 10)
 	tree := refBuild(s, 4, 20)
@@ -310,6 +326,39 @@ func TestIntersectDegenerateRays(t *testing.T) {
 		}
 		if h, ok := IntersectBrute(s, r); ok {
 			t.Errorf("ray %+v hit %+v by brute force", r, h)
+		}
+	}
+}
+
+// TestBuildTreesMatchBrute: Build's trees (Go executor) of the hard
+// procedural scenes and edge sizes validate and trace like brute force.
+func TestBuildTreesMatchBrute(t *testing.T) {
+	quad := newScene([]float32{0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0}, [][3]uint32{{0, 1, 2}, {0, 2, 3}})
+	cases := []*scenes.Scene{
+		newScene(nil, nil),
+		scenes.Soup(1, 51), scenes.Soup(2, 52), scenes.Soup(31, 53), scenes.Soup(32, 54), scenes.Soup(33, 55),
+		scenes.Soup(63, 56), scenes.Soup(64, 57), scenes.Soup(65, 58), scenes.Soup(2000, 59),
+		scenes.Coplanar(300, 60), scenes.Identical(100), scenes.HugeAmongTiny(500, 61),
+		scenes.Slivers(500, 62), scenes.Icosphere(3), scenes.Grid(scenes.Icosphere(1), 3, 3, 3),
+		scenes.Grid(quad, 8, 8, 1),
+	}
+	for _, s := range cases {
+		tree, err := Build(context.Background(), s, Options{})
+		if err != nil {
+			t.Errorf("Build(%s, %d triangles): %v", s.Name, len(s.Tris), err)
+			continue
+		}
+		if err := tree.Validate(); err != nil {
+			t.Errorf("Build(%s, %d triangles): %v", s.Name, len(s.Tris), err)
+			continue
+		}
+		bad := 0
+		for _, r := range hardRays(s, 300, 17) {
+			if !sameHit(t, tree, r, s.Name) {
+				if bad++; bad > 3 {
+					break
+				}
+			}
 		}
 	}
 }

@@ -7,8 +7,9 @@ import (
 	"github.com/kdbuild/kdbuild/scenes"
 )
 
-// MaxTreeDepth bounds the depth of every tree kdtree traverses: the
-// traversal stack holds this many entries, and Validate rejects deeper trees.
+// MaxTreeDepth bounds the depth (edges from the root) of every tree kdtree
+// traverses: the traversal stack is sized for it, and Validate rejects
+// deeper trees.
 const MaxTreeDepth = 64
 
 // Tree is a built kd-tree: depth-first 8-byte nodes (node 0 is the root),
@@ -35,10 +36,11 @@ type triangleSoup struct {
 	tris [][3]mgl32.Vec3
 }
 
-// triangles returns the tree's triangle soup, making it on first use.
+// triangles returns the tree's triangle soup, making it on first use; nil
+// for a Tree not made by NewTree (traversal then reads the scene).
 func (t *Tree) triangles() [][3]mgl32.Vec3 {
-	if t.soup == nil { // a Tree not made by NewTree: no cache
-		return makeSoup(t.Scene)
+	if t.soup == nil {
+		return nil
 	}
 	t.soup.once.Do(func() { t.soup.tris = makeSoup(t.Scene) })
 	return t.soup.tris
@@ -58,8 +60,9 @@ func makeSoup(s *scenes.Scene) [][3]mgl32.Vec3 {
 // NewTree wraps the builder's output. It takes ownership of nodes and refs
 // (the caller must not change them afterwards, nor the scene's vertices
 // and triangles). It does no work: the first ray makes a copy of the
-// triangles' vertex positions (36 bytes per triangle) for traversal. The tree-shape fields of
-// stats are kept as given; the builder fills them with ComputeShapeStats.
+// triangles' vertex positions (36 bytes per triangle) for traversal. The
+// tree-shape fields of stats are kept as given; the builder fills them
+// with ComputeShapeStats.
 // An empty nodes slice is allowed only for a scene without kept triangles
 // (the tree then misses every ray).
 func NewTree(scene *scenes.Scene, nodes []Node, refs []uint32, bounds scenes.Bounds, stats Stats) *Tree {

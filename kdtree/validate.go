@@ -26,7 +26,9 @@ const validateTol = 0x1p-16
 //   - every split is finite and inside its node's box (child boxes are the
 //     parent cut at the split, so they nest by construction);
 //   - leaf reference ranges lie in Refs, cover it exactly once, hold
-//     ascending distinct triangle indices in range;
+//     ascending distinct indices of non-degenerate triangles (a degenerate
+//     one could still be reported hit by rounding, and IntersectBrute, the
+//     oracle, skips them);
 //   - every leaf reference's triangle touches the leaf box (closed, grown by
 //     validateTol): touching only the boundary passes;
 //   - every kept triangle is in at least one leaf, and in every leaf whose
@@ -179,6 +181,9 @@ func (t *Tree) validateStructure(kept []bool, tol float64) error {
 			}
 			if k > first && t.Refs[k-1] >= prim {
 				return fmt.Errorf("kdtree: leaf %d references not ascending: %d then %d", it.i, t.Refs[k-1], prim)
+			}
+			if !kept[prim] {
+				return fmt.Errorf("kdtree: leaf %d references degenerate triangle %d (degenerate triangles are dropped)", it.i, prim)
 			}
 			referenced[prim] = true
 			tri := s.Tris[prim]

@@ -154,6 +154,10 @@ func TestValidateSceneLevel(t *testing.T) {
 	bad.EmptyLeaves = 1
 	expectInvalid(t, NewTree(s, ok.Nodes, ok.Refs, s.Bounds, bad), "Stats.EmptyLeaves 1, tree has 0", "wrong empty leaves")
 	requireNoError(t, NewTree(s, ok.Nodes, ok.Refs, s.Bounds, ComputeShapeStats(ok)).Validate(), "right statistics")
+	// A degenerate triangle (two equal vertices) must not be referenced.
+	s3 := newScene([]float32{0, 0, 0, 1, 0, 0, 0, 1, 0}, [][3]uint32{{0, 1, 2}, {0, 1, 1}})
+	expectInvalid(t, NewTree(s3, []Node{LeafNode(0, 2)}, []uint32{0, 1}, s3.Bounds, Stats{}), "degenerate triangle 1", "degenerate reference")
+	requireNoError(t, NewTree(s3, []Node{LeafNode(0, 1)}, []uint32{0}, s3.Bounds, Stats{}).Validate(), "degenerate triangle dropped")
 	// Out-of-range vertex indices are reported, not a panic.
 	s2 := newScene([]float32{0, 0, 0, 1, 0, 0, 0, 1, 0}, [][3]uint32{{0, 1, 7}})
 	expectInvalid(t, NewTree(s2, []Node{LeafNode(0, 1)}, []uint32{0}, s2.Bounds, Stats{}), "out of range", "bad vertex index")

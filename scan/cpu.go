@@ -1,6 +1,9 @@
 package scan
 
 import (
+	"runtime"
+	"sync/atomic"
+
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
 
@@ -80,20 +83,24 @@ func sum[T Value](s []T) T {
 	return (a + b) + (c + d)
 }
 
-// parallelTile is the number of elements one worker handles per round of
-// the parallel scan: 64 Ki 4-byte elements (256 KiB) stay in a core's L2
-// between the two passes over the round.
-var parallelTile = 1 << 16
+// parallelChunk is the unit of work of the parallel scans: 64 Ki 4-byte
+// elements (256 KiB).
+const parallelChunk = 1 << 16
 
-// parallelMin is the size below which the parallel scan runs serially: the
+// parallelRound is the number of elements per round: 16 chunks (4 MiB of
+// 4-byte elements) stay in the shared L3 (32 MiB on the development
+// machine) between the two passes over the round.
+const parallelRound = 16 * parallelChunk
+
+// parallelMin is the size below which the parallel scans run serially: the
 // goroutine hand-offs cost more than the work.
 const parallelMin = 1 << 15
 
 // parallelScan is the cpu-parallel variant: the array is cut into rounds of
-// workers×parallelTile elements; in each round every worker sums its tile,
-// the tile sums are scanned serially, and every worker scans its tile from
-// its offset while the tile is still in its cache. Memory traffic is one read
-// and one write per element, like the serial loop.
+// parallelRound elements and each round into chunks; pass 1 sums every
+// chunk, the chunk sums are scanned serially, and pass 2 scans every chunk
+// from its offset while the round is still in the cache. Memory traffic is
+// one read and one write per element, like the serial loop.
 func parallelScan[T Value](workers int, dst, src []T, inclusive bool) (total T) {
 	n := len(src)
 	if workers <= 1 || n < parallelMin {
@@ -102,80 +109,138 @@ func parallelScan[T Value](workers int, dst, src []T, inclusive bool) (total T) 
 		}
 		return serialExclusive(dst, src, 0)
 	}
-	tile := parallelTile
-	if n < workers*tile {
-		tile = (n + workers - 1) / workers
-	}
-	round := workers * tile
-	sums := make([]T, workers)
+	sums := make([]T, parallelRound/parallelChunk+1)
 	var carry T
-	pool := newPool(workers)
-	defer pool.close()
-	for base := 0; base < n; base += round {
-		end := min(base+round, n)
-		// Pass 1: tile sums.
-		pool.run(func(w int) {
-			lo, hi := min(base+w*tile, end), min(base+(w+1)*tile, end)
-			sums[w] = sum(src[lo:hi])
-		})
-		// Tile offsets.
-		for w := range sums {
-			s := sums[w]
-			sums[w] = carry
-			carry += s
-		}
-		// Pass 2: scan each tile from its offset.
-		pool.run(func(w int) {
-			lo, hi := min(base+w*tile, end), min(base+(w+1)*tile, end)
+	twoPass(workers, n,
+		func(c, lo, hi int) { sums[c] = sum(src[lo:hi]) },
+		func(chunks int) {
+			for c := 0; c < chunks; c++ {
+				sums[c], carry = carry, carry+sums[c]
+			}
+		},
+		func(c, lo, hi int) {
 			if inclusive {
-				serialInclusive(dst[lo:hi], src[lo:hi], sums[w])
+				serialInclusive(dst[lo:hi], src[lo:hi], sums[c])
 			} else {
-				serialExclusive(dst[lo:hi], src[lo:hi], sums[w])
+				serialExclusive(dst[lo:hi], src[lo:hi], sums[c])
 			}
 		})
-	}
 	return carry
 }
 
-// pool is a fixed set of goroutines that run one function per worker index
-// per round; worker 0 is the calling goroutine. It avoids starting
-// goroutines for every round of the parallel scan.
-type pool struct {
-	workers int
-	start   []chan func(int)
-	done    chan struct{}
+// twoPass runs the round structure of the parallel scans over [0, n): for
+// each round, pass1(c, lo, hi) on every chunk c of the round (in any order,
+// on any worker), then between(chunks) on the caller, then pass2 on every
+// chunk. Chunks are claimed from a counter, so when a worker goroutine does
+// not get a core the caller does the work itself instead of waiting for it.
+func twoPass(workers, n int, pass1 func(c, lo, hi int), between func(chunks int), pass2 func(c, lo, hi int)) {
+	// Chunks of at least parallelMin/workers items, at most parallelChunk.
+	chunk := min(parallelChunk, max((n+2*workers-1)/(2*workers), parallelMin/workers))
+	perRound := parallelRound / parallelChunk
+	p := newPool(workers - 1)
+	defer p.close()
+	for base := 0; base < n; base += perRound * chunk {
+		end := min(base+perRound*chunk, n)
+		chunks := (end - base + chunk - 1) / chunk
+		bounds := func(c int) (int, int) { return base + c*chunk, min(base+(c+1)*chunk, end) }
+		p.run(chunks, func(c int) { lo, hi := bounds(c); pass1(c, lo, hi) })
+		between(chunks)
+		p.run(chunks, func(c int) { lo, hi := bounds(c); pass2(c, lo, hi) })
+	}
 }
 
-func newPool(workers int) *pool {
-	p := &pool{workers: workers, done: make(chan struct{}, workers)}
-	p.start = make([]chan func(int), workers)
-	for w := 1; w < workers; w++ {
-		ch := make(chan func(int), 1)
-		p.start[w] = ch
-		go func(w int) {
-			for f := range ch {
-				f(w)
-				p.done <- struct{}{}
-			}
-		}(w)
+// pool is a set of helper goroutines that claim chunks of the current job
+// alongside the caller. Between jobs a helper spins for a while on the job
+// pointer (the passes of a scan follow each other within microseconds, and
+// waking a parked goroutine takes longer than a chunk), then parks until
+// nudged.
+type pool struct {
+	cur  atomic.Pointer[job]
+	quit atomic.Bool
+	wake []chan struct{}
+}
+
+// helperSpins is how many times an idle helper polls for the next job
+// before parking (tens of microseconds).
+const helperSpins = 1 << 14
+
+// job is one pass: chunks [0, chunks) claimed through next; done counts the
+// finished ones.
+type job struct {
+	chunks int
+	next   atomic.Int64
+	done   atomic.Int64
+	fn     func(c int)
+}
+
+// work claims and runs chunks until none is left.
+func (j *job) work() {
+	for {
+		c := int(j.next.Add(1) - 1)
+		if c >= j.chunks {
+			return
+		}
+		j.fn(c)
+		j.done.Add(1)
+	}
+}
+
+func newPool(helpers int) *pool {
+	p := &pool{wake: make([]chan struct{}, helpers)}
+	for h := range p.wake {
+		ch := make(chan struct{}, 1)
+		p.wake[h] = ch
+		go p.helper(ch)
 	}
 	return p
 }
 
-// run calls f(w) for every worker w concurrently and waits for all.
-func (p *pool) run(f func(int)) {
-	for w := 1; w < p.workers; w++ {
-		p.start[w] <- f
+func (p *pool) helper(wake chan struct{}) {
+	var last *job
+	for {
+		var j *job
+		for spins := 0; ; spins++ {
+			if p.quit.Load() {
+				return
+			}
+			if j = p.cur.Load(); j != nil && j != last {
+				break
+			}
+			if spins >= helperSpins {
+				<-wake
+				spins = 0
+			}
+		}
+		last = j
+		j.work()
 	}
-	f(0)
-	for w := 1; w < p.workers; w++ {
-		<-p.done
+}
+
+// run executes fn(c) for c in [0, chunks) on the caller and the helpers and
+// returns when all are done. The caller never waits for a helper that has
+// not started: it claims the chunks itself.
+func (p *pool) run(chunks int, fn func(c int)) {
+	j := &job{chunks: chunks, fn: fn}
+	p.cur.Store(j)
+	for _, ch := range p.wake {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+	j.work()
+	for j.done.Load() < int64(chunks) {
+		runtime.Gosched()
 	}
 }
 
 func (p *pool) close() {
-	for w := 1; w < p.workers; w++ {
-		close(p.start[w])
+	p.quit.Store(true)
+	for _, ch := range p.wake {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
 	}
 }
 

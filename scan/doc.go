@@ -43,4 +43,15 @@
 // stream); Release frees it. Work is queued asynchronously except where a
 // count must come back (Compact reads 4 bytes, SortPairs reads the maximum
 // key).
+//
+// # Testing
+//
+// Every variant is compared exactly with the reference loops on the edge
+// sizes (0, 1, 2, 31–33, around the 512-item shared block, the 4096-item
+// tile and powers of two), with guard items around device outputs. The GPU
+// tests (go test -run GPU) skip without a device. Without one, the kernels
+// can still be run on the CPU: KDBUILD_EMU=1 go test -run Emulated compiles
+// them with g++ against testdata/emu/emu.h, an emulation of the CUDA subset
+// they use, and withholds look-back prefixes so that every look-back path
+// runs.
 package scan

@@ -50,3 +50,25 @@ func ExampleSortPairs() {
 	fmt.Println(keys.Host(), vals.Host())
 	// Output: [0 1 5 5] [3 1 0 2]
 }
+
+// A Scanner keeps the scratch of repeated calls: the kd-tree builder's
+// pattern of one scan per level with no allocation once it is warm.
+func ExampleNewScanner() {
+	ex := exec.Go(0)
+	sc, err := scan.NewScanner(ex, 1<<10)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer sc.Free()
+	counts := exec.Wrap([]uint32{2, 0, 3, 1})
+	offsets := exec.Wrap(make([]uint32, 4))
+	total := exec.Wrap(make([]uint32, 1))
+	for level := 0; level < 2; level++ {
+		if err := scan.ExclusiveTotalTo(sc, offsets, counts, total); err != nil {
+			fmt.Println(err)
+		}
+	}
+	fmt.Println(offsets.Host(), total.Host()[0])
+	// Output: [0 2 2 5] 6
+}

@@ -44,28 +44,32 @@ func sortScratch(ctx *cuda.Context, n int) map[string]uint64 {
 	}
 }
 
-func gpuSort(sc *Scanner, variant string, keys, vals *exec.Buf[uint32]) error {
+// gpuSort sorts by the low nbits bits of the keys; nbits < 0: find them
+// from the largest key (read back).
+func gpuSort(sc *Scanner, variant string, keys, vals *exec.Buf[uint32], nbits int) error {
 	n := keys.Len()
 	if err := checkGPUSize("sort", n); err != nil {
 		return err
 	}
 	ctx := sc.ex.CUDA()
-	// The largest key says how many low bits can differ.
-	maxPtr, err := sc.resultPtr(0)
-	if err != nil {
-		return err
+	if nbits < 0 {
+		// The largest key says how many low bits can differ.
+		maxPtr, err := sc.resultPtr(0)
+		if err != nil {
+			return err
+		}
+		if err := sc.bufs[scratchResult].Slice(0, 4).Memset8(0); err != nil {
+			return err
+		}
+		if err := ctx.Launch("sort_max_u32", linearGrid(n, 256*8), cuda.Linear(256), 0, keys.Ptr(), uint64(n), maxPtr); err != nil {
+			return err
+		}
+		maxKey, err := sc.readResult(0)
+		if err != nil {
+			return err
+		}
+		nbits = bits.Len32(maxKey)
 	}
-	if err := sc.bufs[scratchResult].Slice(0, 4).Memset8(0); err != nil {
-		return err
-	}
-	if err := ctx.Launch("sort_max_u32", linearGrid(n, 256*8), cuda.Linear(256), 0, keys.Ptr(), uint64(n), maxPtr); err != nil {
-		return err
-	}
-	maxKey, err := sc.readResult(0)
-	if err != nil {
-		return err
-	}
-	nbits := bits.Len32(maxKey)
 	if nbits == 0 {
 		return nil // every key is 0: already sorted
 	}

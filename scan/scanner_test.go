@@ -182,3 +182,40 @@ func TestGPUTotals(t *testing.T) {
 	checkTotals[int32](t, ex)
 	checkTotals[float32](t, ex)
 }
+
+// checkSortBits tests SortPairsBitsWith with keys below 2^bits.
+func checkSortBits(t *testing.T, ex exec.Executor) {
+	sc, err := NewScanner(ex, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Free()
+	for _, bits := range []int{0, 1, 7, 8, 9, 20, 32} {
+		for _, n := range []int{2, 2049, 100003} {
+			keys := sortKeys(n, "full", uint64(n+bits))
+			for i := range keys {
+				keys[i] &= uint32(1<<bits - 1)
+			}
+			vals := make([]uint32, n)
+			for i := range vals {
+				vals[i] = uint32(i)
+			}
+			wantK, wantV := refSortPairs(keys, vals)
+			kw, kb := upload(t, ex, keys)
+			vw, vb := upload(t, ex, vals)
+			if err := SortPairsBitsWith(sc, kb, vb, bits); err != nil {
+				t.Fatal(err)
+			}
+			what := fmt.Sprintf("SortPairsBitsWith bits=%d n=%d", bits, n)
+			equalExact(t, what+" keys", download(t, what, kw), wantK)
+			equalExact(t, what+" values", download(t, what, vw), wantV)
+		}
+	}
+	if err := SortPairsBitsWith(sc, exec.Wrap([]uint32{}), nil, 33); err == nil {
+		t.Error("bits 33: no error")
+	}
+}
+
+func TestSortBitsCPU(t *testing.T) { checkSortBits(t, goEx) }
+
+func TestGPUSortBits(t *testing.T) { checkSortBits(t, gpuOrSkip(t)) }

@@ -170,42 +170,30 @@ func segAggregate[T Value](src []T, heads []uint32) (bool, T) {
 	return head, acc
 }
 
-// goSegmented runs the segmented scan over tiles like parallelScan: the
-// carry into a tile is the sum since the last head before it.
+// goSegmented runs the segmented scan in the rounds of parallelScan: the
+// carry into a chunk is the sum since the last head before it.
 func goSegmented[T Value](workers int, dst, src []T, heads []uint32, inclusive bool) {
 	n := len(src)
 	if workers <= 1 || n < parallelMin {
 		segSerial(dst, src, heads, 0, inclusive)
 		return
 	}
-	tile := parallelTile
-	if n < workers*tile {
-		tile = (n + workers - 1) / workers
-	}
-	round := workers * tile
-	sums := make([]T, workers)
-	flags := make([]bool, workers)
+	m := parallelRound/parallelChunk + 1
+	sums := make([]T, m)
+	flags := make([]bool, m)
 	var carry T
-	pool := newPool(workers)
-	defer pool.close()
-	for base := 0; base < n; base += round {
-		end := min(base+round, n)
-		pool.run(func(w int) {
-			lo, hi := min(base+w*tile, end), min(base+(w+1)*tile, end)
-			flags[w], sums[w] = segAggregate(src[lo:hi], heads[lo:hi])
-		})
-		for w := range sums {
-			s := sums[w]
-			sums[w] = carry
-			if flags[w] {
-				carry = s
-			} else {
-				carry += s
+	twoPass(workers, n,
+		func(c, lo, hi int) { flags[c], sums[c] = segAggregate(src[lo:hi], heads[lo:hi]) },
+		func(chunks int) {
+			for c := 0; c < chunks; c++ {
+				s := sums[c]
+				sums[c] = carry
+				if flags[c] {
+					carry = s
+				} else {
+					carry += s
+				}
 			}
-		}
-		pool.run(func(w int) {
-			lo, hi := min(base+w*tile, end), min(base+(w+1)*tile, end)
-			segSerial(dst[lo:hi], src[lo:hi], heads[lo:hi], sums[w], inclusive)
-		})
-	}
+		},
+		func(c, lo, hi int) { segSerial(dst[lo:hi], src[lo:hi], heads[lo:hi], sums[c], inclusive) })
 }

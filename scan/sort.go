@@ -41,7 +41,23 @@ func SortPairsWith(sc *Scanner, keys, vals *exec.Buf[uint32]) error {
 	return sortPairs(sc.ex, sc, SortVariants(sc.ex)[0], keys, vals)
 }
 
+// SortPairsBitsWith is SortPairsWith for keys known to be below 2^bits
+// (0 <= bits <= 32): the CUDA path skips reading back the maximum key, so
+// the call queues its work and returns without waiting. Keys at or above
+// 2^bits make the order unspecified.
+func SortPairsBitsWith(sc *Scanner, keys, vals *exec.Buf[uint32], bits int) error {
+	if bits < 0 || bits > 32 {
+		return fmt.Errorf("scan: SortPairsBitsWith: bits %d outside [0, 32]", bits)
+	}
+	return sortPairsBits(sc.ex, sc, SortVariants(sc.ex)[0], keys, vals, bits)
+}
+
 func sortPairs(ex exec.Executor, sc *Scanner, variant string, keys, vals *exec.Buf[uint32]) error {
+	return sortPairsBits(ex, sc, variant, keys, vals, -1)
+}
+
+// sortPairsBits sorts by the low bits of the keys; bits < 0: find them.
+func sortPairsBits(ex exec.Executor, sc *Scanner, variant string, keys, vals *exec.Buf[uint32], bits int) error {
 	const op = "SortPairs"
 	if vals != nil {
 		checkLen(op, vals.Len(), keys.Len())
@@ -65,7 +81,7 @@ func sortPairs(ex exec.Executor, sc *Scanner, variant string, keys, vals *exec.B
 			}
 			defer unlock()
 		}
-		return gpuSort(sc, variant, keys, vals)
+		return gpuSort(sc, variant, keys, vals, bits)
 	}
 	var vs []uint32
 	if vals != nil {

@@ -1,4 +1,6 @@
-// Emulated tests of kernels/scan.cu, compact.cu, sort.cu against reference loops.
+// Emulated tests of kernels/scan.cu, compact.cu and sort.cu against reference
+// loops (see scan/emu_test.go). Argument: scan, seg, compact, sort, quick or
+// nothing for all.
 #include "emu.h"
 inline int g_prefix_mode = 0; // 0: always publish; 1: never; 2: every 5th tile
 #define KD_SCAN_PUBLISH_PREFIX(tile) (g_prefix_mode == 0 || (g_prefix_mode == 2 && (tile) % 5 == 3))
@@ -318,6 +320,14 @@ int main(int argc, char **argv) {
 			}
 			fprintf(stderr, "sort n=%zu fails=%d\n", n, fails);
 		}
+	}
+	if (only == "quick") {
+		// One size per kernel family past the 32-tile look-back window.
+		test_scans<unsigned>(33 * 4096 + 5);
+		test_seg<unsigned>(40 * 4096 + 3, 100);
+		test_compact(35 * 4096 + 7, 50);
+		test_sort(70001, 0, false, true, 2);
+		test_sort(20000, 1000, true, true, 2);
 	}
 	printf("%s: %d failures, %d launches\n", fails ? "FAILED" : "PASSED", fails, g_launches);
 	return fails != 0;
