@@ -48,6 +48,7 @@ for s in $SCENES; do
 done
 [ -f ../shared/scenes/conference-copyright.txt ] && cp ../shared/scenes/conference-copyright.txt "$BUNDLE/scenes/" && chmod u+w "$BUNDLE/scenes/conference-copyright.txt"
 cp kernels/gen/run-gpu.sh "$BUNDLE/run-gpu.sh"
+cp kernels/gen/gpu-report.sh "$BUNDLE/gpu-report.sh"
 chmod +x "$BUNDLE/run-gpu.sh"
 # The binaries travel gzipped (about a third of the size); run-gpu.sh
 # unpacks them on first use.
