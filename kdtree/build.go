@@ -170,9 +170,25 @@ func toBounds(b aabb) scenes.Bounds {
 
 // buildGo is the whole build on the Go executor.
 func (b *builder) buildGo() (*buildResult, error) {
+	res, rs, err := b.recordsGo()
+	if err != nil || rs == nil {
+		return res, err
+	}
+	b.startPhase()
+	res.nodes, res.refs, err = layoutGo(rs)
+	if err != nil {
+		return nil, err
+	}
+	b.endPhase("layout")
+	return res, nil
+}
+
+// recordsGo runs the Go build up to the layout: the result's bounds and
+// the records (nil when no triangle is kept).
+func (b *builder) recordsGo() (*buildResult, *records, error) {
 	b.startPhase()
 	if err := b.prepare(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Initial references: the kept triangles, ascending, with their boxes.
 	cur, next := &refList{}, &refList{}
@@ -190,7 +206,7 @@ func (b *builder) buildGo() (*buildResult, error) {
 	res := &buildResult{}
 	if len(b.kept) == 0 {
 		// No triangle can be hit: a tree without nodes misses every ray.
-		return res, nil
+		return res, nil, nil
 	}
 	res.bounds = toBounds(root)
 
@@ -202,7 +218,7 @@ func (b *builder) buildGo() (*buildResult, error) {
 	capRefs := max(64*len(b.kept), 1<<20)
 	for level := 0; len(nodes) > 0; level++ {
 		if err := b.ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if b.opt.Progress != nil {
 			b.opt.Progress(level, len(nodes))
@@ -210,7 +226,7 @@ func (b *builder) buildGo() (*buildResult, error) {
 		var err error
 		nodes, err = b.levelGo(nodes, cur, next, sc, rs)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cur, next = next, cur
 		b.levels++
@@ -235,14 +251,7 @@ func (b *builder) buildGo() (*buildResult, error) {
 	b.endPhase("small")
 	b.sampleHost()
 
-	b.startPhase()
-	var err error
-	res.nodes, res.refs, err = layoutGo(rs)
-	if err != nil {
-		return nil, err
-	}
-	b.endPhase("layout")
-	return res, nil
+	return res, rs, nil
 }
 
 // hostWorkers is the number of goroutines for host work: the Go

@@ -42,7 +42,7 @@ func TestBuildGPUEqualsGo(t *testing.T) {
 			list = append(list, s)
 		}
 	}
-	defer func() { cudaSmallOnDevice = true }()
+	defer func() { cudaSmallOnDevice, cudaLayoutDevice = true, true }()
 	for _, s := range list {
 		for _, o := range []Options{{}, {Bins: 7, SmallNode: 16}, {EmptyBonus: 0.8, MaxDepth: 12}} {
 			goOpt, gpuOpt := o, o
@@ -56,9 +56,19 @@ func TestBuildGPUEqualsGo(t *testing.T) {
 			require.NoError(t, err, s.Name)
 			btEqualTrees(t, s.Name+" (large phase on the GPU)", want, got)
 			cudaSmallOnDevice = true
+			// The small phase on the device with the previous host layout,
+			// then the default: small phase and layout on the device.
+			cudaLayoutDevice = false
+			got, err = Build(context.Background(), s, gpuOpt)
+			require.NoError(t, err, s.Name)
+			btEqualTrees(t, s.Name+" (host layout)", want, got)
+			cudaLayoutDevice = true
 			got, err = Build(context.Background(), s, gpuOpt)
 			require.NoError(t, err, s.Name)
 			btEqualTrees(t, s.Name, want, got)
+			if cudaLayoutOnDevice() && len(got.Nodes) > 0 {
+				require.Contains(t, got.Stats().Phases, "download", s.Name)
+			}
 			if o.Bins == 0 && o.MaxDepth == 0 {
 				require.NoError(t, got.Validate(), s.Name)
 			}

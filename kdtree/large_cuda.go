@@ -26,32 +26,35 @@ type devLevel struct {
 	ex  exec.Executor
 	ctx *cuda.Context
 
-	tv            *exec.Buf[float32] // 9 floats per scene triangle
-	kept          *exec.Buf[uint32]
-	tri           [2]*exec.Buf[uint32] // current and next references
-	box           [2]*exec.Buf[float32]
-	flags         *exec.Buf[uint32]
-	dstL, dstR    *exec.Buf[uint32]
-	clipL, clipR  *exec.Buf[float32]
-	offsets, info *exec.Buf[uint32]
-	nbox, geo     *exec.Buf[float32]
-	keys, dec     *exec.Buf[uint32]
-	hist          *exec.Buf[uint32]
-	counts        *exec.Buf[uint32] // CountL, CountR, ChildBase of split.Addresses, nn each
-	parkOff       *exec.Buf[uint32]
-	ptri          *exec.Buf[uint32]
-	pbox          *exec.Buf[float32]
-	parked        int // references parked so far
-	sc            *split.Scratch
-	scRefs, scN   int
+	tv           *exec.Buf[float32] // 9 floats per scene triangle
+	kept         *exec.Buf[uint32]
+	tri          [2]*exec.Buf[uint32] // current and next references
+	box          [2]*exec.Buf[float32]
+	flags        *exec.Buf[uint32]
+	dstL, dstR   *exec.Buf[uint32]
+	clipL, clipR *exec.Buf[float32]
+	offsets      *exec.Buf[uint32] // the level's node table (see upload); info is a view of it
+	info         *exec.Buf[uint32]
+	nboxP        cuda.DevPtr // the table's node boxes (float32)
+	nbox, geo    *exec.Buf[float32]
+	keys, dec    *exec.Buf[uint32]
+	hist         *exec.Buf[uint32]
+	parkOff      *exec.Buf[uint32]
+	ptri         *exec.Buf[uint32]
+	pbox         *exec.Buf[float32]
+	parked       int                // references parked so far
+	arenaU       *exec.Buf[uint32]  // the views reserve made live here
+	arenaF       *exec.Buf[float32] // (freed only by free)
+	sc           *split.Scratch
+	scRefs, scN  int
 }
 
 func (d *devLevel) free() {
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.flags, d.dstL, d.dstR, d.offsets, d.info,
-		d.keys, d.dec, d.hist, d.counts, d.parkOff, d.ptri} {
+		d.keys, d.dec, d.hist, d.parkOff, d.ptri, d.arenaU} {
 		b.Free()
 	}
-	for _, b := range []*exec.Buf[float32]{d.tv, d.box[0], d.box[1], d.clipL, d.clipR, d.nbox, d.geo, d.pbox} {
+	for _, b := range []*exec.Buf[float32]{d.tv, d.box[0], d.box[1], d.clipL, d.clipR, d.nbox, d.geo, d.pbox, d.arenaF} {
 		b.Free()
 	}
 	d.sc.Free()
@@ -60,27 +63,68 @@ func (d *devLevel) free() {
 // reserve allocates the level buffers up front for n kept triangles, with
 // room for the references to grow to 2n per level and the nodes of a level
 // to n/16 (the large phase ends at 64 references per node), so that most
-// builds allocate nothing more; ensure grows a buffer when a scene needs more.
+// builds allocate nothing more (measured, the bunny's largest level holds
+// 1.31n references and n/48 nodes). The level buffers are views of two
+// arenas (one of uint32, one of float32: two allocations instead of
+// eighteen); ensure
+// grows a buffer when a scene needs more, as a buffer of its own (the arena
+// slot is then unused until the build ends).
 func (d *devLevel) reserve(n, bins int) error {
 	refs, nodes := 2*n, max(n/16, 256)
-	u := func(b **exec.Buf[uint32], k int) error { return ensureN(d.ex, b, k, k) }
-	f := func(b **exec.Buf[float32], k int) error { return ensureN(d.ex, b, k, k) }
-	errs := []error{
-		u(&d.tri[0], refs), u(&d.tri[1], refs), f(&d.box[0], 6*refs), f(&d.box[1], 6*refs),
-		u(&d.flags, refs), u(&d.dstL, refs), u(&d.dstR, refs), f(&d.clipL, 6*refs), f(&d.clipR, 6*refs),
-		u(&d.offsets, nodes+1), u(&d.info, 4*nodes), f(&d.nbox, 6*nodes), u(&d.keys, 6*nodes),
-		u(&d.dec, 3*nodes), f(&d.geo, 9*nodes), u(&d.counts, 3*nodes), u(&d.parkOff, nodes),
-		u(&d.hist, 6*bins*nodes), u(&d.ptri, refs), f(&d.pbox, 6*refs),
+	us := []arenaSlot[uint32]{{&d.tri[0], refs}, {&d.tri[1], refs}, {&d.flags, refs}, {&d.dstL, refs}, {&d.dstR, refs},
+		{&d.offsets, tableLen(nodes)}, {&d.keys, 6 * nodes}, {&d.dec, 6 * nodes}, {&d.parkOff, nodes},
+		{&d.hist, 6 * bins * nodes}}
+	fs := []arenaSlot[float32]{{&d.box[0], 6 * refs}, {&d.box[1], 6 * refs}, {&d.clipL, 6 * refs}, {&d.clipR, 6 * refs},
+		{&d.geo, 9 * nodes}}
+	if err := carve(d.ex, &d.arenaU, us); err != nil {
+		return err
 	}
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+	if err := carve(d.ex, &d.arenaF, fs); err != nil {
+		return err
+	}
+	// The parked references outlive the level buffers (the small phase
+	// reads them): buffers of their own.
+	if err := ensureN(d.ex, &d.ptri, refs, refs); err != nil {
+		return err
+	}
+	if err := ensureN(d.ex, &d.pbox, 6*refs, 6*refs); err != nil {
+		return err
 	}
 	var err error
 	d.scRefs, d.scN = refs, nodes
 	d.sc, err = split.NewScratch(d.ex, d.scRefs, d.scN)
 	return err
+}
+
+// arenaAlign is the alignment, in elements, of every view carve makes
+// (256 bytes for 4-byte elements).
+const arenaAlign = 64
+
+// arenaSlot is a buffer carve makes a view of, with its length.
+type arenaSlot[T cuda.Elem] struct {
+	b **exec.Buf[T]
+	n int
+}
+
+// carve allocates one arena for every slot and makes each slot's buffer a
+// view of it.
+func carve[T cuda.Elem](ex exec.Executor, arena **exec.Buf[T], slots []arenaSlot[T]) error {
+	total := 0
+	for _, s := range slots {
+		total += (s.n + arenaAlign - 1) / arenaAlign * arenaAlign
+	}
+	a, err := exec.Alloc[T](ex, total)
+	if err != nil {
+		return err
+	}
+	*arena = a
+	off := 0
+	for _, s := range slots {
+		(*s.b).Free()
+		*s.b = a.Slice(off, s.n)
+		off += (s.n + arenaAlign - 1) / arenaAlign * arenaAlign
+	}
+	return nil
 }
 
 // ensure makes *b hold at least n elements (contents are not kept),
@@ -223,23 +267,24 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 		// all become leaves.
 		forceLeaf = n > capRefs
 	}
-	// Bring the parked triangle indices home and finish the records; the
-	// parked boxes come home only if the small phase must run in Go.
-	ptri := make([]uint32, d.parked)
-	if d.parked > 0 {
-		if err := d.ptri.Slice(0, d.parked).CopyToHost(ptri); err != nil {
-			return nil, err
-		}
-	}
-	var smallOff []uint32
+	// The records of the parked ranges: leaves and small roots whose
+	// references stay on the device; parkedToHost brings them home when a
+	// host step needs them.
+	devLayout := cudaSmallOnDevice && cudaLayoutOnDevice()
+	var smallOff, smallCnt []uint32
 	for _, pr := range parked {
-		tri := ptri[pr.off : pr.off+pr.cnt]
 		if !pr.small {
-			rs.setLeaf(pr.rec, tri)
+			rs.recs[pr.rec] = record{fate: fateLeaf, parked: true, park: pr.off, pcnt: pr.cnt}
 			continue
 		}
 		smallOff = append(smallOff, pr.off)
-		rs.setSmall(pr.rec, smallRoot{box: pr.box, depth: pr.depth, tri: tri})
+		smallCnt = append(smallCnt, pr.cnt)
+		rs.setSmall(pr.rec, smallRoot{box: pr.box, depth: pr.depth})
+	}
+	if !devLayout {
+		if err := d.parkedToHost(rs, smallOff, smallCnt); err != nil {
+			return nil, err
+		}
 	}
 	b.endPhase("large")
 	b.sampleHost()
@@ -248,13 +293,42 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	if b.opt.Progress != nil && len(rs.small) > 0 {
 		b.opt.Progress(b.levels, len(rs.small))
 	}
-	done := false
-	if cudaSmallOnDevice {
-		if done, err = b.smallCUDA(d, rs, smallOff); err != nil {
+	var so *smallDev
+	if devLayout {
+		// Nothing but tv, ptri and pbox is needed from here on: free the
+		// level buffers before the small phase allocates its output.
+		if err := d.freeLevel(); err != nil {
 			return nil, err
 		}
 	}
-	if !done {
+	if cudaSmallOnDevice {
+		if so, err = b.runSmallCUDA(d, rs, smallOff, smallCnt); err != nil {
+			return nil, err
+		}
+		defer so.free()
+	}
+	if devLayout && so != nil {
+		// Small phase and layout on the device, one download at the end.
+		d.tv.Free()
+		d.pbox.Free()
+		b.endPhase("small")
+		if res.nodes, res.refs, err = b.layoutCUDA(d, rs, so); err != nil {
+			return nil, err
+		}
+		b.devPeak = ctx.PeakBytes()
+		return res, nil
+	}
+	if devLayout {
+		// The device small phase overflowed its output: Go small phase.
+		if err := d.parkedToHost(rs, smallOff, smallCnt); err != nil {
+			return nil, err
+		}
+	}
+	if so != nil {
+		if err := so.toRecords(rs); err != nil {
+			return nil, err
+		}
+	} else {
 		if err := d.smallBoxes(rs, smallOff); err != nil {
 			return nil, err
 		}
@@ -271,6 +345,27 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	return res, nil
 }
 
+// parkedToHost downloads the parked references and gives the records of
+// parked leaves and small roots their triangle indices (the host small
+// phase and layoutGo need them).
+func (d *devLevel) parkedToHost(rs *records, smallOff, smallCnt []uint32) error {
+	ptri := make([]uint32, d.parked)
+	if d.parked > 0 {
+		if err := d.ptri.Slice(0, d.parked).CopyToHost(ptri); err != nil {
+			return err
+		}
+	}
+	for i := range rs.recs {
+		if r := &rs.recs[i]; r.fate == fateLeaf && r.parked {
+			rs.setLeaf(int32(i), ptri[r.park:r.park+r.pcnt])
+		}
+	}
+	for k := range rs.small {
+		rs.small[k].tri = ptri[smallOff[k] : smallOff[k]+smallCnt[k] : smallOff[k]+smallCnt[k]]
+	}
+	return nil
+}
+
 // floatOfKey inverts the order-preserving key of kd_tree::key_of.
 func floatOfKey(k uint32) float32 {
 	if k&0x80000000 != 0 {
@@ -279,35 +374,38 @@ func floatOfKey(k uint32) float32 {
 	return math.Float32frombits(^k)
 }
 
-// upload sends a level's node table: offsets, info (off, cnt, depth, 0) and
-// boxes.
+// tableLen is the number of words of a level's node table for nn nodes.
+func tableLen(nn int) int { return 11*nn + 1 }
+
+// upload sends a level's node table in one copy: offsets (nn+1 words),
+// info (off, cnt, depth, 0 per node) and boxes (6 float words per node);
+// d.offsets holds it, d.info and d.nboxP point into it.
 func (d *devLevel) upload(nodes []lnode, n int) error {
 	nn := len(nodes)
-	offsets := make([]uint32, nn+1)
-	info := make([]uint32, 4*nn)
-	nbox := make([]float32, 6*nn)
+	t := make([]uint32, tableLen(nn))
+	offsets, info, nbox := t[:nn+1], t[nn+1:5*nn+1], t[5*nn+1:]
 	for i := range nodes {
 		x := &nodes[i]
 		offsets[i] = x.off
 		info[4*i], info[4*i+1], info[4*i+2] = x.off, x.cnt, uint32(x.depth)
-		copy(nbox[6*i:6*i+3], x.box.lo[:])
-		copy(nbox[6*i+3:6*i+6], x.box.hi[:])
+		for a := 0; a < 3; a++ {
+			nbox[6*i+a] = math.Float32bits(x.box.lo[a])
+			nbox[6*i+3+a] = math.Float32bits(x.box.hi[a])
+		}
 	}
 	offsets[nn] = uint32(n)
-	for _, e := range []error{ensure(d.ex, &d.offsets, nn+1), ensure(d.ex, &d.info, 4*nn), ensure(d.ex, &d.nbox, 6*nn),
-		ensure(d.ex, &d.keys, 6*nn), ensure(d.ex, &d.dec, 3*nn), ensure(d.ex, &d.geo, 9*nn),
-		ensure(d.ex, &d.counts, 3*nn), ensure(d.ex, &d.parkOff, nn)} {
+	for _, e := range []error{ensure(d.ex, &d.offsets, len(t)), ensure(d.ex, &d.keys, 6*nn),
+		ensure(d.ex, &d.dec, 6*nn), ensure(d.ex, &d.geo, 9*nn), ensure(d.ex, &d.parkOff, nn)} {
 		if e != nil {
 			return e
 		}
 	}
-	if err := d.offsets.CopyFromHost(offsets); err != nil {
+	if err := d.offsets.CopyFromHost(t); err != nil {
 		return err
 	}
-	if err := d.info.CopyFromHost(info); err != nil {
-		return err
-	}
-	return d.nbox.CopyFromHost(nbox)
+	d.info = d.offsets.Slice(nn+1, 4*nn)
+	d.nboxP = d.offsets.Slice(5*nn+1, 6*nn).Ptr()
+	return nil
 }
 
 // bounds computes the nodes' tight bounds keys (kernels kdtree_bounds_*).
@@ -319,14 +417,16 @@ func (d *devLevel) bounds(nn, n int) error {
 }
 
 // levelCUDA is levelGo on the device: it returns the next level's nodes and
-// reference count.
+// reference count. A level costs two host synchronisations: the upload of
+// its node table and one read-back of the decisions with the child counts
+// (plus an upload of the parking offsets when nodes end here).
 func (b *builder) levelCUDA(d *devLevel, nodes []lnode, n int, rs *records, parked []parkedRange, forceLeaf bool) ([]lnode, int, []parkedRange, error) {
 	nn := len(nodes)
 	if err := d.upload(nodes, n); err != nil {
 		return nil, 0, nil, err
 	}
-	dec := make([]uint32, 3*nn)
 	if forceLeaf {
+		dec := make([]uint32, 3*nn)
 		for i := 0; i < nn; i++ {
 			dec[3*i] = fateLeaf
 		}
@@ -341,7 +441,7 @@ func (b *builder) levelCUDA(d *devLevel, nodes []lnode, n int, rs *records, park
 		if err := d.bounds(nn, n); err != nil {
 			return nil, 0, nil, err
 		}
-		if err := d.launch("kdtree_decide_f32", nn, d.nbox.Ptr(), d.info.Ptr(), uint32(nn), d.keys.Ptr(),
+		if err := d.launch("kdtree_decide_f32", nn, d.nboxP, d.info.Ptr(), uint32(nn), d.keys.Ptr(),
 			int32(o.SmallNode), int32(o.MaxDepth), int32(nb), d.dec.Ptr(), d.geo.Ptr()); err != nil {
 			return nil, 0, nil, err
 		}
@@ -355,32 +455,19 @@ func (b *builder) levelCUDA(d *devLevel, nodes []lnode, n int, rs *records, park
 			d.geo.Ptr(), int32(nb), d.hist.Ptr()); err != nil {
 			return nil, 0, nil, err
 		}
-		if err := d.launch("kdtree_sah_f32", nn, d.nbox.Ptr(), d.info.Ptr(), uint32(nn), d.geo.Ptr(), d.hist.Ptr(),
+		if err := d.launch("kdtree_sah_f32", nn, d.nboxP, d.info.Ptr(), uint32(nn), d.geo.Ptr(), d.hist.Ptr(),
 			int32(nb), p.ct, p.ci, p.keep, d.dec.Ptr()); err != nil {
 			return nil, 0, nil, err
 		}
-		if err := d.dec.Slice(0, 3*nn).CopyToHost(dec); err != nil {
-			return nil, 0, nil, err
-		}
 	}
-	if b.onLevel != nil && !forceLeaf {
-		dd := make([]decision, nn)
-		for i := range dd {
-			dd[i] = decision{fate: int(dec[3*i]), axis: int(dec[3*i+1]), pos: math.Float32frombits(dec[3*i+2])}
-			if dd[i].fate != fateSplit {
-				dd[i].axis, dd[i].pos = 0, 0
-			}
-		}
-		b.onLevel(nodes, dd)
-	}
-	// Classify and clip, addresses, scatter.
+	// Classify and clip, addresses (queued, no read-back).
 	for _, e := range []error{ensure(d.ex, &d.flags, n), ensure(d.ex, &d.dstL, n), ensure(d.ex, &d.dstR, n),
 		ensure(d.ex, &d.clipL, 6*n), ensure(d.ex, &d.clipR, 6*n)} {
 		if e != nil {
 			return nil, 0, nil, e
 		}
 	}
-	if err := d.launch("kdtree_classify_f32", n, d.box[0].Ptr(), d.tri[0].Ptr(), d.tv.Ptr(), d.nbox.Ptr(),
+	if err := d.launch("kdtree_classify_f32", n, d.box[0].Ptr(), d.tri[0].Ptr(), d.tv.Ptr(), d.nboxP,
 		d.offsets.Ptr(), uint32(nn), uint32(n), d.dec.Ptr(), d.flags.Ptr(), d.clipL.Ptr(), d.clipR.Ptr()); err != nil {
 		return nil, 0, nil, err
 	}
@@ -392,15 +479,40 @@ func (b *builder) levelCUDA(d *devLevel, nodes []lnode, n int, rs *records, park
 			return nil, 0, nil, err
 		}
 	}
-	total, err := split.Addresses(d.ex, d.sc, d.flags.Slice(0, n), d.offsets.Slice(0, nn+1), split.Result{
+	// d.dec holds the decisions (3 words per node), then CountL, CountR and
+	// ChildBase (nn words each): one read-back brings all of them.
+	if err := split.AddressesQueued(d.ex, d.sc, d.flags.Slice(0, n), d.offsets.Slice(0, nn+1), split.Result{
 		DstL: d.dstL, DstR: d.dstR,
-		CountL: d.counts.Slice(0, nn), CountR: d.counts.Slice(nn, nn), ChildBase: d.counts.Slice(2*nn, nn)})
-	if err != nil {
+		CountL: d.dec.Slice(3*nn, nn), CountR: d.dec.Slice(4*nn, nn), ChildBase: d.dec.Slice(5*nn, nn)}); err != nil {
 		return nil, 0, nil, err
 	}
-	cnt := make([]uint32, 3*nn)
-	if err := d.counts.Slice(0, 3*nn).CopyToHost(cnt); err != nil {
+	h := make([]uint32, 6*nn)
+	if err := d.dec.Slice(0, 6*nn).CopyToHost(h); err != nil {
 		return nil, 0, nil, err
+	}
+	dec, cnt := h[:3*nn], h[3*nn:]
+	// The children are laid out node after node: ChildBase is the running
+	// sum of the counts, and the last node's end is the total.
+	var sum uint64
+	for i := 0; i < nn; i++ {
+		if uint64(cnt[2*nn+i]) != sum {
+			return nil, 0, nil, fmt.Errorf("kdtree: level node %d: child base %d, want %d", i, cnt[2*nn+i], sum)
+		}
+		sum += uint64(cnt[i]) + uint64(cnt[nn+i])
+	}
+	if sum > math.MaxUint32 {
+		return nil, 0, nil, fmt.Errorf("kdtree: %d references in a level overflow uint32", sum)
+	}
+	total := uint32(sum)
+	if b.onLevel != nil && !forceLeaf {
+		dd := make([]decision, nn)
+		for i := range dd {
+			dd[i] = decision{fate: int(dec[3*i]), axis: int(dec[3*i+1]), pos: math.Float32frombits(dec[3*i+2])}
+			if dd[i].fate != fateSplit {
+				dd[i].axis, dd[i].pos = 0, 0
+			}
+		}
+		b.onLevel(nodes, dd)
 	}
 	if err := ensure(d.ex, &d.tri[1], int(total)); err != nil {
 		return nil, 0, nil, err
@@ -463,115 +575,130 @@ func (b *builder) levelCUDA(d *devLevel, nodes []lnode, n int, rs *records, park
 // tree either way). Tests flip it to check both.
 var cudaSmallOnDevice = true
 
-// smallCUDA runs the small-node phase on the device: one warp per small
-// root. It returns false (and changes nothing) when the record or
-// reference space overflowed.
-func (b *builder) smallCUDA(d *devLevel, rs *records, smallOff []uint32) (bool, error) {
-	R := len(rs.small)
-	if R == 0 {
-		return true, nil
+// smallDev is the output of the device small phase: the subtrees of every
+// small root as small records (see smallRecords) and their leaves'
+// references, still on the device.
+type smallDev struct {
+	rec, refs   *exec.Buf[uint32]
+	nrec, nrefs int
+	roots       int
+	bufs        []*exec.Buf[uint32]
+	box         *exec.Buf[float32]
+}
+
+func (so *smallDev) free() {
+	for _, x := range so.bufs {
+		x.Free()
 	}
-	cnt := make([]uint32, R)
-	depth := make([]uint32, R)
-	box := make([]float32, 6*R)
+	so.box.Free()
+}
+
+// runSmallCUDA runs the small-node phase on the device: one warp per small
+// root (kdtree_small_f32). It returns nil (and changes nothing) when the
+// record or reference space overflowed even with the largest room it
+// tries; the caller then runs the Go small phase.
+func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []uint32) (*smallDev, error) {
+	R := len(rs.small)
+	so := &smallDev{roots: R}
+	// One upload for the per-root words: offsets, counts, depths, then the
+	// counters (next record, next reference, overflow).
+	words := make([]uint32, 3*R+3)
+	box := make([]float32, 6*max(R, 1))
 	total := 0
 	for i := range rs.small {
 		sr := &rs.small[i]
-		cnt[i], depth[i] = uint32(len(sr.tri)), uint32(sr.depth)
+		words[i], words[R+i], words[2*R+i] = smallOff[i], smallCnt[i], uint32(sr.depth)
 		copy(box[6*i:6*i+3], sr.box.lo[:])
 		copy(box[6*i+3:6*i+6], sr.box.hi[:])
-		total += len(sr.tri)
+		total += int(smallCnt[i])
 	}
-	recCap := 2*R + 16*total + 1024
-	refCap := 8*total + 1024
-	var bufs []*exec.Buf[uint32]
-	defer func() {
-		for _, x := range bufs {
-			x.Free()
-		}
-	}()
-	up := func(s []uint32) (*exec.Buf[uint32], error) {
-		x, err := exec.FromHost(b.ex, s)
-		if err == nil {
-			bufs = append(bufs, x)
-		}
-		return x, err
+	words[3*R] = uint32(R)
+	if R == 0 {
+		return so, nil
 	}
-	al := func(n int) (*exec.Buf[uint32], error) {
-		x, err := exec.Alloc[uint32](b.ex, n)
-		if err == nil {
-			bufs = append(bufs, x)
-		}
-		return x, err
+	fail := func(err error) (*smallDev, error) {
+		so.free()
+		return nil, err
 	}
-	dOff, err := up(smallOff)
+	w, err := exec.FromHost(b.ex, words)
 	if err != nil {
-		return false, err
+		return fail(err)
 	}
-	dCnt, err := up(cnt)
-	if err != nil {
-		return false, err
+	so.bufs = append(so.bufs, w)
+	if so.box, err = exec.FromHost(b.ex, box); err != nil {
+		return fail(err)
 	}
-	dDepth, err := up(depth)
-	if err != nil {
-		return false, err
-	}
-	dBox, err := exec.FromHost(b.ex, box)
-	if err != nil {
-		return false, err
-	}
-	defer dBox.Free()
-	rec, err := al(3 * recCap)
-	if err != nil {
-		return false, err
-	}
-	refs, err := al(refCap)
-	if err != nil {
-		return false, err
-	}
-	ctr, err := up([]uint32{uint32(R), 0, 0})
-	if err != nil {
-		return false, err
-	}
+	ctr := w.Slice(3*R, 3)
 	p := newSAH(&b.opt)
-	if err := d.ctx.Launch("kdtree_small_f32", cuda.Linear(R), cuda.Linear(32), 0,
-		d.ptri.Ptr(), d.pbox.Ptr(), d.tv.Ptr(), dOff.Ptr(), dCnt.Ptr(), dBox.Ptr(), dDepth.Ptr(), uint32(R),
-		int32(b.opt.MaxDepth), p.ct, p.ci, p.keep, rec.Ptr(), uint32(recCap), refs.Ptr(), uint32(refCap),
-		ctr.Ptr()); err != nil {
-		return false, fmt.Errorf("kdtree: kdtree_small_f32: %w", err)
+	// Output space per reference of the small roots: measured on the shared
+	// scenes, at most 3.0 records and 2.8 leaf references (bunny); on
+	// overflow the kernel runs again with more room, then the caller falls
+	// back to the Go small phase.
+	for _, k := range [][2]int{{6, 4}, {16, 8}, {64, 32}} {
+		recCap := 2*R + k[0]*total + 1024
+		refCap := k[1]*total + 1024
+		so.rec.Free()
+		so.refs.Free()
+		if so.rec, err = exec.Alloc[uint32](b.ex, 3*recCap); err != nil {
+			return fail(err)
+		}
+		so.bufs = append(so.bufs, so.rec)
+		if so.refs, err = exec.Alloc[uint32](b.ex, refCap); err != nil {
+			return fail(err)
+		}
+		so.bufs = append(so.bufs, so.refs)
+		if err := d.ctx.Launch("kdtree_small_f32", cuda.Linear(R), cuda.Linear(32), 0,
+			d.ptri.Ptr(), d.pbox.Ptr(), d.tv.Ptr(), w.Slice(0, R).Ptr(), w.Slice(R, R).Ptr(), so.box.Ptr(),
+			w.Slice(2*R, R).Ptr(), uint32(R), int32(b.opt.MaxDepth), p.ct, p.ci, p.keep, so.rec.Ptr(), uint32(recCap),
+			so.refs.Ptr(), uint32(refCap), ctr.Ptr()); err != nil {
+			return fail(fmt.Errorf("kdtree: kdtree_small_f32: %w", err))
+		}
+		hc := make([]uint32, 3)
+		if err := ctr.CopyToHost(hc); err != nil {
+			return fail(err)
+		}
+		if hc[2] == 0 {
+			so.nrec, so.nrefs = int(hc[0]), int(hc[1])
+			return so, nil
+		}
+		if err := ctr.CopyFromHost([]uint32{uint32(R), 0, 0}); err != nil {
+			return fail(err)
+		}
 	}
-	hc := make([]uint32, 3)
-	if err := ctr.CopyToHost(hc); err != nil {
-		return false, err
+	so.free()
+	return nil, nil
+}
+
+// toRecords downloads the small records into rs.shared (the host layout).
+func (so *smallDev) toRecords(rs *records) error {
+	if so.roots == 0 {
+		return nil
 	}
-	if hc[2] != 0 {
-		return false, nil
+	hrec := make([]uint32, 3*so.nrec)
+	if err := so.rec.Slice(0, len(hrec)).CopyToHost(hrec); err != nil {
+		return err
 	}
-	hrec := make([]uint32, 3*int(hc[0]))
-	if err := rec.Slice(0, len(hrec)).CopyToHost(hrec); err != nil {
-		return false, err
+	hrefs := make([]uint32, so.nrefs)
+	if err := so.refs.Slice(0, len(hrefs)).CopyToHost(hrefs); err != nil {
+		return err
 	}
-	hrefs := make([]uint32, hc[1])
-	if err := refs.Slice(0, len(hrefs)).CopyToHost(hrefs); err != nil {
-		return false, err
-	}
-	list := make([]record, hc[0])
+	list := make([]record, so.nrec)
 	for i := range list {
 		w0, w1, w2 := hrec[3*i], hrec[3*i+1], hrec[3*i+2]
-		if w0&0xFF == 1 {
+		if w0&0xFF == smallLeafFate {
 			if uint64(w1)+uint64(w2) > uint64(len(hrefs)) {
-				return false, fmt.Errorf("kdtree: small-phase leaf %d refers to [%d, %d+%d) of %d references", i, w1, w1, w2, len(hrefs))
+				return fmt.Errorf("kdtree: small-phase leaf %d refers to [%d, %d+%d) of %d references", i, w1, w1, w2, len(hrefs))
 			}
 			list[i] = record{fate: fateLeaf, refs: hrefs[w1 : w1+w2 : w1+w2]}
 			continue
 		}
 		if w2+1 >= uint32(len(list)) || w0>>8 > 2 {
-			return false, fmt.Errorf("kdtree: small-phase record %d is corrupt (%d %d %d)", i, w0, w1, w2)
+			return fmt.Errorf("kdtree: small-phase record %d is corrupt (%d %d %d)", i, w0, w1, w2)
 		}
 		list[i] = record{fate: fateSplit, axis: uint8(w0 >> 8), pos: math.Float32frombits(w1), left: int32(w2)}
 	}
 	rs.shared = list
-	return true, nil
+	return nil
 }
 
 // smallBoxes downloads the parked boxes of the small roots for the Go small

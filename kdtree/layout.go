@@ -10,6 +10,10 @@ type record struct {
 	left  int32    // interior: the below child's record; the above child is left+1
 	small int32    // fateSmall: index of the small root
 	refs  []uint32 // leaf: triangle indices, ascending
+	// parked (CUDA build, device layout): a leaf whose pcnt references are
+	// still on the device, parked from offset park.
+	parked     bool
+	park, pcnt uint32
 }
 
 // records collects the large phase's records and the small roots; each small

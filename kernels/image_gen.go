@@ -9,12 +9,12 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "0bc41aec4d0e93b1ffcc2d2cdb89c2f605524060bc26dd63b7c08438929d7a48"
+const SourcesSHA256 = "e2c6d9f8657ac90365e6055561400a71e2fa782e43a74c4f2e53eced38bd5868"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
 	"compact.cu": "e01c6502bbdc99a0efd54b28d686758f3f9db87817b0c49653872251b73b4821",
-	"kdtree.cu":  "89bc4451d5ba793443236ccab83dc20bc9b777568e3f914e290a8c057374fa00",
+	"kdtree.cu":  "2ea973761678667c40cdc2dae11bce31d8f2ee52272fae0fe579ed779ea7f980",
 	"reduce.cu":  "7249c2cbb2176ab2ecd6ee1b75cf16b8c3617b0bf80ead1d9d5dc80dcd321625",
 	"reduce.cuh": "218043dd6291a3dbbde961e32adaa4a0093cfe563671d55de78ead142232af8c",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",

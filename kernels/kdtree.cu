@@ -679,3 +679,109 @@ extern "C" __global__ void __launch_bounds__(32) kdtree_small_f32(
 		__syncwarp();
 	}
 }
+
+// The layout of the small subtrees on the device (kdtree/layout_device.go
+// is the Go reference and the host half). kdtree_small_f32 left every small
+// root's subtree as records (rec, refs); the host lays out the large-phase
+// nodes depth first and gives every small root the index of its first node
+// and first reference in the final arrays; these kernels write the subtrees
+// there, depth first with the below child next, as layoutGo does.
+
+namespace kd_tree {
+
+// Depth of the explicit stacks of the layout walks: a small subtree is at
+// most MaxTreeDepth (64) levels deep, and a walk that pushes both children
+// holds at most one entry per level plus one.
+constexpr int kLayoutStack = 72;
+
+} // namespace kd_tree
+
+// kdtree_small_size_u32: one thread per small root r: size[r] = number of
+// nodes of its subtree, size[roots + r] = number of leaf references. err[0]
+// is set to 1 when a walk overflows its stack (corrupt records).
+extern "C" __global__ void kdtree_small_size_u32(const unsigned int *rec, unsigned int roots, unsigned int *size,
+                                                 unsigned int *err) {
+	using namespace kd_tree;
+	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
+	if (r >= roots) return;
+	unsigned int st[kLayoutStack];
+	int sp = 0;
+	st[sp++] = r;
+	unsigned int nodes = 0, refs = 0;
+	while (sp > 0) {
+		unsigned int i = st[--sp];
+		nodes++;
+		if ((rec[3 * (size_t)i] & 0xFFu) == 1u) {
+			refs += rec[3 * (size_t)i + 2];
+			continue;
+		}
+		if (sp + 2 > kLayoutStack) {
+			err[0] = 1u;
+			break;
+		}
+		unsigned int left = rec[3 * (size_t)i + 2];
+		st[sp++] = left + 1; // above child, visited after the below one
+		st[sp++] = left;
+	}
+	size[r] = nodes;
+	size[roots + r] = refs;
+}
+
+// kdtree_small_emit_u32: one thread per small root r: its subtree written
+// depth first into nodes (2 words per kdtree.Node) from node base[r], its
+// leaves' references (copied from srefs, in order) into refs from reference
+// base[roots + r]. An interior node's above child index is patched in when
+// the walk reaches that child. err[0] is set to 1 on stack overflow.
+extern "C" __global__ void kdtree_small_emit_u32(const unsigned int *rec, const unsigned int *srefs, unsigned int roots,
+                                                 const unsigned int *base, unsigned int *nodes, unsigned int *refs,
+                                                 unsigned int *err) {
+	using namespace kd_tree;
+	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
+	if (r >= roots) return;
+	// Entry: record index and the node whose above child it is (or ~0).
+	unsigned int stRec[kLayoutStack], stParent[kLayoutStack];
+	int sp = 0;
+	stRec[sp] = r;
+	stParent[sp] = 0xFFFFFFFFu;
+	sp++;
+	unsigned int at = base[r], ref = base[roots + r];
+	while (sp > 0) {
+		sp--;
+		unsigned int i = stRec[sp], parent = stParent[sp];
+		unsigned int me = at++;
+		if (parent != 0xFFFFFFFFu) nodes[2 * (size_t)parent + 1] |= me << 2;
+		unsigned int w0 = rec[3 * (size_t)i], w1 = rec[3 * (size_t)i + 1], w2 = rec[3 * (size_t)i + 2];
+		if ((w0 & 0xFFu) == 1u) {
+			// A leaf: LeafNode(ref, count), its references in order.
+			nodes[2 * (size_t)me] = ref;
+			nodes[2 * (size_t)me + 1] = (w2 << 2) | 3u;
+			for (unsigned int k = 0; k < w2; k++) refs[ref + k] = srefs[w1 + k];
+			ref += w2;
+			continue;
+		}
+		// Interior: InteriorNode(axis, pos, above), above filled in later.
+		nodes[2 * (size_t)me] = w1;
+		nodes[2 * (size_t)me + 1] = (w0 >> 8) & 3u;
+		if (sp + 2 > kLayoutStack) {
+			err[0] = 1u;
+			return;
+		}
+		stRec[sp] = w2 + 1;
+		stParent[sp] = me;
+		sp++;
+		stRec[sp] = w2;
+		stParent[sp] = 0xFFFFFFFFu;
+		sp++;
+	}
+}
+
+// kdtree_copy_ranges_u32: one block per range k: dst[c[3k+1] + j] =
+// src[c[3k] + j] for j < c[3k+2] (the references of the large phase's
+// leaves, from where they were parked to their place in the tree).
+extern "C" __global__ void kdtree_copy_ranges_u32(const unsigned int *src, const unsigned int *c, unsigned int ranges,
+                                                  unsigned int *dst) {
+	unsigned int k = blockIdx.x;
+	if (k >= ranges) return;
+	unsigned int from = c[3 * (size_t)k], to = c[3 * (size_t)k + 1], n = c[3 * (size_t)k + 2];
+	for (unsigned int j = threadIdx.x; j < n; j += blockDim.x) dst[to + j] = src[from + j];
+}

@@ -1,17 +1,20 @@
 // Min/max reductions over float32 (package reduce). Building blocks and the
 // designs are in reduce.cuh; this file only declares the extern "C" entry
 // points, every one launched with kd_reduce::kBlock (256) threads except
-// reduce_bounds_f32 (kd_reduce::kBoundsBlock = 384).
+// r4 and r5 (kd_reduce::kThreads45 = 512) and reduce_bounds_f32
+// (kd_reduce::kBoundsBlock = 384).
 //
 // Designs r0 … r6, for op = min, max, minmax:
 //   reduce_<op>_r<k>_f32(const float* inLo, const float* inHi,
 //                        float* outLo, float* outHi, unsigned* work, unsigned n)
 //   Block b reduces its share of the n inputs and writes result b to
 //   outLo[b] (and outHi[b] for minmax). inHi = NULL: inputs are inLo (first
-//   pass); otherwise a later minmax pass reads minima from inLo and maxima from
-//   inHi. min and max kernels use only inLo and outLo. work (n states: n words,
-//   2n for minmax) is used by r0 and r1 only. Per block: 256 inputs (r0–r3),
-//   512 (r4, r5), a grid-stride share (r6).
+//   pass); otherwise a later minmax pass reads minima from inLo and maxima
+//   from inHi. min and max kernels use only inLo and outLo. work (128 states
+//   per block: 128 words, 256 for minmax) is used by r0 and r1 only. Per
+//   block: 256 inputs (r0–r3, 256 threads), 1024 (r4, r5, 512 threads), a
+//   grid-stride share (r6); a grid of one block (r0–r5) reduces all n inputs
+//   (the final level).
 // Design r7 (one pass):
 //   reduce_<op>_r7_f32(const float* in, float* partLo, float* partHi,
 //                      unsigned* counter, float* outLo, float* outHi, unsigned n)
@@ -33,34 +36,34 @@
 #include "reduce.cuh"
 
 #define KD_REDUCE_DESIGNS(OP, R)                                                                   \
-  extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)                                  \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kThreads03)                                      \
       reduce_##OP##_r0_f32(const float* inLo, const float* inHi, float* outLo, float* outHi,      \
                            unsigned* work, unsigned n) {                                           \
     kd_reduce::reduce0<kd_reduce::R>(inLo, inHi, outLo, outHi,                                     \
                                      reinterpret_cast<kd_reduce::R::S*>(work), n);                 \
   }                                                                                                \
-  extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)                                  \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kThreads03)                                      \
       reduce_##OP##_r1_f32(const float* inLo, const float* inHi, float* outLo, float* outHi,      \
                            unsigned* work, unsigned n) {                                           \
     kd_reduce::reduce1<kd_reduce::R>(inLo, inHi, outLo, outHi,                                     \
                                      reinterpret_cast<kd_reduce::R::S*>(work), n);                 \
   }                                                                                                \
-  extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)                                  \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kThreads03)                                      \
       reduce_##OP##_r2_f32(const float* inLo, const float* inHi, float* outLo, float* outHi,      \
                            unsigned*, unsigned n) {                                                \
     kd_reduce::reduce2<kd_reduce::R>(inLo, inHi, outLo, outHi, n);                                 \
   }                                                                                                \
-  extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)                                  \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kThreads03)                                      \
       reduce_##OP##_r3_f32(const float* inLo, const float* inHi, float* outLo, float* outHi,      \
                            unsigned*, unsigned n) {                                                \
     kd_reduce::reduce3<kd_reduce::R>(inLo, inHi, outLo, outHi, n);                                 \
   }                                                                                                \
-  extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)                                  \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kThreads45)                                      \
       reduce_##OP##_r4_f32(const float* inLo, const float* inHi, float* outLo, float* outHi,      \
                            unsigned*, unsigned n) {                                                \
     kd_reduce::reduce4<kd_reduce::R>(inLo, inHi, outLo, outHi, n);                                 \
   }                                                                                                \
-  extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)                                  \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kThreads45)                                      \
       reduce_##OP##_r5_f32(const float* inLo, const float* inHi, float* outLo, float* outHi,      \
                            unsigned*, unsigned n) {                                                \
     kd_reduce::reduce5<kd_reduce::R>(inLo, inHi, outLo, outHi, n);                                 \

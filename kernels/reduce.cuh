@@ -140,19 +140,20 @@ __device__ __forceinline__ typename R::S warp_reduce(typename R::S v) {
   return v;
 }
 
-// block_reduce combines the states of the kBlock threads; thread 0 holds the
+// block_reduce combines the states of the T (default kBlock) threads; thread 0 holds the
 // result. Every thread of the block must call it. It ends without a barrier
 // after its last use of shared memory by warp 0, so a second call in the same
 // kernel must be separated from the first by __syncthreads.
-template <class R>
+template <class R, int T = kBlock>
 __device__ __forceinline__ typename R::S block_reduce(typename R::S v) {
-  __shared__ typename R::S warpState[kWarps];
+  constexpr int kW = T / 32;
+  __shared__ typename R::S warpState[kW];
   const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   v = warp_reduce<R>(v);
   if (lane == 0) warpState[warp] = v;
   __syncthreads();
   if (warp == 0) {
-    v = lane < kWarps ? warpState[lane] : R::identity();
+    v = lane < kW ? warpState[lane] : R::identity();
     v = warp_reduce<R>(v);
   }
   return v;
@@ -194,55 +195,122 @@ __device__ __forceinline__ typename R::S thread_range(const float* __restrict__ 
 }
 
 // ---------------------------------------------------------------------------
-// The designs. Every multi-pass design reduces, in block b, its share of the
-// n inputs and writes one result at index b; the host applies it again to
-// the block results until one is left. inHi: see load. Launch: kBlock threads.
+// The designs r0 … r5 (multi-pass). One level is one launch: block b reduces
+// its span of the n inputs and writes result b to outLo/outHi[b]; the host
+// runs the next level over the block results until one is left. A block of
+// T threads (T = kThreads03 for r0–r3, kThreads45 for r4 and r5) spans
+// kSpan = T inputs (r0–r3) or 2·T (r4, r5), except in a grid of one block
+// (the final level), which spans all n inputs: the host launches a single
+// block as soon as each thread would get at most 32 inputs (package reduce,
+// finalPerThread), so no level runs only to shrink a few thousand partial
+// results. Thread t starts from its column of the
+// span: elements t, t + T, t + 2T, … (one element for r0–r3, two for r4 and
+// r5: the "first reduction during the load"; more only in a final level),
+// the identity past the end. The design's tree then reduces the T columns.
+// inHi: see load.
+
+constexpr int kThreads03 = 256;  // r0–r3 (package reduce: Variant.Threads)
+constexpr int kThreads45 = 512;  // r4, r5
+
+// span_of gives the first input of this block's span and how many inputs it has.
+__device__ __forceinline__ void span_of(unsigned n, unsigned span, size_t& base, unsigned& count) {
+  if (gridDim.x == 1) {  // final level: everything
+    base = 0;
+    count = n;
+    return;
+  }
+  base = (size_t)blockIdx.x * span;
+  count = n > base ? min((unsigned)(n - base), span) : 0u;
+}
+
+// column folds the inputs base + p, base + p + T, … below base + count. A
+// full span of K·T inputs (K = 1 or 2) takes K unconditional loads; a final
+// level's long column keeps four loads in flight.
+template <class R, int T, int K>
+__device__ __forceinline__ typename R::S column(const float* inLo, const float* inHi, size_t base,
+                                                unsigned count, unsigned p) {
+  typedef typename R::S S;
+  if (count == (unsigned)(K * T)) {
+    S v = load<R>(inLo, inHi, base + p);
+    if (K == 2) v = R::combine(v, load<R>(inLo, inHi, base + p + T));
+    return v;
+  }
+  S acc = R::identity();
+  unsigned i = p;
+  for (; i + 3u * T < count; i += 4u * T) {
+    const S a = load<R>(inLo, inHi, base + i), b = load<R>(inLo, inHi, base + i + T);
+    const S c = load<R>(inLo, inHi, base + i + 2u * T), d = load<R>(inLo, inHi, base + i + 3u * T);
+    acc = R::combine(acc, R::combine(R::combine(a, b), R::combine(c, d)));
+  }
+  for (; i < count; i += T) acc = R::combine(acc, load<R>(inLo, inHi, base + i));
+  return acc;
+}
 
 // Reduce0: interleaved addressing with the modulo test, in place in global
-// memory. Each thread first copies its element's state into the work array
-// (the thesis reduces the input array itself; we must not destroy it).
+// memory. The thesis reduces the input array itself; ours must stay intact,
+// so the first step (offset 1) reads the input and writes its results to a
+// global work array, where every later step works in place: even thread t's
+// value lives at work[t / 2] of the block's T/2 words, so there is no copy
+// pass, and the memory traffic is the thesis's.
 template <class R>
 __device__ void reduce0(const float* inLo, const float* inHi, float* outLo, float* outHi,
                         typename R::S* work, unsigned n) {
+  typedef typename R::S S;
+  constexpr int T = kThreads03;
   const unsigned tid = threadIdx.x;
-  const size_t base = (size_t)blockIdx.x * blockDim.x;
-  const unsigned m = n > base ? min((unsigned)(n - base), blockDim.x) : 0u;
-  if (tid < m) work[base + tid] = load<R>(inLo, inHi, base + tid);
+  size_t base;
+  unsigned count;
+  span_of(n, T, base, count);
+  const unsigned m = min(count, (unsigned)T);  // columns that hold inputs
+  S* w = work + (size_t)blockIdx.x * (T / 2);
+  if (tid % 2 == 0 && tid < m) {
+    S v = column<R, T, 1>(inLo, inHi, base, count, tid);
+    if (tid + 1 < m) v = R::combine(v, column<R, T, 1>(inLo, inHi, base, count, tid + 1));
+    w[tid / 2] = v;
+  }
   __syncthreads();
-  for (unsigned offset = 1; offset < m; offset *= 2) {
-    if (tid % (offset * 2) == 0 && tid + offset < m)
-      work[base + tid] = R::combine(work[base + tid], work[base + tid + offset]);
+  for (unsigned offset = 2; offset < m; offset *= 2) {
+    if (tid % (offset * 2) == 0 && tid + offset < m) w[tid / 2] = R::combine(w[tid / 2], w[(tid + offset) / 2]);
     __syncthreads();
   }
-  if (tid == 0) R::store(outLo, outHi, blockIdx.x, m > 0 ? work[base] : R::identity());
+  if (tid == 0) R::store(outLo, outHi, blockIdx.x, m > 0 ? w[0] : R::identity());
 }
 
 // Reduce1: sequential addressing (the first `offset` threads stay active and
-// their accesses coalesce), still in place in global memory.
+// their accesses coalesce), in place in global memory. As in Reduce0 the
+// first step (offset T/2) reads the input and writes the T/2 work words.
 template <class R>
 __device__ void reduce1(const float* inLo, const float* inHi, float* outLo, float* outHi,
                         typename R::S* work, unsigned n) {
+  typedef typename R::S S;
+  constexpr int T = kThreads03;
   const unsigned tid = threadIdx.x;
-  const size_t base = (size_t)blockIdx.x * blockDim.x;
-  const unsigned m = n > base ? min((unsigned)(n - base), blockDim.x) : 0u;
-  if (tid < m) work[base + tid] = load<R>(inLo, inHi, base + tid);
+  size_t base;
+  unsigned count;
+  span_of(n, T, base, count);
+  S* w = work + (size_t)blockIdx.x * (T / 2);
+  if (tid < blockDim.x / 2)
+    w[tid] = R::combine(column<R, T, 1>(inLo, inHi, base, count, tid),
+                        column<R, T, 1>(inLo, inHi, base, count, tid + blockDim.x / 2));
   __syncthreads();
-  for (unsigned offset = blockDim.x / 2; offset > 0; offset /= 2) {
-    if (tid < offset && tid + offset < m)
-      work[base + tid] = R::combine(work[base + tid], work[base + tid + offset]);
+  for (unsigned offset = blockDim.x / 4; offset > 0; offset /= 2) {
+    if (tid < offset) w[tid] = R::combine(w[tid], w[tid + offset]);
     __syncthreads();
   }
-  if (tid == 0) R::store(outLo, outHi, blockIdx.x, m > 0 ? work[base] : R::identity());
+  if (tid == 0) R::store(outLo, outHi, blockIdx.x, w[0]);
 }
 
 // Reduce2: the block's values are copied to shared memory (padded with the
 // identity) before the sequential-addressing tree.
 template <class R>
 __device__ void reduce2(const float* inLo, const float* inHi, float* outLo, float* outHi, unsigned n) {
-  __shared__ typename R::S sValues[kBlock];
+  constexpr int T = kThreads03;
+  __shared__ typename R::S sValues[T];
   const unsigned tid = threadIdx.x;
-  const size_t i = (size_t)blockIdx.x * blockDim.x + tid;
-  sValues[tid] = i < n ? load<R>(inLo, inHi, i) : R::identity();
+  size_t base;
+  unsigned count;
+  span_of(n, T, base, count);
+  sValues[tid] = column<R, T, 1>(inLo, inHi, base, count, tid);
   __syncthreads();
   for (unsigned offset = blockDim.x / 2; offset > 0; offset /= 2) {
     if (tid < offset) sValues[tid] = R::combine(sValues[tid], sValues[tid + offset]);
@@ -255,10 +323,13 @@ __device__ void reduce2(const float* inLo, const float* inHi, float* outLo, floa
 // only publishes it for the partner of the next step.
 template <class R>
 __device__ void reduce3(const float* inLo, const float* inHi, float* outLo, float* outHi, unsigned n) {
-  __shared__ typename R::S sValues[kBlock];
+  constexpr int T = kThreads03;
+  __shared__ typename R::S sValues[T];
   const unsigned tid = threadIdx.x;
-  const size_t i = (size_t)blockIdx.x * blockDim.x + tid;
-  typename R::S rValue = i < n ? load<R>(inLo, inHi, i) : R::identity();
+  size_t base;
+  unsigned count;
+  span_of(n, T, base, count);
+  typename R::S rValue = column<R, T, 1>(inLo, inHi, base, count, tid);
   sValues[tid] = rValue;
   __syncthreads();
   for (unsigned offset = blockDim.x / 2; offset > 0; offset /= 2) {
@@ -271,23 +342,26 @@ __device__ void reduce3(const float* inLo, const float* inHi, float* outLo, floa
   if (tid == 0) R::store(outLo, outHi, blockIdx.x, rValue);
 }
 
-// Reduce4: the block size is a compile-time constant and the tree is
-// unrolled; each block reduces 2·kBlock elements, the first step while
-// loading (half the shared memory per element); below 64 active threads the
-// last warp goes on without block barriers (shuffles); thread 0's last step
-// is folded into the output statement.
+// Reduce4: the block size is a compile-time constant (T = 512) and the tree
+// is unrolled; each block reduces 2·T elements, the first step while loading
+// (thread t combines elements t and t + T: half the shared memory per
+// element); below 64 active threads the last warp goes on without block
+// barriers (shuffles); thread 0's last step is folded into the output
+// statement.
 template <class R>
 __device__ void reduce4(const float* inLo, const float* inHi, float* outLo, float* outHi, unsigned n) {
   typedef typename R::S S;
-  __shared__ S sValues[kBlock];
+  constexpr int T = kThreads45;
+  __shared__ S sValues[T];
   const unsigned tid = threadIdx.x;
-  const size_t i = (size_t)blockIdx.x * (2 * kBlock) + tid;
-  S rValue = i < n ? load<R>(inLo, inHi, i) : R::identity();
-  if (i + kBlock < n) rValue = R::combine(rValue, load<R>(inLo, inHi, i + kBlock));
+  size_t base;
+  unsigned count;
+  span_of(n, 2 * T, base, count);
+  S rValue = column<R, T, 2>(inLo, inHi, base, count, tid);
   sValues[tid] = rValue;
   __syncthreads();
 #pragma unroll
-  for (unsigned offset = kBlock / 2; offset > 32; offset /= 2) {
+  for (unsigned offset = T / 2; offset > 32; offset /= 2) {
     if (tid < offset) {
       rValue = R::combine(rValue, sValues[tid + offset]);
       sValues[tid] = rValue;
@@ -303,17 +377,17 @@ __device__ void reduce4(const float* inLo, const float* inHi, float* outLo, floa
   }
 }
 
-// Reduce5: like Reduce4's load (2·kBlock elements per block), then the whole
+// Reduce5: Reduce4's load (2·T elements per block, T = 512), then the whole
 // tree with warp shuffles: each warp reduces itself, warp 0 reduces the warps.
 template <class R>
 __device__ void reduce5(const float* inLo, const float* inHi, float* outLo, float* outHi, unsigned n) {
-  typedef typename R::S S;
-  const unsigned tid = threadIdx.x;
-  const size_t i = (size_t)blockIdx.x * (2 * kBlock) + tid;
-  S v = i < n ? load<R>(inLo, inHi, i) : R::identity();
-  if (i + kBlock < n) v = R::combine(v, load<R>(inLo, inHi, i + kBlock));
-  v = block_reduce<R>(v);
-  if (tid == 0) R::store(outLo, outHi, blockIdx.x, v);
+  constexpr int T = kThreads45;
+  size_t base;
+  unsigned count;
+  span_of(n, 2 * T, base, count);
+  typename R::S v = column<R, T, 2>(inLo, inHi, base, count, threadIdx.x);
+  v = block_reduce<R, T>(v);
+  if (threadIdx.x == 0) R::store(outLo, outHi, blockIdx.x, v);
 }
 
 // Reduce6: a grid-stride loop with float4 loads (any grid; the host sizes it

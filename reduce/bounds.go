@@ -70,6 +70,7 @@ func (r *Reducer) Bounds(xyz *exec.Buf[float32]) (lo, hi [3]float32, err error) 
 	}
 	const k = "reduce_bounds_f32"
 	if err := r.result.Slice(0, 6).CopyToHost(r.host[:6]); err != nil {
+		r.dirty = true
 		return lo, hi, fmt.Errorf("reduce: %s result: %w", k, err)
 	}
 	copy(lo[:], r.host[0:3])
@@ -99,7 +100,7 @@ func (r *Reducer) boundsLaunch(dst, xyz *exec.Buf[float32]) error {
 		in = xyz.Ptr()
 	}
 	const k = "reduce_bounds_f32"
-	if err := r.ctx.Launch(k, cuda.Linear(g), cuda.Linear(boundsBlock), 0,
+	if err := r.launch(k, cuda.Linear(g), cuda.Linear(boundsBlock),
 		in, r.part[0].Ptr(), r.counter.Slice(ctrBounds, 1).Ptr(), dst.Ptr(), uint32(n)); err != nil {
 		return fmt.Errorf("reduce: %s over %d floats: %w", k, n, err)
 	}
@@ -171,13 +172,16 @@ func (r *Reducer) SegmentedBoxes(out *exec.Buf[float32], lo, hi [3]*exec.Buf[flo
 		return err
 	}
 	const k1, k2 = "reduce_segwarp_box_f32", "reduce_segbig_box_f32"
+	if err := r.segReset(k1, ns); err != nil {
+		return err
+	}
 	block := cuda.Linear(blockSize)
-	if err := r.ctx.Launch(k1, cuda.GridFor(ns*32, blockSize), block, 0,
+	if err := r.launch(k1, cuda.GridFor(ns*32, blockSize), block,
 		p[0], p[1], p[2], p[3], p[4], p[5], offsets.Ptr(), out.Ptr(), list, keys, big,
 		uint32(ns), uint32(n), uint32(boxWarpLimit), uint32(capacity)); err != nil {
 		return r.segFailed(k1, ns, err)
 	}
-	if err := r.ctx.Launch(k2, cuda.Linear(r.sms*blocksPerSM), block, 0,
+	if err := r.launch(k2, cuda.Linear(r.sms*blocksPerSM), block,
 		p[0], p[1], p[2], p[3], p[4], p[5], offsets.Ptr(), out.Ptr(), list, keys, big, uint32(n), uint32(capacity)); err != nil {
 		return r.segFailed(k2, ns, err)
 	}

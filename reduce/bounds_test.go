@@ -63,7 +63,7 @@ func refBoxes(lo, hi [3][]float32, off []uint32) []float32 {
 
 func TestGoSegmentedBoxesMatchesOracle(t *testing.T) {
 	ex := exec.Go(4)
-	for _, c := range segCases(false) {
+	for _, c := range segCases(nil) {
 		lo, hi := boxArrays("special", c.n)
 		var blo, bhi [3]*exec.Buf[float32]
 		for a := range 3 {

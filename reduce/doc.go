@@ -20,24 +20,38 @@
 //
 //	Design   Thesis    Idea                                               Kernel (op = min, max, minmax)
 //	r0       Reduce0   interleaved addressing, modulo test, in place in   reduce_<op>_r0_f32
-//	                   global memory (a work copy of the input)
+//	                   global memory (a work array: see below)
 //	r1       Reduce1   sequential addressing, in place in global memory   reduce_<op>_r1_f32
 //	r2       Reduce2   block values copied to shared memory first         reduce_<op>_r2_f32
 //	r3       Reduce3   running value in a register                        reduce_<op>_r3_f32
-//	r4       Reduce4   unrolled; first step during the load; last warp    reduce_<op>_r4_f32
-//	                   with shuffles, no block barrier; last step folded
-//	                   into the output
-//	r5       —         warp shuffles for the whole tree                   reduce_<op>_r5_f32
+//	r4       Reduce4   unrolled, 512 threads; first step during the load  reduce_<op>_r4_f32
+//	                   (2 elements per thread at block stride); last
+//	                   warp with shuffles, no block barrier; last step
+//	                   folded into the output
+//	r5       —         r4's load, warp shuffles for the whole tree        reduce_<op>_r5_f32
 //	r6       —         float4 grid-stride loop, grid = SMs × 8 blocks,    reduce_<op>_r6_f32 (twice)
 //	                   then one block over the block results
 //	r7       —         r6 in one launch: the last block to finish         reduce_<op>_r7_f32
 //	                   (threadfence + self-resetting atomic counter)
 //	                   reduces the block results
 //
-// r0–r5 reduce 256 (r4, r5: 512) elements per block and run again over the
-// block results until one is left; r0 and r1 first copy each element's key
-// into a global work array (the thesis reduces its input in place; ours must
-// stay intact), so their time includes writing that copy.
+// r0–r3 reduce 256 elements per block (256 threads), r4 and r5 1024 (512
+// threads), and run again over the block results, level after level; once
+// the remaining values give each thread at most 32, a single block takes
+// them all (each thread first folds its column, then the design's tree), so
+// no launch is spent on a few hundred values. Launches per reduction
+// (Variant.Launches):
+//
+//	n            r0–r3  r4, r5  r6  r7
+//	69,451       2      2       2   1
+//	2^24         3      2       2   1
+//	2^28         3      3       2   1
+//
+// The thesis reduces its input in place; ours must stay intact, so r0 and
+// r1 do their first tree step (offset 1, resp. half the block) reading the
+// input and writing the step's results into a global work array (half a
+// word per element), where the remaining steps run in place. There is no
+// copy pass: their memory traffic is the thesis's.
 //
 // # Builder reductions
 //
@@ -48,7 +62,10 @@
 // give +Inf (min) and -Inf (max). On a GPU, segments of up to 4096 elements
 // (2048 for boxes) take one warp each, longer ones are shared by blocks of a
 // grid sized to the GPU (see segmented.go), so both few huge and many tiny
-// segments run well.
+// segments run well. No kernel waits for another block: blocks combine
+// through atomics and the last one to finish (a counter) writes the
+// results, so they never depend on being resident together. The counters
+// are set to 0 by a memset before every segmented call.
 //
 // # Scratch
 //
@@ -66,5 +83,6 @@
 // Bench times every design over a ladder of sizes and reports GB/s against
 // the device copy bandwidth; ThesisTable and FormatThesisTable reproduce the
 // thesis's table (see ThesisTable for the exact workload). The CLI prints
-// both (kdbuild bench reduce).
+// both (kdbuild bench reduce): one row per design and size, noting the
+// thesis label and the launches.
 package reduce

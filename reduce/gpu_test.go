@@ -15,7 +15,10 @@ import (
 )
 
 // GPU tests compare every CUDA path with the Go executor, bit for bit. They
-// skip without a usable GPU. testing.Short() caps sizes at 2^20.
+// skip without a usable GPU. testing.Short() caps sizes at 2^20. Each test
+// bounds its own sizes (most of the time goes into generating data and the
+// Go reference on the host): the whole -test.run GPU of this package takes
+// about 10^9 generated values, well under a minute on the GPU machine.
 
 func gpuOrSkip(t testing.TB) exec.Executor {
 	ex, why := exec.TestGPU()
@@ -65,11 +68,21 @@ func TestGPUVariantsMatchGo(t *testing.T) {
 	ex := gpuOrSkip(t)
 	ref := exec.Go(0)
 	for _, kind := range dataKinds {
-		maxK := gpuMaxK()
+		// Every edge size up to 2^22 (2^20 for the rarer kinds), then a few
+		// odd sizes up to 2^26 for uniform data.
+		maxK := min(gpuMaxK(), 22)
 		if kind != "uniform" && kind != "special" {
 			maxK = min(maxK, 20)
 		}
-		for _, n := range testSizes(maxK) {
+		sizes := testSizes(maxK)
+		if kind == "uniform" {
+			for _, k := range []int{24, 26} {
+				if k <= gpuMaxK() {
+					sizes = append(sizes, 1<<k-1, 1<<k+1)
+				}
+			}
+		}
+		for _, n := range sizes {
 			s := genData(kind, n, 17)
 			wantLo, wantHi, err := MinMax(ref, exec.Wrap(s))
 			require.NoError(t, err)
@@ -92,6 +105,75 @@ func TestGPUVariantsMatchGo(t *testing.T) {
 				t.FailNow()
 			}
 		}
+	}
+}
+
+// With finalPerThread = 1 every multi-pass design runs level after level
+// (blocks of PerBlock inputs) down to one block of at most Threads inputs:
+// the path large inputs take, here at sizes the emulator can run too.
+func TestGPUVariantsLevels(t *testing.T) {
+	ex := gpuOrSkip(t)
+	defer func(old int) { finalPerThread = old }(finalPerThread)
+	finalPerThread = 1
+	sizes := []int{257, 513, 1025, 1<<11 + 1, 5000}
+	for _, n := range []int{1<<16 + 1, 1<<17 + 3, 1<<20 + 7} {
+		if n <= 1<<gpuMaxK()+7 {
+			sizes = append(sizes, n)
+		}
+	}
+	for _, n := range sizes {
+		for _, kind := range []string{"uniform", "special"} {
+			s := genData(kind, n, 41)
+			wantLo, wantHi := refMin(s), refMax(s)
+			src, free := upload(t, ex, s)
+			for _, v := range Variants()[:6] {
+				name := fmt.Sprintf("%s/%s/n=%d (%d launches)", v.Name, kind, n, v.Launches(n))
+				if n > v.PerBlock {
+					require.Greater(t, v.Launches(n), 1, name)
+				}
+				lo, err := MinVariant(ex, v.Name, src)
+				require.NoError(t, err, name)
+				bitsEqual(t, name+" min", lo, wantLo)
+				lo, hi, err := MinMaxVariant(ex, v.Name, src)
+				require.NoError(t, err, name)
+				bitsEqual(t, name+" minmax lo", lo, wantLo)
+				bitsEqual(t, name+" minmax hi", hi, wantHi)
+			}
+			free()
+		}
+	}
+}
+
+// Every design launches as many kernels as Variant.Launches says (counted
+// by the CUDA context's debug mode), at the thesis size and at 2^24.
+func TestGPULaunchCounts(t *testing.T) {
+	ex := gpuOrSkip(t)
+	ctx := ex.CUDA()
+	was := ctx.Debug()
+	ctx.SetDebug(true)
+	defer ctx.SetDebug(was)
+	sizes := []int{5000}
+	for _, n := range []int{69451, 1 << 24} {
+		if n <= 1<<gpuMaxK() {
+			sizes = append(sizes, n)
+		}
+	}
+	for _, n := range sizes {
+		s := genData("uniform", n, 43)
+		src, free := upload(t, ex, s)
+		for _, v := range Variants() {
+			ctx.ResetKernelTimes()
+			lo, err := MinVariant(ex, v.Name, src)
+			require.NoError(t, err)
+			bitsEqual(t, fmt.Sprintf("%s n=%d", v.Name, n), lo, refMin(s))
+			launches := 0
+			for _, kt := range ctx.KernelTimes() {
+				launches += kt.Launches
+			}
+			require.Equal(t, v.Launches(n), launches, "%s n=%d: %+v", v.Name, n, ctx.KernelTimes())
+			t.Logf("%s n=%d: %d launches", v.Name, n, launches)
+		}
+		free()
 	}
 }
 
@@ -150,7 +232,15 @@ func guarded(t testing.TB, ex exec.Executor, n int) (*exec.Buf[float32], func() 
 func TestGPUSegmentedMatchesGo(t *testing.T) {
 	ex := gpuOrSkip(t)
 	ref := exec.Go(0)
-	for _, c := range segCases(!testing.Short()) {
+	var extra []segCfg
+	if !testing.Short() {
+		for _, c := range bigSegCfgs {
+			if c.n <= 1<<gpuMaxK()+3 {
+				extra = append(extra, c)
+			}
+		}
+	}
+	for _, c := range segCases(extra) {
 		for _, kind := range []string{"special", "uniform"} {
 			name := c.name + "/" + kind
 			s := genData(kind, c.n, 23)
@@ -243,7 +333,11 @@ func TestGPUSegmentedClampsBadOffsets(t *testing.T) {
 
 func TestGPUSegmentedBoxesMatchesGo(t *testing.T) {
 	ex := gpuOrSkip(t)
-	for _, c := range segCases(!testing.Short()) {
+	var extra []segCfg
+	if !testing.Short() && gpuMaxK() >= 21 { // six arrays per case: fewer, smaller big cases
+		extra = []segCfg{{1 << 21, 1}, {1<<21 + 3, 1000}, {1 << 21, 1 << 16}}
+	}
+	for _, c := range segCases(extra) {
 		lo, hi := boxArrays("special", c.n)
 		var glo, ghi, dlo, dhi [3]*exec.Buf[float32]
 		var frees []func()
@@ -272,11 +366,15 @@ func TestGPUSegmentedBoxesMatchesGo(t *testing.T) {
 func TestGPUBoundsMatchesGo(t *testing.T) {
 	ex := gpuOrSkip(t)
 	pts := []int{0, 1, 2, 31, 32, 33, 127, 128, 129, 383, 384, 385, 1000, 100001}
-	if !testing.Short() {
-		pts = append(pts, 1<<22+1, 1<<24)
+	if !testing.Short() && gpuMaxK() >= 22 {
+		pts = append(pts, 1<<20+1)
 	}
 	for _, kind := range []string{"uniform", "special", "descending", "nan"} {
-		for _, p := range pts {
+		kpts := pts
+		if kind == "uniform" && !testing.Short() && gpuMaxK() >= 24 {
+			kpts = append(kpts, 1<<22+1, 1<<24)
+		}
+		for _, p := range kpts {
 			xyz := genData(kind, 3*p, 29)
 			wlo, whi, err := Bounds(exec.Go(0), exec.Wrap(xyz))
 			require.NoError(t, err)
@@ -302,7 +400,10 @@ func TestGPUBenchValidates(t *testing.T) {
 	}
 	rows, err := Bench(ex, sizes, 20, 0)
 	require.NoError(t, err)
-	require.Len(t, rows, 1+len(sizes)*(len(Variants())+1))
+	require.Len(t, rows, 1+len(sizes)*len(Variants()))
+	for i, r := range rows[1:] { // each design once per size, in Variants order
+		require.Equal(t, Variants()[i%len(Variants())].Name, r.Variant, "%+v", r)
+	}
 	for _, r := range rows {
 		require.Greater(t, r.Ms, 0.0, "%+v", r)
 	}

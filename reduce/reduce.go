@@ -118,6 +118,7 @@ func (r *Reducer) reduce(variant string, o op, src *exec.Buf[float32]) (lo, hi f
 		return lo, hi, err
 	}
 	if err := r.result.Slice(0, 2).CopyToHost(r.host[:2]); err != nil {
+		r.dirty = true
 		return lo, hi, fmt.Errorf("reduce: %s %s: %w", v.Kernel(o.String()), "result", err)
 	}
 	switch o {
@@ -168,8 +169,8 @@ func (r *Reducer) enqueue(v Variant, o op, src, dst *exec.Buf[float32], loAt, hi
 	}
 
 	switch {
-	case v.PerBlock > 0: // r0 … r5: one pass per level, recursively
-		g1 := ceilDiv(max(n, 1), v.PerBlock)
+	case v.PerBlock > 0: // r0 … r5: one launch per level, the last one a single block
+		g1 := v.levelGrid(n)
 		stride := roundUp(g1, 64) // hi partials start here
 		if g1 > 1 {
 			for i := range r.part {
@@ -179,8 +180,8 @@ func (r *Reducer) enqueue(v Variant, o op, src, dst *exec.Buf[float32], loAt, hi
 			}
 		}
 		work := cuda.DevPtr(0)
-		if v.Name == "r0" || v.Name == "r1" {
-			if err := ensureU32(r.ex, &r.work, lanes*max(n, 1)); err != nil {
+		if v.Name == "r0" || v.Name == "r1" { // v.Threads/2 states per block
+			if err := ensureU32(r.ex, &r.work, lanes*g1*v.Threads/2); err != nil {
 				return err
 			}
 			work = r.work.Ptr()
@@ -190,8 +191,9 @@ func (r *Reducer) enqueue(v Variant, o op, src, dst *exec.Buf[float32], loAt, hi
 			inLo = 0
 		}
 		cnt := n
+		threads := cuda.Linear(v.Threads)
 		for level := 0; ; level++ {
-			g := ceilDiv(max(cnt, 1), v.PerBlock)
+			g := v.levelGrid(cnt)
 			var outLo, outHi cuda.DevPtr
 			if g == 1 {
 				outLo, outHi = outFinal()
@@ -202,8 +204,7 @@ func (r *Reducer) enqueue(v Variant, o op, src, dst *exec.Buf[float32], loAt, hi
 					outHi = 0
 				}
 			}
-			if err := r.ctx.Launch(kernel, cuda.Linear(g), block, 0,
-				inLo, inHi, outLo, outHi, work, uint32(cnt)); err != nil {
+			if err := r.launch(kernel, cuda.Linear(g), threads, inLo, inHi, outLo, outHi, work, uint32(cnt)); err != nil {
 				return launchErr(err)
 			}
 			if g == 1 {
@@ -220,7 +221,7 @@ func (r *Reducer) enqueue(v Variant, o op, src, dst *exec.Buf[float32], loAt, hi
 			in = src.Dev().Ptr()
 		}
 		if g == 1 {
-			if err := r.ctx.Launch(kernel, cuda.Linear(1), block, 0, in, cuda.DevPtr(0), outLo, outHi, cuda.DevPtr(0), uint32(n)); err != nil {
+			if err := r.launch(kernel, cuda.Linear(1), block, in, cuda.DevPtr(0), outLo, outHi, cuda.DevPtr(0), uint32(n)); err != nil {
 				return launchErr(err)
 			}
 			return nil
@@ -234,10 +235,10 @@ func (r *Reducer) enqueue(v Variant, o op, src, dst *exec.Buf[float32], loAt, hi
 		if o == opMinMax {
 			pHi = pLo + cuda.DevPtr(4*stride)
 		}
-		if err := r.ctx.Launch(kernel, cuda.Linear(g), block, 0, in, cuda.DevPtr(0), pLo, pHi, cuda.DevPtr(0), uint32(n)); err != nil {
+		if err := r.launch(kernel, cuda.Linear(g), block, in, cuda.DevPtr(0), pLo, pHi, cuda.DevPtr(0), uint32(n)); err != nil {
 			return launchErr(err)
 		}
-		if err := r.ctx.Launch(kernel, cuda.Linear(1), block, 0, pLo, pHi, outLo, outHi, cuda.DevPtr(0), uint32(g)); err != nil {
+		if err := r.launch(kernel, cuda.Linear(1), block, pLo, pHi, outLo, outHi, cuda.DevPtr(0), uint32(g)); err != nil {
 			return launchErr(err)
 		}
 		return nil
@@ -266,11 +267,37 @@ func (r *Reducer) enqueue(v Variant, o op, src, dst *exec.Buf[float32], loAt, hi
 			in = src.Dev().Ptr()
 		}
 		outLo, outHi := outFinal()
-		if err := r.ctx.Launch(kernel, cuda.Linear(g), block, 0, in, pLo, pHi, ctr, outLo, outHi, uint32(n)); err != nil {
+		if err := r.launch(kernel, cuda.Linear(g), block, in, pLo, pHi, ctr, outLo, outHi, uint32(n)); err != nil {
 			return launchErr(err)
 		}
 		return nil
 	}
+}
+
+// levelGrid is the grid of a level of a multi-pass design over n inputs:
+// one block when n gives each thread at most finalPerThread inputs (the
+// final level), else one block per PerBlock inputs.
+func (v Variant) levelGrid(n int) int {
+	if n <= finalPerThread*v.Threads {
+		return 1
+	}
+	return ceilDiv(n, v.PerBlock)
+}
+
+// Launches returns how many kernel launches design v needs for n elements
+// (see Variant).
+func (v Variant) Launches(n int) int {
+	switch {
+	case v.PerBlock > 0:
+		k := 1
+		for g := v.levelGrid(n); g > 1; g = v.levelGrid(g) {
+			k++
+		}
+		return k
+	case v.Name == "r6" && ceilDiv(n, blockSize*16) > 1:
+		return 2
+	}
+	return 1
 }
 
 // gridFor is the grid of the grid-stride designs: enough blocks to fill the

@@ -62,3 +62,33 @@ func TestVariantTable(t *testing.T) {
 		require.Equal(t, vs[i].Label(), vs[i].Thesis)
 	}
 }
+
+// launchesOf counts the launches of design v over n elements by following
+// the levels directly (the Variant doc's rule), independently of Launches.
+func launchesOf(v Variant, n int) int {
+	switch {
+	case v.PerBlock > 0:
+		k := 1
+		for n > finalPerThread*v.Threads {
+			n = (n + v.PerBlock - 1) / v.PerBlock
+			k++
+		}
+		return k
+	case v.Name == "r6" && n > 16*blockSize:
+		return 2
+	}
+	return 1
+}
+
+func TestVariantLaunches(t *testing.T) {
+	for _, v := range Variants() {
+		for _, n := range []int{0, 1, 255, 256, 257, 8192, 8193, 16384, 16385, 69451, 1 << 20, 1 << 24, 1<<24 + 1, 1 << 28, maxLen} {
+			require.Equal(t, launchesOf(v, n), v.Launches(n), "%s n=%d", v.Name, n)
+		}
+	}
+	// The counts the Variant doc states.
+	want := map[string][3]int{"r0": {2, 3, 3}, "r1": {2, 3, 3}, "r2": {2, 3, 3}, "r3": {2, 3, 3}, "r4": {2, 2, 3}, "r5": {2, 2, 3}, "r6": {2, 2, 2}, "r7": {1, 1, 1}}
+	for _, v := range Variants() {
+		require.Equal(t, want[v.Name], [3]int{v.Launches(69451), v.Launches(1 << 24), v.Launches(1 << 28)}, v.Name)
+	}
+}

@@ -28,10 +28,15 @@ type Reducer struct {
 	work    *exec.Buf[uint32]     // Reduce0/Reduce1 in-place work array; long-segment list
 	counter *exec.Buf[uint32]     // last-block-done counters, zero between launches
 	result  *exec.Buf[float32]    // device result slots
+	dirty   bool                  // a launch or read-back failed: reset the counters before the next launch
 	host    []float32             // host copy of the result slots (its own allocation: cgo may not see Go pointers next to it)
 }
 
-// Counter slots: one per one-pass kernel family (they reset themselves).
+// Counter slots: one per one-pass kernel family. The one-pass kernels (r7,
+// Bounds) reset their counter in the block that finishes last; should a
+// launch or a later read-back fail, the Reducer is marked dirty and every
+// counter is set to 0 by a memset before its next launch. The segmented
+// kernels' two counters are set to 0 by a memset before every call.
 const (
 	ctrMin = iota
 	ctrMax
@@ -147,7 +152,12 @@ func (r *Reducer) fixed() error {
 			return fmt.Errorf("reduce: counters: %w", err)
 		}
 		r.counter = c
+	} else if r.dirty {
+		if err := r.counter.Dev().Memset32(0); err != nil {
+			return fmt.Errorf("reduce: resetting the counters: %w", err)
+		}
 	}
+	r.dirty = false
 	if r.result == nil {
 		b, err := exec.Alloc[float32](r.ex, len(r.host))
 		if err != nil {
@@ -156,6 +166,16 @@ func (r *Reducer) fixed() error {
 		r.result = b
 	}
 	return nil
+}
+
+// launch enqueues kernel (no dynamic shared memory); a failure marks the
+// counters for a reset. r.mu must be held.
+func (r *Reducer) launch(kernel string, grid, block cuda.Dim3, args ...any) error {
+	err := r.ctx.Launch(kernel, grid, block, 0, args...)
+	if err != nil {
+		r.dirty = true
+	}
+	return err
 }
 
 var (

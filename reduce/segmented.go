@@ -174,12 +174,15 @@ func (r *Reducer) segmented(o op, lo, hi, src *exec.Buf[float32], offsets *exec.
 	}
 	name := o.String()
 	k1, k2 := "reduce_segwarp_"+name+"_f32", "reduce_segbig_"+name+"_f32"
+	if err := r.segReset(k1, ns); err != nil {
+		return err
+	}
 	block := cuda.Linear(blockSize)
-	if err := r.ctx.Launch(k1, cuda.GridFor(ns*32, blockSize), block, 0,
+	if err := r.launch(k1, cuda.GridFor(ns*32, blockSize), block,
 		in, offsets.Ptr(), outLo, outHi, list, keys, big, uint32(ns), uint32(n), uint32(segWarpLimit), uint32(capacity)); err != nil {
 		return r.segFailed(k1, ns, err)
 	}
-	if err := r.ctx.Launch(k2, cuda.Linear(r.sms*blocksPerSM), block, 0,
+	if err := r.launch(k2, cuda.Linear(r.sms*blocksPerSM), block,
 		in, offsets.Ptr(), outLo, outHi, list, keys, big, uint32(n), uint32(capacity)); err != nil {
 		return r.segFailed(k2, ns, err)
 	}
@@ -211,11 +214,21 @@ func (r *Reducer) bigScratch(n, limit, words int) (list, keys, big cuda.DevPtr, 
 	return list, keys, r.counter.Slice(ctrSegCount, 2).Ptr(), entries, nil
 }
 
-// segFailed resets the segmented counters (a failed launch may leave them
-// set) and wraps err.
-func (r *Reducer) segFailed(kernel string, ns int, err error) error {
-	if rerr := r.counter.Slice(ctrSegCount, 2).Dev().Memset32(0); rerr != nil {
-		err = fmt.Errorf("%w (and resetting the counters: %v)", err, rerr)
+// segReset sets the two counters of the segmented kernels to 0 (a memset
+// on the default stream, ordered before the launches that follow). The
+// kernels also leave them at 0, but a call that failed or was aborted
+// midway could have left them set, and then the list of long segments
+// would be stale; so every call starts from a memset.
+func (r *Reducer) segReset(kernel string, ns int) error {
+	if err := r.counter.Slice(ctrSegCount, 2).Dev().Memset32(0); err != nil {
+		r.dirty = true
+		return fmt.Errorf("reduce: %s over %d segments: resetting the counters: %w", kernel, ns, err)
 	}
+	return nil
+}
+
+// segFailed wraps the error of a failed segmented launch (the next call
+// resets the counters anyway).
+func (r *Reducer) segFailed(kernel string, ns int, err error) error {
 	return fmt.Errorf("reduce: %s over %d segments: %w", kernel, ns, err)
 }

@@ -3,6 +3,7 @@ package reduce
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,7 +38,7 @@ func randomOffsets(rng *rand.Rand, n, ns int, shape string) []uint32 {
 		}
 	}
 	cuts = append(cuts, n)
-	sortInts(cuts)
+	slices.Sort(cuts) // O(n log n): an insertion sort here took hours for 2^20 random cuts
 	off := make([]uint32, len(cuts))
 	for i, c := range cuts {
 		off[i] = uint32(c)
@@ -45,17 +46,17 @@ func randomOffsets(rng *rand.Rand, n, ns int, shape string) []uint32 {
 	return off
 }
 
-func sortInts(s []int) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j-1] > s[j]; j-- {
-			s[j-1], s[j] = s[j], s[j-1]
-		}
-	}
-}
+// segCfg is a size and a segment count for segCases.
+type segCfg struct{ n, ns int }
+
+// bigSegCfgs are the GPU-only sizes of TestGPUSegmentedMatchesGo: few huge
+// segments (the block-shared path), thousands of long ones and 2^20 tiny
+// ones (the warp path). About 10^8 generated values in all.
+var bigSegCfgs = []segCfg{{1 << 22, 1}, {1<<22 + 3, 5}, {1 << 22, 2000}, {1 << 22, 1 << 16}, {3 << 20, 1 << 20}, {1<<23 + 1, 7}}
 
 // segCases mixes empty segments, one-element segments, few huge segments and
-// many tiny ones; big adds sizes meant for the GPU.
-func segCases(big bool) []segCase {
+// many tiny ones; extra adds sizes meant for the GPU.
+func segCases(extra []segCfg) []segCase {
 	rng := rand.New(rand.NewPCG(11, 12))
 	cases := []segCase{
 		{"no-segments", 10, []uint32{0}},
@@ -68,11 +69,7 @@ func segCases(big bool) []segCase {
 	for i := range cases[3].offsets {
 		cases[3].offsets[i] = uint32(i)
 	}
-	type cfg struct{ n, ns int }
-	cfgs := []cfg{{1000, 37}, {5000, 3}, {70000, 1}, {70000, 2}, {100000, 999}}
-	if big {
-		cfgs = append(cfgs, cfg{1 << 22, 1}, cfg{1<<22 + 3, 5}, cfg{1 << 22, 2000}, cfg{1 << 22, 1 << 16}, cfg{3 << 20, 1 << 20}, cfg{1 << 24, 7})
-	}
+	cfgs := append([]segCfg{{1000, 37}, {5000, 3}, {70000, 1}, {70000, 2}, {100000, 999}}, extra...)
 	for _, c := range cfgs {
 		for _, shape := range []string{"random", "even", "skewed"} {
 			cases = append(cases, segCase{fmt.Sprintf("%s-%d-%d", shape, c.n, c.ns), c.n, randomOffsets(rng, c.n, c.ns, shape)})
@@ -93,7 +90,7 @@ func refSegmented(s []float32, off []uint32) (lo, hi []float32) {
 func TestGoSegmentedMatchesOracle(t *testing.T) {
 	for _, workers := range []int{1, 4} {
 		ex := exec.Go(workers)
-		for _, c := range segCases(false) {
+		for _, c := range segCases(nil) {
 			for _, kind := range []string{"special", "uniform"} {
 				s := genData(kind, c.n, 5)
 				ns := len(c.offsets) - 1

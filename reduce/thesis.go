@@ -21,7 +21,7 @@ type ThesisRow struct {
 }
 
 // thesisReps is how often the whole workload is repeated; the median counts.
-const thesisReps = 5
+const thesisReps = 21
 
 // ThesisTable reproduces the table of the thesis (total time of the reduce
 // kernels during a kd-tree build of a scene, per design, and the decrease

@@ -6,33 +6,41 @@ import "fmt"
 // reduce_<op>_<Name>_f32 with op one of min, max, minmax (for example
 // reduce_min_r4_f32).
 //
-//	Name  Thesis   Idea                                                         Passes
-//	r0    Reduce0  interleaved addressing with the modulo test, in place in a    log_256 n
-//	               global work array (each thread first copies its element's
-//	               key there)
-//	r1    Reduce1  sequential addressing (coalesced), in place in global memory  log_256 n
-//	r2    Reduce2  the block's values copied into shared memory first            log_256 n
-//	r3    Reduce3  each thread keeps its running value in a register; shared     log_256 n
+//	Name  Thesis   Idea                                                         Launches
+//	r0    Reduce0  interleaved addressing with the modulo test, in place in a    levels
+//	               global work array (the first step reads the input and
+//	               writes there: the input stays intact, no copy pass)
+//	r1    Reduce1  sequential addressing (coalesced), in place in global memory  levels
+//	               (first step as r0's)
+//	r2    Reduce2  the block's values copied into shared memory first            levels
+//	r3    Reduce3  each thread keeps its running value in a register; shared     levels
 //	               memory only publishes it
-//	r4    Reduce4  unrolled (block size fixed at compile time): the first step   log_512 n
-//	               done while loading (2 elements per thread, half the shared
-//	               memory), the last warp without block barriers (shuffles),
-//	               the last step folded into the output
-//	r5    —        warp shuffles for the whole tree (2 block barriers)          log_512 n
+//	r4    Reduce4  unrolled (block size fixed at compile time, 512 threads):     levels
+//	               the first step done while loading (2 elements per thread at
+//	               block-size stride, half the shared memory), the last warp
+//	               without block barriers (shuffles), the last step folded
+//	               into the output
+//	r5    —        r4's load, then warp shuffles for the whole tree             levels
 //	r6    —        many elements per thread, float4 loads, a grid of            2
 //	               SMs × 8 blocks, then one block over the block results
 //	r7    —        r6's loop in one pass: the last block to finish (threadfence  1
 //	               + atomic counter that resets itself) reduces the block
 //	               results and writes the answer
 //
-// Every design uses 256-thread blocks and works on any n (partial last
-// blocks are padded with the identity). Multi-pass designs apply themselves
-// recursively to their block results until one value is left.
+// Levels (r0–r5): a level is one launch in which each block reduces PerBlock
+// inputs to one result. As soon as the remaining inputs give each of
+// Threads threads at most finalPerThread of them, one block reduces them
+// all (the final level: each thread first folds its column of the inputs,
+// then the design's tree runs unchanged). So n = 69,451 (a bunny-sized
+// reduction) takes 2 launches in every multi-pass design, n = 2^24 takes 3
+// (r0–r3: 65,536, 256, 1 blocks) or 2 (r4, r5: 16,384, 1), n = 2^28 takes 3.
+// Partial last blocks are padded with the identity, so any n works.
 type Variant struct {
 	Name     string // r0 … r7
 	Thesis   string // Reduce0 … Reduce4, or "" for the designs beyond the thesis
 	Idea     string
-	PerBlock int // elements one block reduces per pass; 0 = grid-stride (r6, r7)
+	Threads  int // threads per block
+	PerBlock int // elements one block reduces per level; 0 = grid-stride (r6, r7)
 }
 
 // Kernel returns the kernel name of the variant for op (min, max, minmax).
@@ -49,21 +57,31 @@ func (v Variant) Label() string {
 // DefaultVariant is the design Min, Max and MinMax use on a GPU.
 const DefaultVariant = "r7"
 
-// blockSize is the thread count of every reduction kernel (reduce.cuh's kBlock).
+// blockSize is the thread count of r0–r3, r6, r7 and the segmented kernels
+// (reduce.cuh's kBlock and kThreads03).
 const blockSize = 256
+
+// wideBlock is the thread count of r4 and r5 (reduce.cuh's kThreads45).
+const wideBlock = 512
+
+// finalPerThread bounds the inputs per thread of a multi-pass design's final
+// one-block level: up to it, folding a column (four loads in flight, from
+// L2) costs less than one more launch. A variable so that tests can force
+// the multi-level path on small inputs; the kernels take any value.
+var finalPerThread = 32
 
 // blocksPerSM sizes the grids of the grid-stride designs.
 const blocksPerSM = 8
 
 var variants = []Variant{
-	{"r0", "Reduce0", "interleaved addressing, modulo test, global memory (in place in a work copy)", blockSize},
-	{"r1", "Reduce1", "sequential addressing, global memory (in place in a work copy)", blockSize},
-	{"r2", "Reduce2", "block values copied to shared memory first", blockSize},
-	{"r3", "Reduce3", "running value in a register, shared memory to publish it", blockSize},
-	{"r4", "Reduce4", "unrolled; first step during the load; last warp by shuffles; last step folded into the output", 2 * blockSize},
-	{"r5", "", "warp shuffles for the whole tree", 2 * blockSize},
-	{"r6", "", "many elements per thread, float4 loads, grid = SMs x 8 blocks, second tiny pass", 0},
-	{"r7", "", "one pass: float4 grid-stride loop, last block done (threadfence + self-resetting counter)", 0},
+	{"r0", "Reduce0", "interleaved addressing, modulo test, global memory (in place in a work array)", blockSize, blockSize},
+	{"r1", "Reduce1", "sequential addressing, global memory (in place in a work array)", blockSize, blockSize},
+	{"r2", "Reduce2", "block values copied to shared memory first", blockSize, blockSize},
+	{"r3", "Reduce3", "running value in a register, shared memory to publish it", blockSize, blockSize},
+	{"r4", "Reduce4", "unrolled, 512 threads; first step during the load; last warp by shuffles; last step folded into the output", wideBlock, 2 * wideBlock},
+	{"r5", "", "r4's load, then warp shuffles for the whole tree", wideBlock, 2 * wideBlock},
+	{"r6", "", "many elements per thread, float4 loads, grid = SMs x 8 blocks, second tiny pass", blockSize, 0},
+	{"r7", "", "one pass: float4 grid-stride loop, last block done (threadfence + self-resetting counter)", blockSize, 0},
 }
 
 // Variants returns the reduction designs, Reduce0 first.

@@ -21,7 +21,7 @@
 //
 //	scan (ExclusiveVariant, InclusiveVariant; Variants lists them, default first)
 //	  cpu-serial              Go  one loop
-//	  cpu-parallel            Go  rounds of L2-sized tiles: tile sums, their scan, tile scans (default)
+//	  cpu-parallel            Go  one chunk per worker: chunk sums, their scan, chunk scans with non-temporal stores (default)
 //	  naive                   GPU Hillis–Steele in global memory, double-buffered, one launch per level
 //	  work-efficient          GPU Blelloch up-/down-sweep in global memory over a power-of-two copy
 //	  work-efficient-threads  GPU the same, launching only the threads a level needs

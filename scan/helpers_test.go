@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -367,16 +366,18 @@ func sortKeys(n int, kind string, seed uint64) []uint32 {
 	return k
 }
 
-// refSortPairs sorts pairs by key, stably (the contract of SortPairs).
+// refSortPairs sorts pairs by key, stably (the contract of SortPairs): it
+// sorts the 64-bit words key<<32 | original index with slices.Sort, which
+// orders equal keys by position.
 func refSortPairs(keys, vals []uint32) ([]uint32, []uint32) {
-	idx := make([]int, len(keys))
-	for i := range idx {
-		idx[i] = i
+	w := make([]uint64, len(keys))
+	for i, k := range keys {
+		w[i] = uint64(k)<<32 | uint64(i)
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+	slices.Sort(w)
 	k, v := make([]uint32, len(keys)), make([]uint32, len(keys))
-	for i, j := range idx {
-		k[i], v[i] = keys[j], vals[j]
+	for i, x := range w {
+		k[i], v[i] = uint32(x>>32), vals[uint32(x)]
 	}
 	return k, v
 }

@@ -13,7 +13,7 @@ import (
 // The first two run on the Go executor, the others on the CUDA executor.
 const (
 	VariantCPUSerial            = "cpu-serial"             // one loop, left to right (the reference)
-	VariantCPUParallel          = "cpu-parallel"           // tile sums, scan of sums, tile scans, over goroutines
+	VariantCPUParallel          = "cpu-parallel"           // chunk sums, scan of sums, chunk scans, over goroutines
 	VariantNaive                = "naive"                  // Hillis–Steele in global memory, one launch per level
 	VariantWorkEfficient        = "work-efficient"         // Blelloch up/down-sweep in global memory, all threads every level
 	VariantWorkEfficientThreads = "work-efficient-threads" // the same, launching only the threads a level needs

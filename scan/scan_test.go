@@ -15,7 +15,7 @@ func cpuSizes(t *testing.T) []int {
 	if !testing.Short() {
 		limit = 1<<24 + 1
 	}
-	return sizesUpTo(limit, []int{parallelMin, parallelChunk, parallelRound, 3*parallelRound + 5}, []int{5, 10, 16, 20, 22, 24})
+	return sizesUpTo(limit, []int{parallelMin, 2 * parallelMin, 3*parallelMin + 5}, []int{5, 10, 16, 20, 22, 24})
 }
 
 func testCPUScan[T Value](t *testing.T) {
@@ -161,13 +161,13 @@ func TestScanErrors(t *testing.T) {
 }
 
 func TestScanCPUGuarded(t *testing.T) {
-	sizes := sizesUpTo(1<<17+1, []int{parallelMin, parallelChunk}, []int{12, 17})
+	sizes := sizesUpTo(1<<17+1, []int{parallelMin, 2 * parallelMin}, []int{12, 17})
 	checkScans[uint32](t, goEx, Variants(goEx), sizes)
 	checkScans[float32](t, goEx, Variants(goEx), sizes)
 }
 
 func TestSegmentedCPU(t *testing.T) {
-	sizes := sizesUpTo(1<<20+1, []int{parallelMin, parallelChunk, parallelRound}, []int{10, 17, 20})
+	sizes := sizesUpTo(1<<20+1, []int{parallelMin, 2 * parallelMin, 3*parallelMin + 5}, []int{10, 17, 20})
 	checkSegmented[uint32](t, goEx, sizes)
 	checkSegmented[int32](t, goEx, sizes[:8])
 	checkSegmented[float32](t, goEx, sizes)

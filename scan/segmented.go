@@ -170,30 +170,27 @@ func segAggregate[T Value](src []T, heads []uint32) (bool, T) {
 	return head, acc
 }
 
-// goSegmented runs the segmented scan in the rounds of parallelScan: the
-// carry into a chunk is the sum since the last head before it.
+// goSegmented runs the segmented scan in the two passes of parallelScan:
+// the carry into a chunk is the sum since the last head before it.
 func goSegmented[T Value](workers int, dst, src []T, heads []uint32, inclusive bool) {
 	n := len(src)
 	if workers <= 1 || n < parallelMin {
 		segSerial(dst, src, heads, 0, inclusive)
 		return
 	}
-	m := parallelRound/parallelChunk + 1
-	sums := make([]T, m)
-	flags := make([]bool, m)
+	k := min(workers, n/(parallelMin/2))
+	sums := make([]T, k)
+	flags := make([]bool, k)
+	forChunks(k, n, func(c, lo, hi int) { flags[c], sums[c] = segAggregate(src[lo:hi], heads[lo:hi]) })
 	var carry T
-	twoPass(workers, n,
-		func(c, lo, hi int) { flags[c], sums[c] = segAggregate(src[lo:hi], heads[lo:hi]) },
-		func(chunks int) {
-			for c := 0; c < chunks; c++ {
-				s := sums[c]
-				sums[c] = carry
-				if flags[c] {
-					carry = s
-				} else {
-					carry += s
-				}
-			}
-		},
-		func(c, lo, hi int) { segSerial(dst[lo:hi], src[lo:hi], heads[lo:hi], sums[c], inclusive) })
+	for c := range sums {
+		s := sums[c]
+		sums[c] = carry
+		if flags[c] {
+			carry = s
+		} else {
+			carry += s
+		}
+	}
+	forChunks(k, n, func(c, lo, hi int) { segSerial(dst[lo:hi], src[lo:hi], heads[lo:hi], sums[c], inclusive) })
 }

@@ -16,33 +16,43 @@ const block = 256
 // flags are unpacked into one array of 2(n+1) entries (left flags, a zero,
 // right flags, a zero) and scanned once (kernels/split.cu).
 func addressesCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result, n, nodes int) (uint32, error) {
+	if err := queueCUDA(ex, sc, flags, offsets, res, n, nodes); err != nil {
+		return 0, err
+	}
+	tot := sc.scanNodes.Slice(0, nodes+1)
+	if err := tot.Slice(nodes, 1).CopyToHost(sc.total); err != nil {
+		return 0, err
+	}
+	return sc.total[0], nil
+}
+
+// queueCUDA queues the kernels of addressesCUDA; the grand total ends in
+// sc.scanNodes[nodes].
+func queueCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result, n, nodes int) error {
 	if sc == nil || sc.refs < n || sc.nodes < nodes {
-		return 0, fmt.Errorf("split: scratch for %d references and %d nodes is too small", n, nodes)
+		return fmt.Errorf("split: scratch for %d references and %d nodes is too small", n, nodes)
 	}
 	ctx := ex.CUDA()
 	pre := sc.scanRefs.Slice(0, 2*(n+1))
 	if err := ctx.Launch("split_unpack_u32", cuda.GridFor(n+1, block), cuda.Linear(block), 0,
 		flags.Ptr(), uint32(n), pre.Ptr()); err != nil {
-		return 0, err
+		return err
 	}
 	if err := scan.Exclusive(ex, pre, pre); err != nil {
-		return 0, err
+		return err
 	}
 	tot := sc.scanNodes.Slice(0, nodes+1)
 	if err := ctx.Launch("split_counts_u32", cuda.GridFor(nodes+1, block), cuda.Linear(block), 0,
 		offsets.Ptr(), uint32(nodes), pre.Ptr(), uint32(n), res.CountL.Ptr(), res.CountR.Ptr(), tot.Ptr()); err != nil {
-		return 0, err
+		return err
 	}
 	if err := scan.Exclusive(ex, tot, tot); err != nil {
-		return 0, err
+		return err
 	}
 	if err := ctx.Launch("split_dest_u32", cuda.GridFor(max(n, nodes), block), cuda.Linear(block), 0,
 		flags.Ptr(), offsets.Ptr(), uint32(n), uint32(nodes), pre.Ptr(), tot.Ptr(), res.CountL.Ptr(),
 		res.DstL.Ptr(), res.DstR.Ptr(), res.ChildBase.Ptr()); err != nil {
-		return 0, err
+		return err
 	}
-	if err := tot.Slice(nodes, 1).CopyToHost(sc.total); err != nil {
-		return 0, err
-	}
-	return sc.total[0], nil
+	return nil
 }

@@ -114,6 +114,26 @@ func Addresses(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], 
 	return addressesGo(ex, flags.Host(), offsets.Host(), res, nodes)
 }
 
+// AddressesQueued is Addresses without the total: on the CUDA executor the
+// work is only queued (no read-back, no wait). The total is
+// ChildBase[nodes-1] + CountL[nodes-1] + CountR[nodes-1] (0 for no nodes),
+// which a caller that reads the counts back anyway gets for free.
+func AddressesQueued(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result) error {
+	n, nodes := flags.Len(), offsets.Len()-1
+	if nodes < 0 {
+		panic("split: AddressesQueued with empty offsets")
+	}
+	if ex.CUDA() == nil {
+		_, err := Addresses(ex, sc, flags, offsets, res)
+		return err
+	}
+	if res.DstL.Len() < n || res.DstR.Len() < n || res.CountL.Len() < nodes || res.CountR.Len() < nodes ||
+		res.ChildBase.Len() < nodes {
+		panic(fmt.Sprintf("split: AddressesQueued: outputs too short for %d references and %d nodes", n, nodes))
+	}
+	return queueCUDA(ex, sc, flags, offsets, res, n, nodes)
+}
+
 func addressesGo(ex exec.Executor, flags, offsets []uint32, res Result, nodes int) (uint32, error) {
 	if int(offsets[nodes]) != len(flags) || offsets[0] != 0 {
 		return 0, fmt.Errorf("split: offsets span [%d, %d), want [0, %d)", offsets[0], offsets[nodes], len(flags))

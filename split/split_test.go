@@ -88,7 +88,9 @@ func splitCases() []splitCase {
 	return out
 }
 
-func runAddresses(t *testing.T, ex exec.Executor, c splitCase) (dl, dr, cl, cr, cb []uint32, total uint32) {
+// runAddresses runs Addresses, or AddressesQueued with the total taken
+// from the last node's counts when queued.
+func runAddresses(t *testing.T, ex exec.Executor, c splitCase, queued bool) (dl, dr, cl, cr, cb []uint32, total uint32) {
 	t.Helper()
 	n, nodes := len(c.flags), len(c.offsets)-1
 	flags, err := exec.FromHost(ex, c.flags)
@@ -104,8 +106,12 @@ func runAddresses(t *testing.T, ex exec.Executor, c splitCase) (dl, dr, cl, cr, 
 	sc, err := NewScratch(ex, n, nodes)
 	require.NoError(t, err)
 	defer sc.Free()
-	total, err = Addresses(ex, sc, flags, offsets, res)
-	require.NoError(t, err)
+	if queued {
+		require.NoError(t, AddressesQueued(ex, sc, flags, offsets, res))
+	} else {
+		total, err = Addresses(ex, sc, flags, offsets, res)
+		require.NoError(t, err)
+	}
 	get := func(b *exec.Buf[uint32]) []uint32 {
 		h, err := b.ToHost()
 		require.NoError(t, err)
@@ -114,14 +120,18 @@ func runAddresses(t *testing.T, ex exec.Executor, c splitCase) (dl, dr, cl, cr, 
 	}
 	flags.Free()
 	offsets.Free()
-	return get(res.DstL), get(res.DstR), get(res.CountL), get(res.CountR), get(res.ChildBase), total
+	dl, dr, cl, cr, cb = get(res.DstL), get(res.DstR), get(res.CountL), get(res.CountR), get(res.ChildBase)
+	if queued && nodes > 0 {
+		total = cb[nodes-1] + cl[nodes-1] + cr[nodes-1]
+	}
+	return dl, dr, cl, cr, cb, total
 }
 
 func TestAddresses(t *testing.T) {
 	for _, c := range splitCases() {
 		dl, dr, cl, cr, cb, total := reference(c.flags, c.offsets)
-		for _, w := range []int{1, 2, 5} {
-			gdl, gdr, gcl, gcr, gcb, gtotal := runAddresses(t, exec.Go(w), c)
+		for i, w := range []int{1, 2, 5} {
+			gdl, gdr, gcl, gcr, gcb, gtotal := runAddresses(t, exec.Go(w), c, i == 1)
 			require.Equal(t, total, gtotal, c.name)
 			require.True(t, slices.Equal(dl, gdl), "%s: DstL", c.name)
 			require.True(t, slices.Equal(dr, gdr), "%s: DstR", c.name)
@@ -162,13 +172,15 @@ func TestAddressesGPU(t *testing.T) {
 	}
 	for _, c := range splitCases() {
 		dl, dr, cl, cr, cb, total := reference(c.flags, c.offsets)
-		gdl, gdr, gcl, gcr, gcb, gtotal := runAddresses(t, ex, c)
-		require.Equal(t, total, gtotal, c.name)
-		require.True(t, slices.Equal(dl, gdl), "%s: DstL", c.name)
-		require.True(t, slices.Equal(dr, gdr), "%s: DstR", c.name)
-		require.True(t, slices.Equal(cl, gcl), "%s: CountL", c.name)
-		require.True(t, slices.Equal(cr, gcr), "%s: CountR", c.name)
-		require.True(t, slices.Equal(cb, gcb), "%s: ChildBase", c.name)
+		for _, queued := range []bool{false, true} {
+			gdl, gdr, gcl, gcr, gcb, gtotal := runAddresses(t, ex, c, queued)
+			require.Equal(t, total, gtotal, c.name)
+			require.True(t, slices.Equal(dl, gdl), "%s: DstL", c.name)
+			require.True(t, slices.Equal(dr, gdr), "%s: DstR", c.name)
+			require.True(t, slices.Equal(cl, gcl), "%s: CountL", c.name)
+			require.True(t, slices.Equal(cr, gcr), "%s: CountR", c.name)
+			require.True(t, slices.Equal(cb, gcb), "%s: ChildBase", c.name)
+		}
 	}
 }
 

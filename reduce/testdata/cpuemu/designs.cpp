@@ -36,6 +36,7 @@ static KMulti kmulti[3][7] = {
 static K7 k7[3] = {reduce_min_r7_f32, reduce_max_r7_f32, reduce_minmax_r7_f32};
 static const unsigned SMS = 2, BPSM = 8;
 static unsigned counters[8];
+static size_t g_finalPerThread = 32;  // package reduce's finalPerThread (argv[1] overrides)
 
 static size_t cdiv(size_t a, size_t b) { return (a + b - 1) / b; }
 static size_t rup(size_t a, size_t b) { return cdiv(a, b) * b; }
@@ -45,19 +46,20 @@ static void run(int v, int op, const float* src, unsigned n, float* res /*2*/) {
   int lanes = op == 2 ? 2 : 1;
   float* dstLo = op == 1 ? &res[1] : &res[0];
   float* dstHi = op == 2 ? &res[1] : nullptr;
-  if (v <= 5) {
-    size_t per = v >= 4 ? 512 : 256;
-    size_t g1 = cdiv(std::max<size_t>(n, 1), per), stride = rup(g1, 64);
+  if (v <= 5) {  // port of the levels: PerBlock inputs per block, a final one-block level
+    size_t threads = v >= 4 ? 512 : 256, per = v >= 4 ? 1024 : 256;
+    auto levelGrid = [&](size_t c) { return c <= g_finalPerThread * threads ? size_t(1) : cdiv(c, per); };
+    size_t g1 = levelGrid(n), stride = rup(g1, 64);
     std::vector<float> part[2] = {std::vector<float>(lanes * stride), std::vector<float>(lanes * stride)};
-    std::vector<unsigned> work(lanes * std::max<size_t>(n, 1));
+    std::vector<unsigned> work(lanes * g1 * threads / 2);
     const float* inLo = n ? src : nullptr; const float* inHi = nullptr;
     size_t cnt = n;
     for (int level = 0;; level++) {
-      size_t g = cdiv(std::max<size_t>(cnt, 1), per);
+      size_t g = levelGrid(cnt);
       float *outLo, *outHi;
       if (g == 1) { outLo = dstLo; outHi = dstHi; }
       else { outLo = part[level % 2].data(); outHi = op == 2 ? outLo + stride : nullptr; }
-      launch(kmulti[op][v], g, 256, inLo, inHi, outLo, outHi, (v <= 1 ? work.data() : nullptr), (unsigned)cnt);
+      launch(kmulti[op][v], g, threads, inLo, inHi, outLo, outHi, (v <= 1 ? work.data() : nullptr), (unsigned)cnt);
       if (g == 1) return;
       inLo = outLo; inHi = outHi; cnt = g;
     }
@@ -92,10 +94,14 @@ static std::vector<float> gen(std::mt19937& rng, size_t n, int kind) {
   return s;
 }
 
+// usage: designs [finalPerThread [max size]]
 int main(int argc, char** argv) {
   std::mt19937 rng(42);
-  std::vector<size_t> sizes = {0, 1, 2, 3, 4, 5, 31, 32, 33, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 4095, 4096, 4097, 65537, 131073};
+  if (argc > 1) g_finalPerThread = std::strtoul(argv[1], nullptr, 10);
+  size_t maxN = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : ~size_t(0);
+  std::vector<size_t> sizes = {0, 1, 2, 3, 4, 5, 31, 32, 33, 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2049, 4095, 4096, 4097, 65537, 131073};
   for (size_t n : sizes) {
+    if (n > maxN) continue;
     for (int kind = 0; kind < 4; kind++) {
       if (n > 5000 && kind > 1) continue;
       std::vector<float> buf(n + 8);

@@ -1,0 +1,134 @@
+package kdtree
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/scenes"
+)
+
+// btRecordsGo runs the Go build of s up to the layout.
+func btRecordsGo(t *testing.T, s *scenes.Scene, opts Options) *records {
+	t.Helper()
+	o, err := opts.resolved(len(s.Tris))
+	require.NoError(t, err)
+	b := &builder{ctx: context.Background(), scene: s, opt: o, ex: o.Executor, phases: map[string]float64{}}
+	_, rs, err := b.recordsGo()
+	require.NoError(t, err)
+	return rs
+}
+
+// btToDevice rewrites rs as the CUDA build leaves it before the layout:
+// the small subtrees as small records (rec, srefs; roots first, the other
+// records and the leaves' references in an order shuffled by rng, as the
+// kernel's scheduling may place them), and the large-phase leaves parked
+// (every other one; the rest keep their references on the host). It
+// returns rec, srefs and the parked references.
+func btToDevice(rs *records, rng *rand.Rand) (rec, srefs, parked []uint32) {
+	R := len(rs.small)
+	rec = make([]uint32, 3*R)
+	order := rng.Perm(R)
+	for _, i := range order {
+		list := rs.smallOut[i]
+		// Local record j > 0 goes to global base+j-1; 0 is the root, i.
+		base := uint32(len(rec) / 3)
+		rec = append(rec, make([]uint32, 3*(len(list)-1))...)
+		global := func(j int32) uint32 {
+			if j == 0 {
+				return uint32(i)
+			}
+			return base + uint32(j) - 1
+		}
+		for j := range list {
+			r := &list[j]
+			g := global(int32(j))
+			if r.fate == fateLeaf {
+				rec[3*g], rec[3*g+1], rec[3*g+2] = smallLeafFate, uint32(len(srefs)), uint32(len(r.refs))
+				srefs = append(srefs, r.refs...)
+				continue
+			}
+			rec[3*g], rec[3*g+1], rec[3*g+2] = uint32(r.axis)<<8, mathFloat32bits(r.pos), global(r.left)
+		}
+	}
+	leaf := 0
+	for i := range rs.recs {
+		r := &rs.recs[i]
+		if r.fate != fateLeaf {
+			continue
+		}
+		if leaf++; leaf%2 == 0 {
+			continue
+		}
+		// Parked after some padding, as other nodes' references sit between.
+		parked = append(parked, make([]uint32, rng.IntN(5))...)
+		refs := r.refs
+		*r = record{fate: fateLeaf, parked: true, park: uint32(len(parked)), pcnt: uint32(len(refs))}
+		parked = append(parked, refs...)
+	}
+	return rec, srefs, parked
+}
+
+func mathFloat32bits(f float32) uint32 { return InteriorNode(0, f, 0).W0 }
+
+// The split layout (sizes, host top layout, per-root emit, parked copies),
+// run with the reference loops of its kernels, equals layoutGo.
+func TestBuildLayoutDeviceEqualsGo(t *testing.T) {
+	list := btProcedural()
+	if s := btTrySharedScene(t, "stanford-bunny.obj"); s != nil && !testing.Short() {
+		list = append(list, s)
+	}
+	for _, s := range list {
+		for _, o := range []Options{{}, {MaxDepth: 4}, {SmallNode: 5, Bins: 7}, {MaxDepth: 1}} {
+			o.Executor = exec.Go(0)
+			rs := btRecordsGo(t, s, o)
+			if rs == nil {
+				continue
+			}
+			wantNodes, wantRefs, err := layoutGo(rs)
+			require.NoError(t, err)
+			rec, srefs, parked := btToDevice(rs, rand.New(rand.NewPCG(uint64(len(s.Tris)), 5)))
+			gotNodes, gotRefs, err := layoutSmallHost(rs, rec, srefs, parked)
+			require.NoError(t, err)
+			require.Equal(t, len(wantNodes), len(gotNodes), "%s %+v: nodes", s.Name, o)
+			for i := range wantNodes {
+				if wantNodes[i] != gotNodes[i] {
+					t.Fatalf("%s %+v: node %d: layoutGo %v, split layout %v", s.Name, o, i, wantNodes[i], gotNodes[i])
+				}
+			}
+			require.True(t, slices.Equal(wantRefs, gotRefs), "%s %+v: references", s.Name, o)
+		}
+	}
+}
+
+// smallSizes counts what smallEmit writes, and a corrupt record index is an
+// error, not a panic.
+func TestBuildSmallSizes(t *testing.T) {
+	// Root 0: split with children 2 (leaf of 3) and 3 (split: 4 leaf of 0, 5
+	// leaf of 2); root 1: a leaf of 1.
+	rec := []uint32{
+		0 << 8, mathFloat32bits(0.5), 2,
+		smallLeafFate, 5, 1,
+		smallLeafFate, 0, 3,
+		2 << 8, mathFloat32bits(0.25), 4,
+		smallLeafFate, 3, 0,
+		smallLeafFate, 3, 2,
+	}
+	size, err := smallSizes(rec, 2)
+	require.NoError(t, err)
+	require.Equal(t, []uint32{5, 1, 5, 1}, size)
+	srefs := []uint32{10, 11, 12, 13, 14, 15}
+	nodes := make([]Node, 6)
+	refs := make([]uint32, 6)
+	smallEmit(rec, srefs, 2, []uint32{0, 5, 0, 5}, nodes, refs)
+	require.Equal(t, []Node{
+		InteriorNode(0, 0.5, 2), LeafNode(0, 3), InteriorNode(2, 0.25, 4), LeafNode(3, 0), LeafNode(3, 2), LeafNode(5, 1),
+	}, nodes)
+	require.Equal(t, []uint32{10, 11, 12, 13, 14, 15}, refs)
+	_, err = smallSizes([]uint32{0, 0, 7}, 1)
+	require.Error(t, err)
+}

@@ -1,0 +1,137 @@
+package kdtree
+
+import (
+	"fmt"
+	"os"
+	"unsafe"
+
+	"github.com/kdbuild/kdbuild/kernels/cuda"
+	"github.com/kdbuild/kdbuild/kernels/exec"
+)
+
+// cudaLayoutDevice selects the device layout of the CUDA build (see
+// layout_device.go); tests flip it. The environment variable
+// KDBUILD_GPU_LAYOUT=host selects the previous path (small records and
+// parked references downloaded, layoutGo on the host) without rebuilding,
+// to compare the two on a device.
+var cudaLayoutDevice = true
+
+func cudaLayoutOnDevice() bool {
+	return cudaLayoutDevice && os.Getenv("KDBUILD_GPU_LAYOUT") != "host"
+}
+
+// freeLevel frees the level buffers once the large phase is over (the
+// small phase needs only tv, ptri and pbox, the layout only ptri), so that
+// the small phase's and the layout's output do not add to the large
+// phase's peak. It waits for the queued kernels first (the last level's
+// park kernel reads these buffers).
+func (d *devLevel) freeLevel() error {
+	if err := d.ctx.Synchronize(); err != nil {
+		return err
+	}
+	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.flags, d.dstL, d.dstR, d.offsets, d.info,
+		d.keys, d.dec, d.hist, d.parkOff, d.arenaU} {
+		b.Free()
+	}
+	for _, b := range []*exec.Buf[float32]{d.box[0], d.box[1], d.clipL, d.clipR, d.nbox, d.geo, d.arenaF} {
+		b.Free()
+	}
+	d.sc.Free()
+	return nil
+}
+
+// layoutCUDA lays out the tree from the device small phase's output (see
+// layout_device.go for the steps and their Go references) and downloads the
+// node and reference arrays once. It times the phases "layout" (sizes, host
+// top layout, emit; ends with the device idle) and "download".
+func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev) ([]Node, []uint32, error) {
+	b.startPhase()
+	R := len(rs.small)
+	// Sizes and the overflow word, read back in one copy.
+	var size []uint32
+	var scratch *exec.Buf[uint32]
+	defer func() { scratch.Free() }()
+	if R > 0 {
+		var err error
+		if scratch, err = exec.Alloc[uint32](b.ex, 2*R+1); err != nil {
+			return nil, nil, err
+		}
+		if err := scratch.Dev().Slice(2*R, 1).Memset32(0); err != nil {
+			return nil, nil, err
+		}
+		if err := d.launch("kdtree_small_size_u32", R, so.rec.Ptr(), uint32(R), scratch.Ptr(),
+			scratch.Slice(2*R, 1).Ptr()); err != nil {
+			return nil, nil, err
+		}
+		h := make([]uint32, 2*R+1)
+		if err := scratch.CopyToHost(h); err != nil {
+			return nil, nil, err
+		}
+		if h[2*R] != 0 {
+			return nil, nil, fmt.Errorf("kdtree: small-phase records nest deeper than %d levels", MaxTreeDepth)
+		}
+		size = h[:2*R]
+	}
+	t, err := layoutTop(rs, size)
+	if err != nil {
+		return nil, nil, err
+	}
+	// One upload: the small roots' bases, then the parked leaves' copies.
+	up := append(append(make([]uint32, 0, len(t.base)+len(t.copies)), t.base...), t.copies...)
+	var upBuf *exec.Buf[uint32]
+	defer func() { upBuf.Free() }()
+	if len(up) > 0 {
+		if upBuf, err = exec.FromHost(b.ex, up); err != nil {
+			return nil, nil, err
+		}
+	}
+	// The output arrays: nodes as pairs of words (kdtree.Node).
+	nodesBuf, err := exec.Alloc[uint32](b.ex, max(2*t.numNodes, 1))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer nodesBuf.Free()
+	refsBuf, err := exec.Alloc[uint32](b.ex, max(t.numRefs, 1))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer refsBuf.Free()
+	if R > 0 {
+		if err := d.launch("kdtree_small_emit_u32", R, so.rec.Ptr(), so.refs.Ptr(), uint32(R), upBuf.Ptr(),
+			nodesBuf.Ptr(), refsBuf.Ptr(), scratch.Slice(2*R, 1).Ptr()); err != nil {
+			return nil, nil, err
+		}
+	}
+	if nc := len(t.copies) / 3; nc > 0 {
+		if err := d.ctx.Launch("kdtree_copy_ranges_u32", cuda.Linear(nc), cuda.Linear(cudaBlock), 0,
+			d.ptri.Ptr(), upBuf.Slice(len(t.base), len(t.copies)).Ptr(), uint32(nc), refsBuf.Ptr()); err != nil {
+			return nil, nil, fmt.Errorf("kdtree: kdtree_copy_ranges_u32: %w", err)
+		}
+	}
+	if err := d.ctx.Synchronize(); err != nil {
+		return nil, nil, err
+	}
+	b.endPhase("layout")
+
+	// The one download of the finished tree.
+	b.startPhase()
+	nodes := make([]Node, t.numNodes)
+	refs := make([]uint32, t.numRefs)
+	if len(nodes) > 0 {
+		words := unsafe.Slice((*uint32)(unsafe.Pointer(&nodes[0])), 2*len(nodes))
+		if err := nodesBuf.Slice(0, len(words)).CopyToHost(words); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(refs) > 0 {
+		if err := refsBuf.Slice(0, len(refs)).CopyToHost(refs); err != nil {
+			return nil, nil, err
+		}
+	}
+	t.finish(nodes, refs)
+	b.endPhase("download")
+	return nodes, refs, nil
+}
+
+// The node words the kernels write are kdtree.Node's fields in order.
+var _ = [1]struct{}{}[unsafe.Sizeof(Node{})-8]

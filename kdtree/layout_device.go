@@ -1,0 +1,217 @@
+package kdtree
+
+import (
+	"fmt"
+	"math"
+)
+
+// The layout of a CUDA build, split between host and device. The small
+// phase (kdtree_small_f32) leaves every small root's subtree on the device
+// as records in the small record format (see smallRecords); the large
+// phase's records (a few thousand for a scene of 10^5 triangles) are on the
+// host. The layout then runs in four steps, all but the second on the
+// device:
+//
+//  1. smallSizes: the node and reference count of every small subtree
+//     (kdtree_small_size_u32), read back in one copy;
+//  2. layoutTop: the large-phase records depth first on the host, which
+//     gives each small root the index of its first node and first reference
+//     in the final arrays (an exclusive scan of the sizes in depth-first
+//     order), and each large-phase leaf its reference range;
+//  3. smallEmit: every small subtree written depth first at its base
+//     (kdtree_small_emit_u32), the large-phase leaves' references copied
+//     from where they were parked (kdtree_copy_ranges_u32);
+//  4. one download of the node and reference arrays, into which the host
+//     writes the large-phase nodes.
+//
+// The result is layoutGo's, node for node: the same depth-first order (below
+// child next, then the above child), leaf references in the same order.
+
+// smallRecords documents the small record format shared with the kernels:
+// record i is rec[3i], rec[3i+1], rec[3i+2]; small root r is record r.
+//
+//	interior: {axis << 8, float bits of the split, index of the below child
+//	          record (the above child is the next record)}
+//	leaf:     {1, offset of its first reference in srefs, reference count}
+const smallLeafFate = 1
+
+// smallSizes is the reference of kdtree_small_size_u32: size[r] = nodes of
+// small root r's subtree, size[roots+r] = its leaves' references.
+func smallSizes(rec []uint32, roots int) ([]uint32, error) {
+	size := make([]uint32, 2*roots)
+	var st []uint32
+	for r := 0; r < roots; r++ {
+		st = append(st[:0], uint32(r))
+		var nodes, refs uint32
+		for len(st) > 0 {
+			i := st[len(st)-1]
+			st = st[:len(st)-1]
+			if 3*int(i)+2 >= len(rec) {
+				return nil, fmt.Errorf("kdtree: small record %d of %d", i, len(rec)/3)
+			}
+			nodes++
+			if rec[3*i]&0xFF == smallLeafFate {
+				refs += rec[3*i+2]
+				continue
+			}
+			left := rec[3*i+2]
+			st = append(st, left+1, left)
+		}
+		size[r], size[roots+r] = nodes, refs
+	}
+	return size, nil
+}
+
+// smallEmit is the reference of kdtree_small_emit_u32: small root r's
+// subtree written depth first from nodes[base[r]] with its references from
+// refs[base[roots+r]], copied in order from srefs.
+func smallEmit(rec, srefs []uint32, roots int, base []uint32, nodes []Node, refs []uint32) {
+	type entry struct{ rec, parent uint32 }
+	const none = math.MaxUint32
+	var st []entry
+	for r := 0; r < roots; r++ {
+		at, ref := base[r], base[roots+r]
+		st = append(st[:0], entry{uint32(r), none})
+		for len(st) > 0 {
+			e := st[len(st)-1]
+			st = st[:len(st)-1]
+			me := at
+			at++
+			if e.parent != none {
+				nodes[e.parent].W1 |= me << 2
+			}
+			w0, w1, w2 := rec[3*e.rec], rec[3*e.rec+1], rec[3*e.rec+2]
+			if w0&0xFF == smallLeafFate {
+				nodes[me] = Node{W0: ref, W1: w2<<2 | leafTag}
+				copy(refs[ref:ref+w2], srefs[w1:w1+w2])
+				ref += w2
+				continue
+			}
+			nodes[me] = Node{W0: w1, W1: w0 >> 8 & 3}
+			st = append(st, entry{w2 + 1, me}, entry{w2, none})
+		}
+	}
+}
+
+// topNode is a large-phase node of the final array.
+type topNode struct {
+	at   uint32
+	node Node
+}
+
+// topLayout is the host half of the layout: the large-phase nodes and where
+// everything else goes.
+type topLayout struct {
+	nodes []topNode
+	// base[r] and base[roots+r]: first node and first reference of small
+	// root r's subtree.
+	base []uint32
+	// copies: for each large-phase leaf parked on the device, (parked
+	// offset, reference offset in the tree, count).
+	copies []uint32
+	// fills: large-phase leaves whose references are on the host.
+	fills []topFill
+	// Totals of the tree.
+	numNodes, numRefs int
+}
+
+type topFill struct {
+	at   uint32
+	refs []uint32
+}
+
+// layoutTop lays out rs.recs depth first (as layoutGo) with the small
+// subtrees' sizes from smallSizes (size has 2·len(rs.small) entries).
+func layoutTop(rs *records, size []uint32) (*topLayout, error) {
+	roots := len(rs.small)
+	if len(size) != 2*roots {
+		panic(fmt.Sprintf("kdtree: layoutTop with %d sizes for %d small roots", len(size), roots))
+	}
+	t := &topLayout{base: make([]uint32, 2*roots)}
+	var nn, nr uint64
+	const refLimit = 1 << 32
+	var emit func(i int32) error
+	emit = func(i int32) error {
+		r := &rs.recs[i]
+		switch r.fate {
+		case fateSmall:
+			s := r.small
+			t.base[s], t.base[roots+int(s)] = uint32(nn), uint32(nr)
+			nn += uint64(size[s])
+			nr += uint64(size[roots+int(s)])
+		case fateLeaf:
+			cnt := uint64(len(r.refs))
+			if r.parked {
+				cnt = uint64(r.pcnt)
+			}
+			if cnt >= MaxChildIndex {
+				return fmt.Errorf("kdtree: leaf of %d references exceeds 2^30", cnt)
+			}
+			t.nodes = append(t.nodes, topNode{at: uint32(nn), node: LeafNode(uint32(nr), uint32(cnt))})
+			if r.parked {
+				if cnt > 0 {
+					t.copies = append(t.copies, r.park, uint32(nr), uint32(cnt))
+				}
+			} else if cnt > 0 {
+				t.fills = append(t.fills, topFill{at: uint32(nr), refs: r.refs})
+			}
+			nn++
+			nr += cnt
+		default:
+			me := nn
+			nn++
+			if err := emit(r.left); err != nil {
+				return err
+			}
+			if nn >= MaxChildIndex {
+				return fmt.Errorf("kdtree: tree of more than 2^30 nodes")
+			}
+			t.nodes = append(t.nodes, topNode{at: uint32(me), node: InteriorNode(int(r.axis), r.pos, uint32(nn))})
+			return emit(r.left + 1)
+		}
+		if nn >= MaxChildIndex || nr >= refLimit {
+			return fmt.Errorf("kdtree: tree of %d nodes and %d references exceeds the node format", nn, nr)
+		}
+		return nil
+	}
+	if err := emit(0); err != nil {
+		return nil, err
+	}
+	t.numNodes, t.numRefs = int(nn), int(nr)
+	return t, nil
+}
+
+// finish writes the large-phase nodes and host-held references into the
+// downloaded arrays.
+func (t *topLayout) finish(nodes []Node, refs []uint32) {
+	for _, x := range t.nodes {
+		nodes[x.at] = x.node
+	}
+	for _, f := range t.fills {
+		copy(refs[f.at:], f.refs)
+	}
+}
+
+// layoutSmallHost is the whole split layout run on the host with the
+// reference loops (tests compare it with layoutGo; the CUDA build runs the
+// same steps with kernels). srefs and parked are the small records'
+// references and the parked references of large-phase leaves.
+func layoutSmallHost(rs *records, rec, srefs, parked []uint32) ([]Node, []uint32, error) {
+	size, err := smallSizes(rec, len(rs.small))
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := layoutTop(rs, size)
+	if err != nil {
+		return nil, nil, err
+	}
+	nodes := make([]Node, t.numNodes)
+	refs := make([]uint32, t.numRefs)
+	smallEmit(rec, srefs, len(rs.small), t.base, nodes, refs)
+	for k := 0; k+2 < len(t.copies); k += 3 {
+		from, to, n := t.copies[k], t.copies[k+1], t.copies[k+2]
+		copy(refs[to:to+n], parked[from:from+n])
+	}
+	t.finish(nodes, refs)
+	return nodes, refs, nil
+}
