@@ -3,6 +3,8 @@ package kdtree
 import (
 	"fmt"
 	"math"
+	"time"
+	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
@@ -200,12 +202,8 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 		b.endPhase("prepare")
 		return res, nil
 	}
-	tv := make([]float32, 9*len(b.tris))
-	for i := range b.tris {
-		for k := 0; k < 3; k++ {
-			copy(tv[9*i+3*k:9*i+3*k+3], b.tris[i][k][:])
-		}
-	}
+	// A triangle is 9 packed float32s: upload b.tris as it is.
+	tv := unsafe.Slice(&b.tris[0][0][0], 9*len(b.tris))
 	var err error
 	if d.tv, err = exec.FromHost(b.ex, tv); err != nil {
 		return nil, err
@@ -366,6 +364,18 @@ func (d *devLevel) parkedToHost(rs *records, smallOff, smallCnt []uint32) error 
 	return nil
 }
 
+// subPhase adds the time since t0 to phase name and returns now. The
+// CUDA large phase is split this way into sub-phases (their sum is about
+// "large"): large.upload (a level's node table built and sent),
+// large.device (decisions, classification and addresses queued, until the
+// one read-back returns, so mostly device time) and large.host (the host's
+// bookkeeping, the scatter and park launches and the parking upload).
+func (b *builder) subPhase(name string, t0 time.Time) time.Time {
+	now := time.Now()
+	b.phases[name] += float64(now.Sub(t0).Nanoseconds()) / 1e6
+	return now
+}
+
 // floatOfKey inverts the order-preserving key of kd_tree::key_of.
 func floatOfKey(k uint32) float32 {
 	if k&0x80000000 != 0 {
@@ -422,9 +432,11 @@ func (d *devLevel) bounds(nn, n int) error {
 // (plus an upload of the parking offsets when nodes end here).
 func (b *builder) levelCUDA(d *devLevel, nodes []lnode, n int, rs *records, parked []parkedRange, forceLeaf bool) ([]lnode, int, []parkedRange, error) {
 	nn := len(nodes)
+	t0 := time.Now()
 	if err := d.upload(nodes, n); err != nil {
 		return nil, 0, nil, err
 	}
+	t0 = b.subPhase("large.upload", t0)
 	if forceLeaf {
 		dec := make([]uint32, 3*nn)
 		for i := 0; i < nn; i++ {
@@ -491,6 +503,8 @@ func (b *builder) levelCUDA(d *devLevel, nodes []lnode, n int, rs *records, park
 		return nil, 0, nil, err
 	}
 	dec, cnt := h[:3*nn], h[3*nn:]
+	b.subPhase("large.device", t0)
+	defer b.subPhase("large.host", time.Now())
 	// The children are laid out node after node: ChildBase is the running
 	// sum of the counts, and the last node's end is the total.
 	var sum uint64

@@ -9,14 +9,14 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "e2c6d9f8657ac90365e6055561400a71e2fa782e43a74c4f2e53eced38bd5868"
+const SourcesSHA256 = "d4f0d0691427bb194cf6b62cd29ce063bf8b284f8331631d8544d94d485bb9e3"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
 	"compact.cu": "e01c6502bbdc99a0efd54b28d686758f3f9db87817b0c49653872251b73b4821",
 	"kdtree.cu":  "2ea973761678667c40cdc2dae11bce31d8f2ee52272fae0fe579ed779ea7f980",
-	"reduce.cu":  "7249c2cbb2176ab2ecd6ee1b75cf16b8c3617b0bf80ead1d9d5dc80dcd321625",
-	"reduce.cuh": "218043dd6291a3dbbde961e32adaa4a0093cfe563671d55de78ead142232af8c",
+	"reduce.cu":  "a99e5a2291382bfca5bc1028161811c4fecee2749d806f9ae5d61bb884307131",
+	"reduce.cuh": "d783a56d999a241910e6d4dcca368b7b2b4545b863b3324c5bc66a515842497a",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
 	"scan.cu":    "35c39c7d0e8a842a2ffb9b3b6b556e9d889723593d14a090b086bd90284a897b",
 	"scan.cuh":   "5001529f1ed06028305ab63ab86cd68b6a8dd08c40522dff91bc1ff288ae2b00",
