@@ -2,6 +2,7 @@ package kdtree
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -139,5 +140,25 @@ func TestBuildGPULevelsEqualGo(t *testing.T) {
 			}
 		}
 		require.Equal(t, len(goLv), len(gpuLv), "%s: levels", s.Name)
+	}
+}
+
+// When the device small phase runs out of output room it runs again with
+// more, then falls back to the Go small phase: the tree is the same.
+func TestBuildGPUSmallRetry(t *testing.T) {
+	ex, why := exec.TestGPU()
+	if ex == nil {
+		t.Skip(why)
+	}
+	defer func(c [][2]int) { smallCaps = c }(smallCaps)
+	for _, s := range []*scenes.Scene{scenes.Soup(3000, 17), scenes.Grid(scenes.Icosphere(2), 2, 2, 1)} {
+		want, err := Build(context.Background(), s, Options{})
+		require.NoError(t, err)
+		for _, caps := range [][][2]int{{{0, 0}, {6, 4}}, {{0, 0}}, {{6, 0}, {0, 4}, {6, 4}}} {
+			smallCaps = caps
+			got, err := Build(context.Background(), s, Options{Executor: ex})
+			require.NoError(t, err, "%s %v", s.Name, caps)
+			btEqualTrees(t, fmt.Sprintf("%s, small caps %v", s.Name, caps), want, got)
+		}
 	}
 }

@@ -292,10 +292,42 @@ func BenchmarkBuild(b *testing.B) {
 				}
 				st = tree.Stats()
 			}
-			b.ReportMetric(st.SAHCost, "sah")
-			b.ReportMetric(st.ReferencesPerTriangle, "refs/tri")
+			btReportStats(b, st, len(s.Tris))
 		})
 	}
+}
+
+// btReportStats reports a build's quality, device memory per triangle and
+// phases (ms, of the last build) as benchmark metrics.
+func btReportStats(b *testing.B, st Stats, tris int) {
+	b.ReportMetric(st.SAHCost, "sah")
+	b.ReportMetric(st.ReferencesPerTriangle, "refs/tri")
+	if st.DevicePeakBytes > 0 {
+		b.ReportMetric(float64(st.DevicePeakBytes)/float64(max(tris, 1)), "devB/tri")
+	}
+	for name, ms := range st.Phases {
+		b.ReportMetric(ms, name+"-ms")
+	}
+}
+
+// BenchmarkBuildGPUGrid builds the bunny 8×8×2 grid (8.9M triangles, the
+// 100 ms target of issue 6) on the GPU; it skips without one.
+func BenchmarkBuildGPUGrid(b *testing.B) {
+	ex, why := exec.TestGPU()
+	if ex == nil {
+		b.Skip(why)
+	}
+	s := scenes.Grid(btSharedScene(b, "stanford-bunny.obj"), 8, 8, 2)
+	b.ResetTimer()
+	var st Stats
+	for i := 0; i < b.N; i++ {
+		tree, err := Build(context.Background(), s, Options{Executor: ex})
+		if err != nil {
+			b.Fatal(err)
+		}
+		st = tree.Stats()
+	}
+	btReportStats(b, st, len(s.Tris))
 }
 
 // Hard input at scale: bounded depth, bounded references, no hang.

@@ -589,6 +589,11 @@ func (b *builder) levelCUDA(d *devLevel, nodes []lnode, n int, rs *records, park
 // tree either way). Tests flip it to check both.
 var cudaSmallOnDevice = true
 
+// smallCaps are the output room of the device small phase's attempts, in
+// records and leaf references per reference of the small roots (tests
+// shrink it to force a retry or the Go fallback).
+var smallCaps = [][2]int{{6, 4}, {16, 8}, {64, 32}}
+
 // smallDev is the output of the device small phase: the subtrees of every
 // small root as small records (see smallRecords) and their leaves'
 // references, still on the device.
@@ -648,7 +653,7 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 	// scenes, at most 3.0 records and 2.8 leaf references (bunny); on
 	// overflow the kernel runs again with more room, then the caller falls
 	// back to the Go small phase.
-	for _, k := range [][2]int{{6, 4}, {16, 8}, {64, 32}} {
+	for _, k := range smallCaps {
 		recCap := 2*R + k[0]*total + 1024
 		refCap := k[1]*total + 1024
 		so.rec.Free()

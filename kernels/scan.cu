@@ -16,19 +16,24 @@ __device__ __forceinline__ unsigned long long gidx() {
 }
 __device__ __forceinline__ unsigned long long gstride() { return (unsigned long long)gridDim.x * blockDim.x; }
 
-template <typename V, bool kInclusive>
+template <class Cfg, typename V, bool kInclusive>
 __device__ __forceinline__ void production(const V *src, V *dst, unsigned long long n, unsigned long long *state,
                                            unsigned *total) {
-	IoScan<Add<V>, V, kInclusive> io(src, nullptr, dst);
-	tile_scan<Add<V>>(io, n, state, total);
+	IoScan<Add<V>, V, kInclusive, Cfg::kStream> io(src, nullptr, dst);
+	tile_scan<Add<V>, Cfg>(io, n, state, total);
 }
 
-template <typename V, bool kInclusive>
+template <class Cfg, typename V, bool kInclusive>
 __device__ __forceinline__ void segmented(const V *src, const unsigned *heads, V *dst, unsigned long long n,
                                           unsigned long long *state) {
-	IoScan<SegAdd<V>, V, kInclusive> io(src, heads, dst);
-	tile_scan<SegAdd<V>>(io, n, state, nullptr);
+	IoScan<SegAdd<V>, V, kInclusive, Cfg::kStream> io(src, heads, dst);
+	tile_scan<SegAdd<V>, Cfg>(io, n, state, nullptr);
 }
+
+// The segmented v2 tiling: 16 items (the (head, value) pairs take twice the
+// registers), polling with backoff, streaming hints; its kernels are bounded
+// to 4 blocks per SM (at most 64 registers).
+using TilingSegV2 = Tiling<256, 16, 4, true, true>;
 
 // Hillis–Steele, global memory. init: out = src (inclusive) or src shifted
 // right by one with 0 in front (exclusive); step: out[i] = in[i] + in[i-d].
@@ -187,52 +192,46 @@ __device__ __forceinline__ void heads_from_offsets(const unsigned *offsets, unsi
 } // namespace kd_scan
 
 // ---- production: single pass, decoupled look-back -------------------------
-// grid = ceil(n/4096) blocks of 256 threads; state: 8*(grid+1) zeroed bytes;
-// total: null, or where the last block writes the sum of all n items (bits).
+// scan_{excl,incl}_production_{u32,f32} (v2, the default): grid =
+// ceil(n/6144) blocks of 256 threads (kd_scan::TilingV2);
+// scan_{excl,incl}_production_v1_{u32,f32}: grid = ceil(n/4096) blocks of
+// 256 threads (TilingV1). state: 8*(grid+1) zeroed bytes; total: null, or
+// where the last block writes the sum of all n items (bits).
 
-extern "C" __global__ void __launch_bounds__(256) scan_excl_production_u32(const unsigned *src, unsigned *dst,
-                                                                            unsigned long long n,
-                                                                            unsigned long long *state, unsigned *total) {
-	kd_scan::production<unsigned, false>(src, dst, n, state, total);
-}
-extern "C" __global__ void __launch_bounds__(256) scan_incl_production_u32(const unsigned *src, unsigned *dst,
-                                                                            unsigned long long n,
-                                                                            unsigned long long *state, unsigned *total) {
-	kd_scan::production<unsigned, true>(src, dst, n, state, total);
-}
-extern "C" __global__ void __launch_bounds__(256) scan_excl_production_f32(const float *src, float *dst,
-                                                                            unsigned long long n,
-                                                                            unsigned long long *state, unsigned *total) {
-	kd_scan::production<float, false>(src, dst, n, state, total);
-}
-extern "C" __global__ void __launch_bounds__(256) scan_incl_production_f32(const float *src, float *dst,
-                                                                            unsigned long long n,
-                                                                            unsigned long long *state, unsigned *total) {
-	kd_scan::production<float, true>(src, dst, n, state, total);
-}
+#define KD_PRODUCTION(NAME, CFG, BOUNDS, V, INCL)                                                                   \
+	extern "C" __global__ void BOUNDS                                            \
+	    NAME(const V *src, V *dst, unsigned long long n, unsigned long long *state, unsigned *total) {     \
+		kd_scan::production<CFG, V, INCL>(src, dst, n, state, total);                                  \
+	}
+KD_PRODUCTION(scan_excl_production_u32, kd_scan::TilingV2, __launch_bounds__(256, 5), unsigned, false)
+KD_PRODUCTION(scan_incl_production_u32, kd_scan::TilingV2, __launch_bounds__(256, 5), unsigned, true)
+KD_PRODUCTION(scan_excl_production_f32, kd_scan::TilingV2, __launch_bounds__(256, 5), float, false)
+KD_PRODUCTION(scan_incl_production_f32, kd_scan::TilingV2, __launch_bounds__(256, 5), float, true)
+KD_PRODUCTION(scan_excl_production_v1_u32, kd_scan::TilingV1, __launch_bounds__(256), unsigned, false)
+KD_PRODUCTION(scan_incl_production_v1_u32, kd_scan::TilingV1, __launch_bounds__(256), unsigned, true)
+KD_PRODUCTION(scan_excl_production_v1_f32, kd_scan::TilingV1, __launch_bounds__(256), float, false)
+KD_PRODUCTION(scan_incl_production_v1_f32, kd_scan::TilingV1, __launch_bounds__(256), float, true)
+#undef KD_PRODUCTION
 
 // ---- segmented: the same kernel with the (head, value) operator -----------
+// segscan_{excl,incl}_{u32,f32} (v2, the default): TilingSegV2, 4096-item
+// tiles, at most 64 registers; segscan_{excl,incl}_v1_{u32,f32}: TilingV1.
+// Both: grid = ceil(n/4096) blocks of 256 threads, state as above.
 
-extern "C" __global__ void __launch_bounds__(256) segscan_excl_u32(const unsigned *src, const unsigned *heads,
-                                                                    unsigned *dst, unsigned long long n,
-                                                                    unsigned long long *state) {
-	kd_scan::segmented<unsigned, false>(src, heads, dst, n, state);
-}
-extern "C" __global__ void __launch_bounds__(256) segscan_incl_u32(const unsigned *src, const unsigned *heads,
-                                                                    unsigned *dst, unsigned long long n,
-                                                                    unsigned long long *state) {
-	kd_scan::segmented<unsigned, true>(src, heads, dst, n, state);
-}
-extern "C" __global__ void __launch_bounds__(256) segscan_excl_f32(const float *src, const unsigned *heads,
-                                                                    float *dst, unsigned long long n,
-                                                                    unsigned long long *state) {
-	kd_scan::segmented<float, false>(src, heads, dst, n, state);
-}
-extern "C" __global__ void __launch_bounds__(256) segscan_incl_f32(const float *src, const unsigned *heads,
-                                                                    float *dst, unsigned long long n,
-                                                                    unsigned long long *state) {
-	kd_scan::segmented<float, true>(src, heads, dst, n, state);
-}
+#define KD_SEGSCAN(NAME, CFG, BOUNDS, V, INCL)                                                                   \
+	extern "C" __global__ void BOUNDS NAME(                                \
+	    const V *src, const unsigned *heads, V *dst, unsigned long long n, unsigned long long *state) {    \
+		kd_scan::segmented<CFG, V, INCL>(src, heads, dst, n, state);                                   \
+	}
+KD_SEGSCAN(segscan_excl_u32, kd_scan::TilingSegV2, __launch_bounds__(256, 4), unsigned, false)
+KD_SEGSCAN(segscan_incl_u32, kd_scan::TilingSegV2, __launch_bounds__(256, 4), unsigned, true)
+KD_SEGSCAN(segscan_excl_f32, kd_scan::TilingSegV2, __launch_bounds__(256, 4), float, false)
+KD_SEGSCAN(segscan_incl_f32, kd_scan::TilingSegV2, __launch_bounds__(256, 4), float, true)
+KD_SEGSCAN(segscan_excl_v1_u32, kd_scan::TilingV1, __launch_bounds__(256), unsigned, false)
+KD_SEGSCAN(segscan_incl_v1_u32, kd_scan::TilingV1, __launch_bounds__(256), unsigned, true)
+KD_SEGSCAN(segscan_excl_v1_f32, kd_scan::TilingV1, __launch_bounds__(256), float, false)
+KD_SEGSCAN(segscan_incl_v1_f32, kd_scan::TilingV1, __launch_bounds__(256), float, true)
+#undef KD_SEGSCAN
 
 // segscan_heads_from_offsets: heads[offsets[s]] = 1 (s < nseg, offsets[s] < n).
 extern "C" __global__ void segscan_heads_from_offsets(const unsigned *offsets, unsigned long long nseg,

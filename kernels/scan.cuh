@@ -8,16 +8,41 @@ namespace kd_scan {
 
 constexpr unsigned kFull = 0xffffffffu;
 
-// Production tiling: 256 threads, 16 items each; inside a tile warp w owns
-// the 512 consecutive items [w*512, (w+1)*512), which it reads in 4 rows of
-// 128 (lane l holds items r*128 + 4l .. r*128 + 4l + 3 of row r), so every
-// row is one coalesced 512-byte access (one uint4 per lane).
-constexpr int kThreads = 256;
-constexpr int kItems = 16;
-constexpr int kTile = kThreads * kItems;
-constexpr int kWarps = kThreads / 32;
-constexpr int kWarpSpan = 32 * kItems;
-constexpr int kRows = kItems / 4;
+// Tiling of the single-pass kernels: Threads threads, Items items each
+// (a multiple of 4); inside a tile warp w owns the 32*Items consecutive
+// items [w*32*Items, (w+1)*32*Items), which it reads in Items/4 rows of 128
+// (lane l holds items r*128 + 4l .. r*128 + 4l + 3 of row r), so every row
+// is one coalesced 512-byte access (one uint4 per lane). Backoff: a look-back
+// lane that finds its predecessor not yet published sleeps kBackoffNs before
+// polling again (as CUB's Hopper tuning does), so that spinning warps do not
+// compete with the loads, stores and status writes for the memory system.
+// Stream: full-tile uint4 loads and stores carry evict-first hints
+// (__ldcs/__stcs): every item is touched once.
+template <int Threads, int Items, int MinBlocks, bool Backoff, bool Stream> struct Tiling {
+	static constexpr int kThreads = Threads;
+	static constexpr int kItems = Items;
+	static constexpr int kTile = Threads * Items;
+	static constexpr int kWarps = Threads / 32;
+	static constexpr int kWarpSpan = 32 * Items;
+	static constexpr int kRows = Items / 4;
+	static constexpr int kMinBlocks = MinBlocks; // the kernels' __launch_bounds__ blocks per SM (1: none)
+	static constexpr bool kBackoff = Backoff;
+	static constexpr bool kStream = Stream;
+	static_assert(Items % 4 == 0 && Items <= 32 && Threads % 32 == 0, "tiling");
+};
+// v1: the first production kernel (256 x 16, busy polling, default caching).
+using TilingV1 = Tiling<256, 16, 1, false, false>;
+// v2: 256 x 24 (6144-item tiles: a third fewer tiles and look-backs),
+// bounded to 5 blocks per SM (48 registers): 30720 items in flight per SM
+// against v1's 6 x 4096 = 24576; polling with backoff, streaming hints.
+using TilingV2 = Tiling<256, 24, 5, true, true>;
+constexpr unsigned kBackoffNs = 128;
+
+// The v1 constants (the Go side's prodTile and ScratchBytes use the v1 tile,
+// the smallest: an upper bound on the look-back words of every tiling).
+constexpr int kThreads = TilingV1::kThreads;
+constexpr int kItems = TilingV1::kItems;
+constexpr int kTile = TilingV1::kTile;
 
 // Look-back state of one tile, one 64-bit word so that a single load sees
 // status and value together: bits 63..62 status, bit 32 "the tile holds a
@@ -118,7 +143,7 @@ __device__ __forceinline__ void store_state(unsigned long long *p, unsigned long
 // is none the next window further back is examined. Tiles before this one
 // took their numbers from the counter earlier, so their blocks are resident
 // and publish their aggregates without waiting on anyone: no deadlock.
-template <class Op>
+template <class Op, bool kBackoff>
 __device__ __forceinline__ typename Op::P lookback(const unsigned long long *tiles, long long tile, int lane) {
 	using P = typename Op::P;
 	P acc = Op::identity();
@@ -126,9 +151,11 @@ __device__ __forceinline__ typename Op::P lookback(const unsigned long long *til
 		long long idx = end - lane;
 		unsigned long long w = kPrefix; // before tile 0: identity prefix
 		if (idx >= 0) {
-			do {
+			w = load_state(tiles + idx);
+			while ((w >> 62) == 0ull) {
+				if (kBackoff) __nanosleep(kBackoffNs);
 				w = load_state(tiles + idx);
-			} while ((w >> 62) == 0ull);
+			}
 		}
 		P v = Op::unpack(w);
 		bool stop = (w >> 62) == 2ull || Op::head(v);
@@ -157,9 +184,11 @@ __device__ __forceinline__ typename Op::P lookback(const unsigned long long *til
 //   prefixes of items i..i+3 and a bit mask of which of them are heads.
 // When total is not null the block of the last tile writes the value bits of
 // the combination of all n items to *total.
-template <class Op, class Io>
+template <class Op, class Cfg, class Io>
 __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned long long *state, unsigned *total) {
 	using P = typename Op::P;
+	constexpr int kTile = Cfg::kTile, kWarps = Cfg::kWarps, kWarpSpan = Cfg::kWarpSpan, kItems = Cfg::kItems,
+	              kRows = Cfg::kRows;
 	__shared__ unsigned s_tile;
 	__shared__ P s_warp[kWarps];
 	__shared__ P s_carry;
@@ -221,7 +250,7 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 		} else {
 			// A tile holding a head already knows its inclusive prefix.
 			if (lane == 0) store_state(tiles + tile, (Op::head(agg) ? kPrefix : kAggregate) | Op::pack(agg));
-			carry = lookback<Op>(tiles, (long long)tile, lane);
+			carry = lookback<Op, Cfg::kBackoff>(tiles, (long long)tile, lane);
 			if (lane == 0 && !Op::head(agg) && KD_SCAN_PUBLISH_PREFIX(tile))
 				store_state(tiles + tile, kPrefix | Op::pack(Op::combine(carry, agg)));
 		}
@@ -250,12 +279,23 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 // Four 32-bit words at p (16-byte aligned) as raw bits.
 __device__ __forceinline__ uint4 load4(const void *p) { return *reinterpret_cast<const uint4 *>(p); }
 __device__ __forceinline__ void store4(void *p, uint4 q) { *reinterpret_cast<uint4 *>(p) = q; }
+// The same with evict-first hints (ld.global.cs / st.global.cs) when kStream.
+template <bool kStream> __device__ __forceinline__ uint4 load4s(const void *p) {
+	if (kStream) return __ldcs(reinterpret_cast<const uint4 *>(p));
+	return load4(p);
+}
+template <bool kStream> __device__ __forceinline__ void store4s(void *p, uint4 q) {
+	if (kStream)
+		__stcs(reinterpret_cast<uint4 *>(p), q);
+	else
+		store4(p, q);
+}
 
 __device__ __forceinline__ bool aligned16(const void *p) { return ((unsigned long long)p & 15ull) == 0ull; }
 
 // IoScan: values from src (and heads, for the segmented operator) to dst;
-// the exclusive form writes 0 at heads. dst may be src.
-template <class Op, typename V, bool kInclusive> struct IoScan {
+// the exclusive form writes 0 at heads. dst may be src. kStream: see Tiling.
+template <class Op, typename V, bool kInclusive, bool kStream = false> struct IoScan {
 	using P = typename Op::P;
 	const V *src;
 	const unsigned *heads; // null: no heads
@@ -267,8 +307,8 @@ template <class Op, typename V, bool kInclusive> struct IoScan {
 
 	__device__ __forceinline__ void load(unsigned long long i, bool full, unsigned long long n, P x[4]) const {
 		if (full && vec) {
-			uint4 q = load4(src + i);
-			uint4 h = heads ? load4(heads + i) : make_uint4(0u, 0u, 0u, 0u);
+			uint4 q = load4s<kStream>(src + i);
+			uint4 h = heads ? load4s<kStream>(heads + i) : make_uint4(0u, 0u, 0u, 0u);
 			x[0] = Op::make(from_bits<V>(q.x), h.x);
 			x[1] = Op::make(from_bits<V>(q.y), h.y);
 			x[2] = Op::make(from_bits<V>(q.z), h.z);
@@ -290,7 +330,7 @@ template <class Op, typename V, bool kInclusive> struct IoScan {
 #pragma unroll
 		for (int k = 0; k < 4; k++) o[k] = kInclusive ? in[k].v : (((hbits >> k) & 1u) ? V(0) : ex[k].v);
 		if (full && vec) {
-			store4(dst + i, make_uint4(bits_of(o[0]), bits_of(o[1]), bits_of(o[2]), bits_of(o[3])));
+			store4s<kStream>(dst + i, make_uint4(bits_of(o[0]), bits_of(o[1]), bits_of(o[2]), bits_of(o[3])));
 		} else {
 #pragma unroll
 			for (int k = 0; k < 4; k++)
@@ -300,8 +340,9 @@ template <class Op, typename V, bool kInclusive> struct IoScan {
 };
 
 // IoCompact: counts the nonzero flags; an item whose flag is set goes to
-// dst[its exclusive count] when that is below cap.
-struct IoCompact {
+// dst[its exclusive count] when that is below cap. kStream: see Tiling
+// (the scattered stores stay plain: they are not full lines).
+template <bool kStream = false> struct IoCompact {
 	using Op = Add<unsigned>;
 	using P = Op::P;
 	const unsigned *src;
@@ -315,7 +356,7 @@ struct IoCompact {
 
 	__device__ __forceinline__ void load(unsigned long long i, bool full, unsigned long long n, P x[4]) const {
 		if (full && vec) {
-			uint4 q = load4(flags + i);
+			uint4 q = load4s<kStream>(flags + i);
 			x[0] = P{q.x != 0u ? 1u : 0u};
 			x[1] = P{q.y != 0u ? 1u : 0u};
 			x[2] = P{q.z != 0u ? 1u : 0u};
@@ -331,7 +372,7 @@ struct IoCompact {
 		// Kept exactly when the count steps (identity items beyond n never do).
 		if (in[3].v == ex[0].v) return; // none of the four is kept
 		if (full && vec) {
-			const uint4 q = load4(src + i);
+			const uint4 q = load4s<kStream>(src + i);
 			const unsigned v[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
 			for (int k = 0; k < 4; k++)

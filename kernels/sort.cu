@@ -113,12 +113,17 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist8_u32(const unsigned 
 // key with digit d goes (the exclusive scan of sort_hist8_u32's counts).
 // Stable: equal digits keep their order. grid and per_block as for
 // sort_hist8_u32. keys_out must not overlap keys_in.
-extern "C" __global__ void __launch_bounds__(256) sort_scatter8_u32(const unsigned *keys_in, const unsigned *vals_in,
-                                                                     unsigned *keys_out, unsigned *vals_out,
-                                                                     unsigned long long n, unsigned shift,
-                                                                     const unsigned *offsets,
-                                                                     unsigned long long per_block) {
-	using namespace kd_sort;
+namespace kd_sort {
+
+// scatter8: the body of both scatter kernels. kPrefetch: the keys and
+// values of a sub-tile are loaded into registers all at once, the first
+// before the loop and every next one while the current sub-tile is written
+// out, so the load latency is paid once per sub-tile and overlaps the
+// stores; without it every ranking round waits for its own loads.
+template <bool kPrefetch>
+__device__ __forceinline__ void scatter8(const unsigned *keys_in, const unsigned *vals_in, unsigned *keys_out,
+                                         unsigned *vals_out, unsigned long long n, unsigned shift,
+                                         const unsigned *offsets, unsigned long long per_block) {
 	__shared__ unsigned s_keys[kSub];
 	__shared__ unsigned s_vals[kSub];
 	__shared__ unsigned s_whist[kWarps][kDigits]; // per-warp count, then the warp's start inside its digit
@@ -134,6 +139,20 @@ extern "C" __global__ void __launch_bounds__(256) sort_scatter8_u32(const unsign
 	const unsigned long long lo = (unsigned long long)blockIdx.x * per_block * kSub;
 	const unsigned long long hi = min(n, lo + per_block * kSub);
 
+	// load_sub: this thread's keys and values of the sub-tile at b.
+	unsigned key[kRounds], val[kRounds], rank[kRounds];
+	auto load_sub = [&](unsigned long long b) {
+		const unsigned long long v = min((unsigned long long)kSub, hi - b);
+#pragma unroll
+		for (int r = 0; r < kRounds; r++) {
+			const unsigned j = (unsigned)(warp * (kRounds * 32) + r * 32 + lane);
+			const bool ok = j < v;
+			key[r] = ok ? keys_in[b + j] : 0u;
+			val[r] = (ok && has_vals) ? vals_in[b + j] : 0u;
+		}
+	};
+	if (kPrefetch && lo < hi) load_sub(lo);
+
 	for (unsigned long long base = lo; base < hi; base += kSub) {
 		const unsigned valid = (unsigned)min((unsigned long long)kSub, hi - base);
 		for (int i = tid; i < kWarps * kDigits; i += kThreads) (&s_whist[0][0])[i] = 0u;
@@ -141,13 +160,14 @@ extern "C" __global__ void __launch_bounds__(256) sort_scatter8_u32(const unsign
 
 		// Rank: warp w walks its 256 keys 32 at a time; peers with the same
 		// digit in a round get consecutive ranks after the earlier rounds'.
-		unsigned key[kRounds], val[kRounds], rank[kRounds];
 #pragma unroll
 		for (int r = 0; r < kRounds; r++) {
 			const unsigned j = (unsigned)(warp * (kRounds * 32) + r * 32 + lane); // index inside the sub-tile
 			const bool ok = j < valid;
-			key[r] = ok ? keys_in[base + j] : 0u;
-			val[r] = (ok && has_vals) ? vals_in[base + j] : 0u;
+			if (!kPrefetch) {
+				key[r] = ok ? keys_in[base + j] : 0u;
+				val[r] = (ok && has_vals) ? vals_in[base + j] : 0u;
+			}
 			const unsigned d = ok ? (key[r] >> shift) & 255u : 256u; // 256: no digit
 			const unsigned peers = __match_any_sync(kFull, d);
 			const unsigned before = ok ? s_whist[warp][d] : 0u;
@@ -198,6 +218,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_scatter8_u32(const unsign
 		}
 		__syncthreads();
 
+		// The next sub-tile's loads fly while this one is written out.
+		if (kPrefetch && base + kSub < hi) load_sub(base + kSub);
+
 		// Write out: consecutive threads write consecutive keys of a digit's run.
 		for (unsigned p = tid; p < valid; p += kThreads) {
 			const unsigned k = s_keys[p];
@@ -210,4 +233,22 @@ extern "C" __global__ void __launch_bounds__(256) sort_scatter8_u32(const unsign
 		s_goff[tid] += s_count[tid];
 		// The next sub-tile's first barrier orders this update before its reads.
 	}
+}
+
+} // namespace kd_sort
+
+// sort_scatter8_u32 (lsd8) and sort_scatter8_prefetch_u32 (lsd8-prefetch,
+// the same contract; see kd_sort::scatter8).
+extern "C" __global__ void __launch_bounds__(256) sort_scatter8_u32(const unsigned *keys_in, const unsigned *vals_in,
+                                                                     unsigned *keys_out, unsigned *vals_out,
+                                                                     unsigned long long n, unsigned shift,
+                                                                     const unsigned *offsets,
+                                                                     unsigned long long per_block) {
+	kd_sort::scatter8<false>(keys_in, vals_in, keys_out, vals_out, n, shift, offsets, per_block);
+}
+extern "C" __global__ void __launch_bounds__(256)
+    sort_scatter8_prefetch_u32(const unsigned *keys_in, const unsigned *vals_in, unsigned *keys_out, unsigned *vals_out,
+                               unsigned long long n, unsigned shift, const unsigned *offsets,
+                               unsigned long long per_block) {
+	kd_sort::scatter8<true>(keys_in, vals_in, keys_out, vals_out, n, shift, offsets, per_block);
 }

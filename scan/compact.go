@@ -15,7 +15,8 @@ const (
 	CompactCPUScan     = "cpu-scan"     // flags, exclusive scan, scatter (Go, the seeds' formulation)
 	CompactCPUParallel = "cpu-parallel" // per-chunk counts, scan of counts, per-chunk scatter (Go)
 	CompactScanScatter = "scan-scatter" // flags, production scan, scatter: three kernels (GPU)
-	CompactFused       = "fused"        // one single-pass kernel with decoupled look-back (GPU default)
+	CompactFused       = "fused"        // one single-pass kernel with decoupled look-back, 256 x 24 items (GPU default)
+	CompactFusedV1     = "fused-v1"     // the first fused kernel: 256 x 16 items, busy polling (GPU)
 )
 
 // ErrShortDst is returned (wrapped) by the compactions when dst is shorter
@@ -26,7 +27,13 @@ var ErrShortDst = errors.New("scan: dst shorter than the number of kept items")
 // CompactVariants lists the compaction variants valid on ex, default first.
 func CompactVariants(ex exec.Executor) []string {
 	if ex.CUDA() != nil {
-		return []string{CompactFused, CompactScanScatter}
+		v := []string{defaultCompact}
+		for _, s := range []string{CompactFused, CompactFusedV1, CompactScanScatter} {
+			if s != defaultCompact {
+				v = append(v, s)
+			}
+		}
+		return v
 	}
 	return []string{CompactCPUParallel, CompactCPUNoScan, CompactCPUScan}
 }

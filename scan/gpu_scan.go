@@ -9,11 +9,13 @@ import (
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
 
-// Production tiling (kernels/scan.cuh): 256 threads, 16 items each.
+// Production tiling (kernels/scan.cuh): 256 threads, 16 items each (v1,
+// the segmented kernels) or 24 (v2: production and fused compaction).
 const (
 	prodThreads = 256
 	prodItems   = 16
 	prodTile    = prodThreads * prodItems
+	prodTileV2  = prodThreads * 24
 	// sharedBlock is the block size of the shared-memory teaching scans.
 	sharedBlock = 512
 	// gridCap bounds the grid of grid-stride kernels.
@@ -25,7 +27,8 @@ const (
 
 // ScratchBytes returns the device scratch a production scan, segmented scan
 // or fused compaction of n elements needs: one 64-bit look-back word per
-// tile of 4096 elements plus one word for the tile counter. (The teaching
+// tile of 4096 elements (the smallest tile of those kernels) plus one word
+// for the tile counter. (The teaching
 // variants, the offsets form of the segmented scan, the scan-scatter
 // compaction and the sorts need more; a Scanner grows on demand.)
 func ScratchBytes(n int) uint64 {
@@ -52,9 +55,10 @@ func checkGPUSize(op string, n int) error {
 
 // lookbackLaunch zeroes the look-back state for n items and launches the
 // single-pass kernel with args followed by the state pointer (and, when
-// withTotal, the total pointer).
+// withTotal, the total pointer); one block per tile of lookbackTile(kernel).
 func (sc *Scanner) lookbackLaunch(kernel string, n int, total cuda.DevPtr, withTotal bool, args ...any) error {
-	tiles := tilesFor(n)
+	tile := lookbackTile(kernel)
+	tiles := (n + tile - 1) / tile
 	bytes := 8 * (uint64(tiles) + 1)
 	buf, err := sc.scratchBuf(scratchTiles, bytes)
 	if err != nil {
@@ -70,14 +74,23 @@ func (sc *Scanner) lookbackLaunch(kernel string, n int, total cuda.DevPtr, withT
 	return sc.ex.CUDA().Launch(kernel, cuda.Linear(tiles), cuda.Linear(prodThreads), 0, args...)
 }
 
-// productionRaw runs the production scan over raw pointers (4-byte items of
-// the type named by sfx); total may be 0.
+// productionRaw runs the default production scan (defaultScan) over raw
+// pointers (4-byte items of the type named by sfx); total may be 0.
 func (sc *Scanner) productionRaw(sfx string, dst, src cuda.DevPtr, n int, inclusive bool, total cuda.DevPtr) error {
+	return sc.productionVariant(defaultScan, sfx, dst, src, n, inclusive, total)
+}
+
+// productionVariant runs production (v2) or production-v1 over raw pointers.
+func (sc *Scanner) productionVariant(variant, sfx string, dst, src cuda.DevPtr, n int, inclusive bool, total cuda.DevPtr) error {
 	kind := "excl"
 	if inclusive {
 		kind = "incl"
 	}
-	return sc.lookbackLaunch("scan_"+kind+"_production_"+sfx, n, total, true, src, dst, uint64(n))
+	family := "production"
+	if variant == VariantProductionV1 {
+		family = "production_v1"
+	}
+	return sc.lookbackLaunch("scan_"+kind+"_"+family+"_"+sfx, n, total, true, src, dst, uint64(n))
 }
 
 // resultPtr returns the device address of word i of the small read-back
@@ -116,8 +129,8 @@ func gpuScan[T Value](sc *Scanner, variant string, dst, src *exec.Buf[T], inclus
 	}
 	ctx := sc.ex.CUDA()
 	switch variant {
-	case VariantProduction:
-		return sc.productionRaw(sfx, dst.Ptr(), src.Ptr(), n, inclusive, 0)
+	case VariantProduction, VariantProductionV1:
+		return sc.productionVariant(variant, sfx, dst.Ptr(), src.Ptr(), n, inclusive, 0)
 
 	case VariantNaive:
 		// Hillis–Steele: a = shifted (or plain) src, then ping-pong between
@@ -230,7 +243,11 @@ func gpuSegmented[T Value](sc *Scanner, dst, src *exec.Buf[T], heads cuda.DevPtr
 	if inclusive {
 		kind = "incl"
 	}
-	return sc.lookbackLaunch("segscan_"+kind+"_"+suffix[T](), n, 0, false, src.Ptr(), heads, dst.Ptr(), uint64(n))
+	kernel := "segscan_" + kind + "_" + suffix[T]()
+	if segmentedFamily == segmentedV1 {
+		kernel = "segscan_" + kind + "_v1_" + suffix[T]()
+	}
+	return sc.lookbackLaunch(kernel, n, 0, false, src.Ptr(), heads, dst.Ptr(), uint64(n))
 }
 
 // gpuHeadsFromOffsets builds head flags for n items from segment offsets in

@@ -112,7 +112,11 @@ func gpuSort(sc *Scanner, variant string, keys, vals *exec.Buf[uint32], nbits in
 			inV, altV = altV, inV
 			passes++
 		}
-	case SortLSD8:
+	case SortLSD8, SortLSD8Prefetch:
+		scatter := "sort_scatter8_u32"
+		if variant == SortLSD8Prefetch {
+			scatter = "sort_scatter8_prefetch_u32"
+		}
 		blocks, perBlock := sortGrid(ctx, n)
 		hist, err := sc.scratch(scratchHist, 4*256*uint64(blocks))
 		if err != nil {
@@ -125,7 +129,7 @@ func gpuSort(sc *Scanner, variant string, keys, vals *exec.Buf[uint32], nbits in
 			if err := sc.productionRaw("u32", hist, hist, 256*blocks, false, 0); err != nil {
 				return err
 			}
-			if err := ctx.Launch("sort_scatter8_u32", cuda.Linear(blocks), cuda.Linear(sortThreads), 0, inK, inV, altK, altV, uint64(n), uint32(shift), hist, uint64(perBlock)); err != nil {
+			if err := ctx.Launch(scatter, cuda.Linear(blocks), cuda.Linear(sortThreads), 0, inK, inV, altK, altV, uint64(n), uint32(shift), hist, uint64(perBlock)); err != nil {
 				return err
 			}
 			inK, altK = altK, inK

@@ -21,18 +21,19 @@ func gpuOrSkip(t *testing.T) exec.Executor {
 }
 
 // gpuSizes: the edge sizes around the shared-memory block (512), the
-// production tile (4096) and powers of two, up to 2^24 (2^20 in -short).
+// production tiles (4096 for v1 and the segmented kernels, 6144 for v2)
+// and powers of two, up to 2^24 (2^20 in -short).
 func gpuSizes(slowVariants bool) []int {
 	limit := 1<<24 + 1
 	if testing.Short() || slowVariants {
 		limit = 1<<20 + 1
 	}
-	return sizesUpTo(limit, []int{256, 512, 512 * 512, prodTile, 32 * prodTile}, []int{10, 12, 13, 16, 17, 20, 22, 24})
+	return sizesUpTo(limit, []int{256, 512, 512 * 512, prodTile, 32 * prodTile, prodTileV2, 33 * prodTileV2}, []int{10, 12, 13, 16, 17, 20, 22, 24})
 }
 
 func TestGPUScan(t *testing.T) {
 	ex := gpuOrSkip(t)
-	prod := []string{VariantProduction}
+	prod := []string{VariantProduction, VariantProductionV1}
 	teaching := []string{VariantNaive, VariantWorkEfficient, VariantWorkEfficientThreads, VariantSharedNaive, VariantSharedWorkEfficient}
 	t.Run("production/uint32", func(t *testing.T) { checkScans[uint32](t, ex, prod, gpuSizes(false)) })
 	t.Run("production/int32", func(t *testing.T) { checkScans[int32](t, ex, prod, gpuSizes(true)) })
@@ -63,8 +64,8 @@ func TestGPUScanDefault(t *testing.T) {
 	}
 }
 
-// TestGPUScanLarge scans 2^28 int32 (1 GiB in, 1 GiB out) with the
-// production kernel: 64-bit offsets and 65536 tiles of look-back.
+// TestGPUScanLarge scans 2^28 int32 (1 GiB, in place) with both production
+// kernels: 64-bit offsets and 43691 (v2) or 65536 (v1) tiles of look-back.
 func TestGPUScanLarge(t *testing.T) {
 	ex := gpuOrSkip(t)
 	if testing.Short() {
@@ -75,19 +76,23 @@ func TestGPUScanLarge(t *testing.T) {
 	for i := range src {
 		src[i] = uint32(i*2654435761) >> 20
 	}
-	in, err := exec.FromHost(ex, src)
-	if err != nil {
-		t.Fatal(err)
+	want := refInclusive(src)
+	for _, v := range []string{VariantProduction, VariantProductionV1} {
+		in, err := exec.FromHost(ex, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := InclusiveVariant(ex, v, in, in); err != nil {
+			in.Free()
+			t.Fatal(err)
+		}
+		got, err := in.ToHost()
+		in.Free()
+		if err != nil {
+			t.Fatal(err)
+		}
+		equalExact(t, v+" inclusive 2^28+5 in place", got, want)
 	}
-	defer in.Free()
-	if err := Inclusive(ex, in, in); err != nil {
-		t.Fatal(err)
-	}
-	got, err := in.ToHost()
-	if err != nil {
-		t.Fatal(err)
-	}
-	equalExact(t, "inclusive 2^28+5 in place", got, refInclusive(src))
 }
 
 func TestGPUOverflowWraps(t *testing.T) {
@@ -116,14 +121,20 @@ func TestGPUSegmented(t *testing.T) {
 	if !testing.Short() {
 		sizes = append(sizes, 1<<24+1)
 	}
-	checkSegmented[uint32](t, ex, sizes)
-	checkSegmented[int32](t, ex, sizes[:10])
-	checkSegmented[float32](t, ex, sizes)
+	defer func() { segmentedFamily = defaultSegmented }()
+	for _, family := range []string{segmentedV2, segmentedV1} {
+		segmentedFamily = family
+		t.Run(family, func(t *testing.T) {
+			checkSegmented[uint32](t, ex, sizes)
+			checkSegmented[int32](t, ex, sizes[:10])
+			checkSegmented[float32](t, ex, sizes)
+		})
+	}
 }
 
 func TestGPUCompact(t *testing.T) {
 	ex := gpuOrSkip(t)
-	sizes := sizesUpTo(1<<20+1, []int{prodTile}, []int{10, 13, 17, 20})
+	sizes := sizesUpTo(1<<20+1, []int{prodTile, prodTileV2, 33 * prodTileV2}, []int{10, 13, 17, 20})
 	if !testing.Short() {
 		sizes = append(sizes, 1<<24+1)
 	}

@@ -19,21 +19,22 @@ const (
 	VariantWorkEfficientThreads = "work-efficient-threads" // the same, launching only the threads a level needs
 	VariantSharedNaive          = "shared-naive"           // Hillis–Steele per block in shared memory, block sums scanned recursively
 	VariantSharedWorkEfficient  = "shared-work-efficient"  // Blelloch per block in shared memory (conflict-free offsets), recursive block sums
-	VariantProduction           = "production"             // single pass, decoupled look-back (the GPU default)
+	VariantProduction           = "production"             // single pass, decoupled look-back, 256 x 24 items, backoff (the GPU default)
+	VariantProductionV1         = "production-v1"          // the first production kernel: 256 x 16 items, busy polling
 )
 
 var (
 	cpuVariants = []string{VariantCPUSerial, VariantCPUParallel}
 	gpuVariants = []string{VariantNaive, VariantWorkEfficient, VariantWorkEfficientThreads,
-		VariantSharedNaive, VariantSharedWorkEfficient, VariantProduction}
+		VariantSharedNaive, VariantSharedWorkEfficient, VariantProduction, VariantProductionV1}
 )
 
 // Variants lists the scan variant names valid on ex, the default first.
 func Variants(ex exec.Executor) []string {
 	if ex.CUDA() != nil {
-		v := []string{VariantProduction}
+		v := []string{defaultScan}
 		for _, s := range gpuVariants {
-			if s != VariantProduction {
+			if s != defaultScan {
 				v = append(v, s)
 			}
 		}
@@ -43,10 +44,10 @@ func Variants(ex exec.Executor) []string {
 }
 
 // DefaultVariant is the variant Exclusive and Inclusive use on ex:
-// production on a GPU, cpu-parallel on the Go executor.
+// defaultScan (production) on a GPU, cpu-parallel on the Go executor.
 func DefaultVariant(ex exec.Executor) string {
 	if ex.CUDA() != nil {
-		return VariantProduction
+		return defaultScan
 	}
 	return VariantCPUParallel
 }

@@ -12,12 +12,21 @@ const (
 	SortCPULSD8 = "cpu-lsd8" // Go: LSD radix sort, 8 bits per pass, constant digits skipped
 	SortSplit   = "split"    // GPU: the seeds' split sort, 1 bit per pass (flags, scan, scatter), high zero bits skipped
 	SortLSD8    = "lsd8"     // GPU: 8 bits per pass, per-block digit histograms, scan, stable scatter with per-warp ranking
+	// GPU: lsd8 whose scatter loads each sub-tile at once, the next one
+	// while the current one is written out (the default).
+	SortLSD8Prefetch = "lsd8-prefetch"
 )
 
 // SortVariants lists the sort variants valid on ex, default first.
 func SortVariants(ex exec.Executor) []string {
 	if ex.CUDA() != nil {
-		return []string{SortLSD8, SortSplit}
+		v := []string{defaultSort}
+		for _, s := range []string{SortLSD8Prefetch, SortLSD8, SortSplit} {
+			if s != defaultSort {
+				v = append(v, s)
+			}
+		}
+		return v
 	}
 	return []string{SortCPULSD8}
 }

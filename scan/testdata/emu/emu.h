@@ -173,3 +173,8 @@ template <class... P, class... A> void launch(void (*kernel)(P...), unsigned gri
 		}
 	}
 }
+
+// Sleep and cache-hinted accesses: no-ops and plain accesses on the CPU.
+inline void __nanosleep(unsigned) {}
+template <class T> inline T __ldcs(const T *p) { return *p; }
+template <class T> inline void __stcs(T *p, T v) { *p = v; }

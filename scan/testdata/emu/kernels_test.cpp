@@ -28,7 +28,9 @@ static void expect1(const std::string &what, uint64_t got, uint64_t want) {
 
 const unsigned kGridCap = 6; // grid-stride kernels: few blocks in emulation
 static unsigned gs(size_t n, unsigned threads) { return (unsigned)std::max<size_t>(1, std::min<size_t>((n + threads - 1) / threads, kGridCap)); }
-static unsigned tiles(size_t n) { return (unsigned)((n + 4095) / 4096); }
+static unsigned tiles(size_t n, size_t tile = 4096) { return (unsigned)((n + tile - 1) / tile); }
+const size_t kTileV2 = 6144; // kd_scan::TilingV2 (production, compact_fused_u32)
+static_assert(kd_scan::TilingV2::kTile == kTileV2 && kd_scan::TilingV1::kTile == 4096, "tiles");
 
 // Guarded buffer: G guard words each side.
 const size_t G = 64;
@@ -54,11 +56,17 @@ static unsigned long long *fresh_state(size_t n) {
 	return state.data();
 }
 
-template <class V> static void production(const V *src, V *dst, size_t n, bool incl, unsigned *total) {
+// production: v1 false runs the default (v2) kernels, true the v1 ones.
+template <class V> static void production(const V *src, V *dst, size_t n, bool incl, unsigned *total, bool v1 = false) {
 	void (*k)(const V *, V *, unsigned long long, unsigned long long *, unsigned *);
-	if constexpr (std::is_same_v<V, float>) k = incl ? scan_incl_production_f32 : scan_excl_production_f32;
-	else k = incl ? scan_incl_production_u32 : scan_excl_production_u32;
-	launch(k, tiles(n), 256, src, dst, (unsigned long long)n, fresh_state(n), total);
+	if constexpr (std::is_same_v<V, float>) {
+		if (v1) k = incl ? scan_incl_production_v1_f32 : scan_excl_production_v1_f32;
+		else k = incl ? scan_incl_production_f32 : scan_excl_production_f32;
+	} else {
+		if (v1) k = incl ? scan_incl_production_v1_u32 : scan_excl_production_v1_u32;
+		else k = incl ? scan_incl_production_u32 : scan_excl_production_u32;
+	}
+	launch(k, tiles(n, v1 ? 4096 : kTileV2), 256, src, dst, (unsigned long long)n, fresh_state(n), total);
 }
 
 template <class V> static std::vector<V> ref_scan(const std::vector<V> &s, bool incl) {
@@ -134,25 +142,26 @@ template <class V> static void test_scans(size_t n) {
 	auto src = rnd<V>(n, (unsigned)n);
 	for (int incl = 0; incl < 2; incl++) {
 		auto want = ref_scan(src, incl);
+		for (int v1 = 0; v1 < 2; v1++)
 		for (int mode = 0; mode < 3; mode++) {
 			g_prefix_mode = mode;
 			Buf<V> in(n, (V)0), out(n, (V)-5);
 			std::copy(src.begin(), src.end(), in.p());
 			unsigned total = 0xdeadbeef;
-			production(in.p(), out.p(), n, incl, &total);
-			std::string what = std::string("production ") + (incl ? "incl" : "excl") + " n=" + std::to_string(n) + " mode=" + std::to_string(mode) + (std::is_same_v<V, float> ? " f32" : " u32");
+			production(in.p(), out.p(), n, incl, &total, v1);
+			std::string what = std::string(v1 ? "production-v1 " : "production ") + (incl ? "incl" : "excl") + " n=" + std::to_string(n) + " mode=" + std::to_string(mode) + (std::is_same_v<V, float> ? " f32" : " u32");
 			expect(what, out.out(), want, n);
 			out.check(what);
 			V sum = 0;
 			for (auto x : src) sum += x;
 			expect1(what + " total", total, tobits(sum));
 			// in place
-			production(in.p(), in.p(), n, incl, nullptr);
+			production(in.p(), in.p(), n, incl, nullptr, v1);
 			expect(what + " in place", in.out(), want, n);
 			// unaligned (offset by one word): scalar path
 			Buf<V> in2(n + 1, (V)0), out2(n + 1, (V)-5);
 			std::copy(src.begin(), src.end(), in2.p() + 1);
-			production(in2.p() + 1, out2.p() + 1, n, incl, nullptr);
+			production(in2.p() + 1, out2.p() + 1, n, incl, nullptr, v1);
 			auto o2 = out2.out();
 			expect(what + " unaligned", std::vector<V>(o2.begin() + 1, o2.end()), want, n);
 		}
@@ -187,14 +196,21 @@ template <class V> static void test_seg(size_t n, unsigned every) {
 		}
 		for (int mode = 0; mode < 3; mode++) {
 			g_prefix_mode = mode;
+			for (int v1 = 0; v1 < 2; v1++) {
 			Buf<V> out(n, (V)-5);
 			void (*k)(const V *, const unsigned *, V *, unsigned long long, unsigned long long *);
-			if constexpr (std::is_same_v<V, float>) k = incl ? segscan_incl_f32 : segscan_excl_f32;
-			else k = incl ? segscan_incl_u32 : segscan_excl_u32;
+			if constexpr (std::is_same_v<V, float>) {
+				if (v1) k = incl ? segscan_incl_v1_f32 : segscan_excl_v1_f32;
+				else k = incl ? segscan_incl_f32 : segscan_excl_f32;
+			} else {
+				if (v1) k = incl ? segscan_incl_v1_u32 : segscan_excl_v1_u32;
+				else k = incl ? segscan_incl_u32 : segscan_excl_u32;
+			}
 			launch(k, tiles(n), 256, (const V *)src.data(), (const unsigned *)heads.data(), out.p(), (unsigned long long)n, fresh_state(n));
-			std::string what = std::string("segscan ") + (incl ? "incl" : "excl") + " n=" + std::to_string(n) + " every=" + std::to_string(every) + " mode=" + std::to_string(mode);
+			std::string what = std::string(v1 ? "segscan-v1 " : "segscan ") + (incl ? "incl" : "excl") + " n=" + std::to_string(n) + " every=" + std::to_string(every) + " mode=" + std::to_string(mode);
 			expect(what, out.out(), want, n);
 			out.check(what);
+			}
 		}
 	}
 	g_prefix_mode = 0;
@@ -212,13 +228,16 @@ static void test_compact(size_t n, unsigned density) {
 	for (int mode = 0; mode < 3; mode++) {
 		g_prefix_mode = mode;
 		for (size_t cap : {n, want.size() / 2}) {
+			for (int v1 = 0; v1 < 2; v1++) {
 			Buf<unsigned> out(cap, 0xabababab);
 			unsigned count = 0xdeadbeef;
-			launch(compact_fused_u32, tiles(n), 256, (const unsigned *)src.data(), (const unsigned *)flags.data(), out.p(), (unsigned long long)n, (unsigned long long)cap, fresh_state(n), &count);
-			std::string what = "compact fused n=" + std::to_string(n) + " d=" + std::to_string(density) + " cap=" + std::to_string(cap) + " mode=" + std::to_string(mode);
+			launch(v1 ? compact_fused_v1_u32 : compact_fused_u32, tiles(n, v1 ? 4096 : kTileV2), 256, (const unsigned *)src.data(), (const unsigned *)flags.data(), out.p(), (unsigned long long)n, (unsigned long long)cap, fresh_state(n), &count);
+			std::string what = std::string(v1 ? "compact fused-v1 n=" : "compact fused n=") + std::to_string(n) + " d=" + std::to_string(density) + " cap=" + std::to_string(cap) + " mode=" + std::to_string(mode);
 			expect1(what + " count", count, want.size());
 			expect(what, out.out(), want, std::min(cap, want.size()));
 			out.check(what);
+			}
+			std::string what = "compact n=" + std::to_string(n) + " d=" + std::to_string(density) + " cap=" + std::to_string(cap) + " mode=" + std::to_string(mode);
 			// scan-scatter
 			Buf<unsigned> out2(cap, 0xabababab);
 			std::vector<unsigned> f(n);
@@ -234,7 +253,8 @@ static void test_compact(size_t n, unsigned density) {
 	g_prefix_mode = 0;
 }
 
-static void test_sort(size_t n, unsigned range, bool split, bool with_vals, int sms) {
+// prefetch (lsd8 only): sort_scatter8_prefetch_u32 instead of sort_scatter8_u32.
+static void test_sort(size_t n, unsigned range, bool split, bool with_vals, int sms, bool prefetch = false) {
 	std::mt19937 r(n + range);
 	std::vector<unsigned> keys(n), vals(n);
 	for (size_t i = 0; i < n; i++) { keys[i] = range ? r() % range : r(); vals[i] = (unsigned)i; }
@@ -270,14 +290,14 @@ static void test_sort(size_t n, unsigned range, bool split, bool with_vals, int 
 		for (int shift = 0; shift < nbits; shift += 8) {
 			launch(sort_hist8_u32, (unsigned)blocks, 256, (const unsigned *)inK, (unsigned long long)n, (unsigned)shift, hist.data(), (unsigned long long)per);
 			production(hist.data(), hist.data(), hist.size(), false, nullptr);
-			launch(sort_scatter8_u32, (unsigned)blocks, 256, (const unsigned *)inK, (const unsigned *)inV, altK, altV, (unsigned long long)n, (unsigned)shift, (const unsigned *)hist.data(), (unsigned long long)per);
+			launch(prefetch ? sort_scatter8_prefetch_u32 : sort_scatter8_u32, (unsigned)blocks, 256, (const unsigned *)inK, (const unsigned *)inV, altK, altV, (unsigned long long)n, (unsigned)shift, (const unsigned *)hist.data(), (unsigned long long)per);
 			std::swap(inK, altK);
 			std::swap(inV, altV);
 			passes++;
 		}
 	}
 	std::vector<unsigned> gk(inK, inK + n);
-	std::string what = std::string(split ? "split" : "lsd8") + " n=" + std::to_string(n) + " range=" + std::to_string(range) + (with_vals ? " pairs" : " keys");
+	std::string what = std::string(split ? "split" : prefetch ? "lsd8-prefetch" : "lsd8") + " n=" + std::to_string(n) + " range=" + std::to_string(range) + (with_vals ? " pairs" : " keys");
 	expect(what + " keys", gk, wk, n);
 	if (with_vals) {
 		std::vector<unsigned> gv(inV, inV + n);
@@ -288,7 +308,7 @@ static void test_sort(size_t n, unsigned range, bool split, bool with_vals, int 
 int main(int argc, char **argv) {
 	std::string only = argc > 1 ? argv[1] : "";
 	if (only == "" || only == "scan") {
-		for (size_t n : {1, 2, 3, 31, 32, 33, 127, 128, 129, 511, 512, 513, 4095, 4096, 4097, 8191, 8193, 33 * 4096 + 5, 70 * 4096}) {
+		for (size_t n : {1, 2, 3, 31, 32, 33, 127, 128, 129, 511, 512, 513, 4095, 4096, 4097, 6143, 6144, 6145, 8191, 8193, 12289, 33 * 4096 + 5, 33 * 6144 + 5, 70 * 4096}) {
 			test_scans<unsigned>(n);
 			if (n < 20000 || n == 70 * 4096) test_scans<float>(n);
 			fprintf(stderr, "scan n=%zu fails=%d\n", n, fails);
@@ -304,7 +324,7 @@ int main(int argc, char **argv) {
 		}
 	}
 	if (only == "" || only == "compact") {
-		for (size_t n : {1, 2, 33, 4095, 4096, 4097, 35 * 4096 + 7}) {
+		for (size_t n : {1, 2, 33, 4095, 4096, 4097, 6143, 6144, 6145, 35 * 4096 + 7, 33 * 6144 + 7}) {
 			for (unsigned d : {0u, 1u, 50u, 100u}) test_compact(n, d);
 			fprintf(stderr, "compact n=%zu fails=%d\n", n, fails);
 		}
@@ -316,6 +336,11 @@ int main(int argc, char **argv) {
 					if (split && n > 20000) continue;
 					test_sort(n, range, split, true, 2);
 					test_sort(n, range, split, false, 1);
+					if (!split) {
+						test_sort(n, range, false, true, 2, true);
+						test_sort(n, range, false, false, 1, true);
+						test_sort(n, range, false, true, 3, true); // uneven sub-tiles per block
+					}
 				}
 			}
 			fprintf(stderr, "sort n=%zu fails=%d\n", n, fails);
@@ -323,10 +348,13 @@ int main(int argc, char **argv) {
 	}
 	if (only == "quick") {
 		// One size per kernel family past the 32-tile look-back window.
-		test_scans<unsigned>(33 * 4096 + 5);
+		test_scans<unsigned>(33 * 6144 + 5); // v2 past one window; v1: 50 tiles
+		test_scans<unsigned>(6145);
 		test_seg<unsigned>(40 * 4096 + 3, 100);
-		test_compact(35 * 4096 + 7, 50);
+		test_compact(33 * 6144 + 7, 50);
 		test_sort(70001, 0, false, true, 2);
+		test_sort(70001, 0, false, true, 2, true);
+		test_sort(20000, 1u << 20, false, false, 3, true);
 		test_sort(20000, 1000, true, true, 2);
 	}
 	printf("%s: %d failures, %d launches\n", fails ? "FAILED" : "PASSED", fails, g_launches);
