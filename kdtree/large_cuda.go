@@ -606,6 +606,9 @@ type smallDev struct {
 }
 
 func (so *smallDev) free() {
+	if so == nil {
+		return
+	}
 	for _, x := range so.bufs {
 		x.Free()
 	}

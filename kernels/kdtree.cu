@@ -1,5 +1,5 @@
 // kdtree.cu: the data-parallel steps of the kd-tree builder's large-node
-// phase (kdtree/level.go is the Go reference; kdtree/build_cuda.go launches
+// phase (kdtree/level.go is the Go reference; kdtree/large_cuda.go launches
 // these). Every floating-point step repeats the Go code operation for
 // operation (kernels are compiled with --fmad=false, so no product is fused
 // into an FMA), and every reduction is either exact (min/max through
