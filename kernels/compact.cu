@@ -5,22 +5,33 @@
 // compact_scatter_u32.
 #include "scan.cuh"
 
-// compact_fused_u32 (v2, the default) and compact_fused_v1_u32: for i < n
-// with flags[i] != 0, in order, dst[k++] = src[i] while k < cap; *count =
-// the number kept (all of them, even beyond cap). grid = ceil(n/6144) (v2,
-// kd_scan::TilingV2) or ceil(n/4096) (v1, TilingV1) blocks of 256 threads,
-// state zeroed (8*(grid+1) bytes). dst must not overlap src or flags.
-// n < 2^32.
-#define KD_COMPACT_FUSED(NAME, CFG, BOUNDS)                                                                            \
-	extern "C" __global__ void BOUNDS                                            \
-	    NAME(const unsigned *src, const unsigned *flags, unsigned *dst, unsigned long long n,              \
-	         unsigned long long cap, unsigned long long *state, unsigned *count) {                         \
+// compact_fused_u32 (v2, the default), compact_fused_staged_u32 and
+// compact_fused_v1_u32: for i < n with flags[i] != 0, in order, dst[k++] =
+// src[i] while k < cap; *count = the number kept (all of them, even beyond
+// cap). grid = ceil(n/8192) (v2 and staged, kd_scan::TilingP32) or
+// ceil(n/4096) (v1, TilingV1) blocks of 256 threads, state zeroed
+// (8*(grid+1) bytes). dst must not overlap src or flags. n < 2^32. The
+// staged kernel gathers a tile's kept items in shared memory and writes
+// them as one coalesced run (kd_scan::IoCompactT).
+#define KD_COMPACT_FUSED(NAME, CFG, BOUNDS)                                                                    \
+	extern "C" __global__ void BOUNDS NAME(const unsigned *src, const unsigned *flags, unsigned *dst,      \
+	                                       unsigned long long n, unsigned long long cap,                   \
+	                                       unsigned long long *state, unsigned *count) {                   \
 		kd_scan::IoCompact<CFG::kStream> io(src, flags, dst, cap);                                     \
 		kd_scan::tile_scan<kd_scan::Add<unsigned>, CFG>(io, n, state, count);                          \
 	}
-KD_COMPACT_FUSED(compact_fused_u32, kd_scan::TilingV2, __launch_bounds__(256, 5))
+KD_COMPACT_FUSED(compact_fused_u32, kd_scan::TilingP32, __launch_bounds__(256, 4))
 KD_COMPACT_FUSED(compact_fused_v1_u32, kd_scan::TilingV1, __launch_bounds__(256))
 #undef KD_COMPACT_FUSED
+
+extern "C" __global__ void __launch_bounds__(256, 4)
+    compact_fused_staged_u32(const unsigned *src, const unsigned *flags, unsigned *dst, unsigned long long n,
+                             unsigned long long cap, unsigned long long *state, unsigned *count) {
+	using Cfg = kd_scan::TilingP32;
+	__shared__ unsigned s_stage[Cfg::kTile];
+	kd_scan::IoCompactStaged<Cfg::kStream> io(src, flags, dst, cap, s_stage);
+	kd_scan::tile_scan<kd_scan::Add<unsigned>, Cfg>(io, n, state, count);
+}
 
 // compact_flags_u32: out[i] = flags[i] != 0 (0 or 1).
 extern "C" __global__ void compact_flags_u32(const unsigned *flags, unsigned *out, unsigned long long n) {

@@ -9,17 +9,17 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "d4f0d0691427bb194cf6b62cd29ce063bf8b284f8331631d8544d94d485bb9e3"
+const SourcesSHA256 = "1fd88214becde2bdfd4a256793e0606c89677a991345d1266ded8466e0031819"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
-	"compact.cu": "e01c6502bbdc99a0efd54b28d686758f3f9db87817b0c49653872251b73b4821",
-	"kdtree.cu":  "2ea973761678667c40cdc2dae11bce31d8f2ee52272fae0fe579ed779ea7f980",
+	"compact.cu": "f61520b193305a048726550cd4e477f7c9ca6bb5de9db9c6157eb7e450e97676",
+	"kdtree.cu":  "55ba47af3d6a712ac250ed7410fe126d39c2931f5d88fed7d16561f8579a9306",
 	"reduce.cu":  "a99e5a2291382bfca5bc1028161811c4fecee2749d806f9ae5d61bb884307131",
 	"reduce.cuh": "d783a56d999a241910e6d4dcca368b7b2b4545b863b3324c5bc66a515842497a",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
-	"scan.cu":    "35c39c7d0e8a842a2ffb9b3b6b556e9d889723593d14a090b086bd90284a897b",
-	"scan.cuh":   "5001529f1ed06028305ab63ab86cd68b6a8dd08c40522dff91bc1ff288ae2b00",
-	"sort.cu":    "5964dd5c742d93eccfeda5fa6fd8ea2b1a49c66ddeff6e776988d2fdf58629ba",
+	"scan.cu":    "b56ff7537aa2dd2d52bf7a18745a690497a817a47ccdf0b41c4c281bf9450907",
+	"scan.cuh":   "9e282b9d01d830994e7a6973365010a9d0ff6de454e474c5b6fa6e72de01e5f3",
+	"sort.cu":    "d38bf1b52d52619c63d6ac0a8f30e2d3c88c3085ff8e56a990da4ba67ca002c3",
 	"split.cu":   "227851d02f75b66c8fc1e29c542904f94082ff692e40d85792fc86e6d85f0946",
 }

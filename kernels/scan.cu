@@ -192,25 +192,30 @@ __device__ __forceinline__ void heads_from_offsets(const unsigned *offsets, unsi
 } // namespace kd_scan
 
 // ---- production: single pass, decoupled look-back -------------------------
-// scan_{excl,incl}_production_{u32,f32} (v2, the default): grid =
-// ceil(n/6144) blocks of 256 threads (kd_scan::TilingV2);
-// scan_{excl,incl}_production_v1_{u32,f32}: grid = ceil(n/4096) blocks of
-// 256 threads (TilingV1). state: 8*(grid+1) zeroed bytes; total: null, or
-// where the last block writes the sum of all n items (bits).
+// scan_{excl,incl}_<family>_{u32,f32}, all 256 threads per block, grid =
+// ceil(n/tile) blocks:
+//   production     kd_scan::TilingP32, tile 8192 (the default)
+//   production24   TilingP24, tile 6144
+//   production16   TilingP16, tile 4096
+//   production_v1  TilingV1, tile 4096 (the first production kernel)
+// state: 8*(grid+1) zeroed bytes; total: null, or where the last block
+// writes the sum of all n items (bits).
 
-#define KD_PRODUCTION(NAME, CFG, BOUNDS, V, INCL)                                                                   \
-	extern "C" __global__ void BOUNDS                                            \
-	    NAME(const V *src, V *dst, unsigned long long n, unsigned long long *state, unsigned *total) {     \
+#define KD_PRODUCTION(NAME, CFG, BOUNDS, V, INCL)                                                              \
+	extern "C" __global__ void BOUNDS NAME(const V *src, V *dst, unsigned long long n,                     \
+	                                       unsigned long long *state, unsigned *total) {                   \
 		kd_scan::production<CFG, V, INCL>(src, dst, n, state, total);                                  \
 	}
-KD_PRODUCTION(scan_excl_production_u32, kd_scan::TilingV2, __launch_bounds__(256, 5), unsigned, false)
-KD_PRODUCTION(scan_incl_production_u32, kd_scan::TilingV2, __launch_bounds__(256, 5), unsigned, true)
-KD_PRODUCTION(scan_excl_production_f32, kd_scan::TilingV2, __launch_bounds__(256, 5), float, false)
-KD_PRODUCTION(scan_incl_production_f32, kd_scan::TilingV2, __launch_bounds__(256, 5), float, true)
-KD_PRODUCTION(scan_excl_production_v1_u32, kd_scan::TilingV1, __launch_bounds__(256), unsigned, false)
-KD_PRODUCTION(scan_incl_production_v1_u32, kd_scan::TilingV1, __launch_bounds__(256), unsigned, true)
-KD_PRODUCTION(scan_excl_production_v1_f32, kd_scan::TilingV1, __launch_bounds__(256), float, false)
-KD_PRODUCTION(scan_incl_production_v1_f32, kd_scan::TilingV1, __launch_bounds__(256), float, true)
+#define KD_PRODUCTION4(FAMILY, CFG, BOUNDS)                                                                    \
+	KD_PRODUCTION(scan_excl_##FAMILY##_u32, CFG, BOUNDS, unsigned, false)                                  \
+	KD_PRODUCTION(scan_incl_##FAMILY##_u32, CFG, BOUNDS, unsigned, true)                                   \
+	KD_PRODUCTION(scan_excl_##FAMILY##_f32, CFG, BOUNDS, float, false)                                     \
+	KD_PRODUCTION(scan_incl_##FAMILY##_f32, CFG, BOUNDS, float, true)
+KD_PRODUCTION4(production, kd_scan::TilingP32, __launch_bounds__(256, 4))
+KD_PRODUCTION4(production24, kd_scan::TilingP24, __launch_bounds__(256, 5))
+KD_PRODUCTION4(production16, kd_scan::TilingP16, __launch_bounds__(256, 8))
+KD_PRODUCTION4(production_v1, kd_scan::TilingV1, __launch_bounds__(256))
+#undef KD_PRODUCTION4
 #undef KD_PRODUCTION
 
 // ---- segmented: the same kernel with the (head, value) operator -----------

@@ -25,21 +25,27 @@ template <int Threads, int Items, int MinBlocks, bool Backoff, bool Stream> stru
 	static constexpr int kWarps = Threads / 32;
 	static constexpr int kWarpSpan = 32 * Items;
 	static constexpr int kRows = Items / 4;
-	static constexpr int kMinBlocks = MinBlocks; // the kernels' __launch_bounds__ blocks per SM (1: none)
+	static constexpr int kMinBlocks = MinBlocks; // the kernels' __launch_bounds__ blocks per SM (written out there)
 	static constexpr bool kBackoff = Backoff;
 	static constexpr bool kStream = Stream;
 	static_assert(Items % 4 == 0 && Items <= 32 && Threads % 32 == 0, "tiling");
 };
-// v1: the first production kernel (256 x 16, busy polling, default caching).
+// v1: the first production kernel (256 x 16, busy polling, default caching;
+// 39-48 registers: 6 or 5 blocks, 24576 or 20480 items in flight per SM).
 using TilingV1 = Tiling<256, 16, 1, false, false>;
-// v2: 256 x 24 (6144-item tiles: a third fewer tiles and look-backs),
-// bounded to 5 blocks per SM (48 registers): 30720 items in flight per SM
-// against v1's 6 x 4096 = 24576; polling with backoff, streaming hints.
-using TilingV2 = Tiling<256, 24, 5, true, true>;
+// The v2 tilings, all polling with backoff and streaming hints. P32 (the
+// default production scan and fused compaction): 256 x 32, bounded to 4
+// blocks per SM (<= 64 registers): 32768 items in flight per SM and half
+// v1's tiles (look-backs, tile atomics, barriers). P24: 256 x 24, 5 blocks
+// (<= 48 registers), 30720 items. P16: v1's tile, 8 blocks (<= 32
+// registers), 32768 items.
+using TilingP32 = Tiling<256, 32, 4, true, true>;
+using TilingP24 = Tiling<256, 24, 5, true, true>;
+using TilingP16 = Tiling<256, 16, 8, true, true>;
 constexpr unsigned kBackoffNs = 128;
 
-// The v1 constants (the Go side's prodTile and ScratchBytes use the v1 tile,
-// the smallest: an upper bound on the look-back words of every tiling).
+// The v1 constants (the Go side's prodTile and ScratchBytes use the 4096-item
+// tile, the smallest: an upper bound on the look-back words of every tiling).
 constexpr int kThreads = TilingV1::kThreads;
 constexpr int kItems = TilingV1::kItems;
 constexpr int kTile = TilingV1::kTile;
@@ -192,6 +198,7 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 	__shared__ unsigned s_tile;
 	__shared__ P s_warp[kWarps];
 	__shared__ P s_carry;
+	__shared__ P s_agg; // Io::kStaged only
 	const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 
 	// Take the next tile number: tiles start in this order, so look-back only
@@ -256,12 +263,14 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 		}
 		if (lane == 0) {
 			s_carry = carry;
+			if constexpr (Io::kStaged) s_agg = agg;
 			if (total != nullptr && tile_base + kTile >= n) *total = bits_of(Op::combine(carry, agg).v);
 		}
 	}
 	__syncthreads();
 
 	// Final prefixes, row by row.
+	if constexpr (Io::kStaged) io.begin(s_carry.v);
 	const P pre_w = Op::combine(s_carry, warp_pre);
 #pragma unroll
 	for (int r = 0; r < kRows; r++) {
@@ -273,6 +282,11 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 #pragma unroll
 		for (int k = 1; k < 4; k++) ex[k] = in[k - 1];
 		io.store(first + r * 128, full, n, ex, in, (heads >> (r * 4)) & 15u);
+	}
+	// A staging Io writes the tile's output from shared memory in one pass.
+	if constexpr (Io::kStaged) {
+		__syncthreads();
+		io.finish(s_agg.v, tid, Cfg::kThreads);
 	}
 }
 
@@ -297,6 +311,7 @@ __device__ __forceinline__ bool aligned16(const void *p) { return ((unsigned lon
 // the exclusive form writes 0 at heads. dst may be src. kStream: see Tiling.
 template <class Op, typename V, bool kInclusive, bool kStream = false> struct IoScan {
 	using P = typename Op::P;
+	static constexpr bool kStaged = false;
 	const V *src;
 	const unsigned *heads; // null: no heads
 	V *dst;
@@ -341,18 +356,42 @@ template <class Op, typename V, bool kInclusive, bool kStream = false> struct Io
 
 // IoCompact: counts the nonzero flags; an item whose flag is set goes to
 // dst[its exclusive count] when that is below cap. kStream: see Tiling
-// (the scattered stores stay plain: they are not full lines).
-template <bool kStream = false> struct IoCompact {
+// (the scattered stores stay plain: they are not full lines). kStaged: the
+// kept items of a tile are gathered in stage (kTile words of shared memory)
+// at their offset inside the tile and the block then writes the tile's
+// whole output run [carry, carry + count) with consecutive threads on
+// consecutive words, instead of each thread storing its items where they go.
+template <bool kStream, bool Staged> struct IoCompactT {
 	using Op = Add<unsigned>;
 	using P = Op::P;
+	static constexpr bool kStaged = Staged;
 	const unsigned *src;
 	const unsigned *flags;
 	unsigned *dst;
 	unsigned long long cap;
 	bool vec;
+	unsigned *stage;         // kStaged: the tile's kept items
+	unsigned long long base; // kStaged: items kept before the tile
 
-	__device__ __forceinline__ IoCompact(const unsigned *s, const unsigned *f, unsigned *d, unsigned long long c)
-	    : src(s), flags(f), dst(d), cap(c), vec(aligned16(f) && aligned16(s)) {}
+	__device__ __forceinline__ IoCompactT(const unsigned *s, const unsigned *f, unsigned *d, unsigned long long c,
+	                                      unsigned *st = nullptr)
+	    : src(s), flags(f), dst(d), cap(c), vec(aligned16(f) && aligned16(s)), stage(st), base(0) {}
+
+	__device__ __forceinline__ void begin(unsigned carry) { base = carry; }
+
+	__device__ __forceinline__ void put(unsigned long long k, unsigned v) const {
+		if (kStaged)
+			stage[k - base] = v;
+		else if (k < cap)
+			dst[k] = v;
+	}
+
+	__device__ __forceinline__ void finish(unsigned count, int tid, int threads) const {
+		for (unsigned i = tid; i < count; i += threads) {
+			const unsigned long long k = base + i;
+			if (k < cap) dst[k] = stage[i];
+		}
+	}
 
 	__device__ __forceinline__ void load(unsigned long long i, bool full, unsigned long long n, P x[4]) const {
 		if (full && vec) {
@@ -376,13 +415,16 @@ template <bool kStream = false> struct IoCompact {
 			const unsigned v[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
 			for (int k = 0; k < 4; k++)
-				if (in[k].v != ex[k].v && ex[k].v < cap) dst[ex[k].v] = v[k];
+				if (in[k].v != ex[k].v) put(ex[k].v, v[k]);
 		} else {
 #pragma unroll
 			for (int k = 0; k < 4; k++)
-				if (in[k].v != ex[k].v && i + k < n && ex[k].v < cap) dst[ex[k].v] = src[i + k];
+				if (in[k].v != ex[k].v && i + k < n) put(ex[k].v, src[i + k]);
 		}
 	}
 };
+// IoCompact: the unstaged form; IoCompactStaged: the staged one.
+template <bool kStream = false> using IoCompact = IoCompactT<kStream, false>;
+template <bool kStream = false> using IoCompactStaged = IoCompactT<kStream, true>;
 
 } // namespace kd_scan

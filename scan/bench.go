@@ -134,22 +134,42 @@ func benchSegscan(ex exec.Executor, n, runs int, copyGBps float64) ([]exec.Bench
 		return nil, err
 	}
 	defer freeAll(src, hb, dst)
-	v := DefaultVariant(ex)
-	if err := SegmentedExclusive(ex, dst, src, hb); err != nil {
-		return nil, err
+	// On a GPU both kernel families, the default first (rows named
+	// production and production-v1 after the scans they are built like).
+	families := []string{""}
+	if ex.CUDA() != nil {
+		families = []string{defaultSegmented, segmentedV1}
+		if defaultSegmented == segmentedV1 {
+			families = []string{segmentedV1, segmentedV2}
+		}
 	}
-	got, err := dst.ToHost()
-	if err != nil {
-		return nil, err
+	var rows []exec.BenchRow
+	for _, family := range families {
+		v := DefaultVariant(ex)
+		switch family {
+		case segmentedV2:
+			v = VariantProduction
+		case segmentedV1:
+			v = VariantProductionV1
+		}
+		run := func() error { return segmentedFamilyOf(ex, nil, family, dst, src, hb, false) }
+		if err := run(); err != nil {
+			return nil, err
+		}
+		got, err := dst.ToHost()
+		if err != nil {
+			return nil, err
+		}
+		if err := mismatch("segscan", v, n, got, want); err != nil {
+			return nil, err
+		}
+		t, err := exec.Time(ex, runs, run)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, exec.NewRow("segscan", v, n, 12*int64(n), t, copyGBps))
 	}
-	if err := mismatch("segscan", v, n, got, want); err != nil {
-		return nil, err
-	}
-	t, err := exec.Time(ex, runs, func() error { return SegmentedExclusive(ex, dst, src, hb) })
-	if err != nil {
-		return nil, err
-	}
-	return []exec.BenchRow{exec.NewRow("segscan", v, n, 12*int64(n), t, copyGBps)}, nil
+	return rows, nil
 }
 
 func benchCompact(ex exec.Executor, n, runs int, copyGBps float64) ([]exec.BenchRow, error) {

@@ -20,6 +20,9 @@ func checkBench(t *testing.T, ex exec.Executor, sizes []int) {
 			variants = Variants(ex)
 		case "segscan":
 			variants = []string{DefaultVariant(ex)}
+			if ex.CUDA() != nil {
+				variants = []string{VariantProduction, VariantProductionV1} // the two kernel families
+			}
 		case "compact":
 			variants = CompactVariants(ex)
 		case "sort":

@@ -17,6 +17,7 @@ const (
 	CompactScanScatter = "scan-scatter" // flags, production scan, scatter: three kernels (GPU)
 	CompactFused       = "fused"        // one single-pass kernel with decoupled look-back, 256 x 24 items (GPU default)
 	CompactFusedV1     = "fused-v1"     // the first fused kernel: 256 x 16 items, busy polling (GPU)
+	CompactFusedStaged = "fused-staged" // fused, each tile's kept items gathered in shared memory and written as one run (GPU)
 )
 
 // ErrShortDst is returned (wrapped) by the compactions when dst is shorter
@@ -28,7 +29,7 @@ var ErrShortDst = errors.New("scan: dst shorter than the number of kept items")
 func CompactVariants(ex exec.Executor) []string {
 	if ex.CUDA() != nil {
 		v := []string{defaultCompact}
-		for _, s := range []string{CompactFused, CompactFusedV1, CompactScanScatter} {
+		for _, s := range []string{CompactFused, CompactFusedStaged, CompactFusedV1, CompactScanScatter} {
 			if s != defaultCompact {
 				v = append(v, s)
 			}

@@ -1,8 +1,10 @@
 package scan
 
+import "strings"
+
 // The GPU defaults, one line each: to go back to the first production
 // kernels, set defaultScan to VariantProductionV1, defaultCompact to
-// CompactFusedV1, defaultSegmented to segmentedV1 and defaultSort to
+// CompactFusedV1 (or try CompactFusedStaged), defaultSegmented to segmentedV1 and defaultSort to
 // SortLSD8. Every kernel stays
 // selectable by name (Variants, CompactVariants) whatever the default.
 const (
@@ -23,14 +25,25 @@ const (
 // to check both.
 var segmentedFamily = defaultSegmented
 
-// lookbackTile returns the items per tile of a single-pass kernel family
-// (kernels/scan.cuh: TilingV1 4096, TilingV2 6144, TilingSegV2 4096).
+// productionFamily maps the production variants to their kernel families
+// (scan_{excl,incl}_<family>_{u32,f32}, kernels/scan.cu).
+var productionFamily = map[string]string{
+	VariantProduction:   "production",
+	VariantProduction24: "production24",
+	VariantProduction16: "production16",
+	VariantProductionV1: "production_v1",
+}
+
+// lookbackTile returns the items per tile of a single-pass kernel
+// (kernels/scan.cuh: TilingP32 8192, TilingP24 6144, TilingP16, TilingV1 and
+// the segmented kernels 4096).
 func lookbackTile(kernel string) int {
-	switch kernel {
-	case "scan_excl_production_u32", "scan_incl_production_u32",
-		"scan_excl_production_f32", "scan_incl_production_f32",
-		"compact_fused_u32":
-		return prodTileV2
+	switch {
+	case strings.Contains(kernel, "_production_u32"), strings.Contains(kernel, "_production_f32"),
+		kernel == "compact_fused_u32", kernel == "compact_fused_staged_u32":
+		return 8192
+	case strings.Contains(kernel, "_production24_"):
+		return 6144
 	}
 	return prodTile
 }

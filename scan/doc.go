@@ -27,10 +27,21 @@
 //	  work-efficient-threads  GPU the same, launching only the threads a level needs
 //	  shared-naive            GPU Hillis–Steele per 512-item block in shared memory, block sums scanned recursively
 //	  shared-work-efficient   GPU Blelloch per block in shared memory with bank-conflict padding, recursive block sums
-//	  production              GPU single pass, decoupled look-back, 256 threads × 16 items, uint4 loads (default)
-//	segmented scan (heads or offsets): the production kernel with the (head, sum) operator; Go: tiled like cpu-parallel
-//	compaction (CompactVariants): cpu-parallel, cpu-no-scan, cpu-scan; GPU fused (default), scan-scatter
-//	sort (SortVariants): Go cpu-lsd8; GPU lsd8 (default), split
+//	  production              GPU single pass, decoupled look-back, 256 threads × 32 items, uint4 loads and
+//	                              stores with evict-first hints, look-back polling with backoff, ≤ 64
+//	                              registers: 4 blocks per SM (default)
+//	  production-24           GPU the same with 24 items, ≤ 48 registers: 5 blocks per SM
+//	  production-16           GPU the same with 16 items, ≤ 32 registers: 8 blocks per SM
+//	  production-v1           GPU the first production kernel: 256 threads × 16 items, busy polling
+//	segmented scan (heads or offsets): the production kernel with the (head, sum) operator, 256 × 16 items,
+//	  ≤ 64 registers (4 blocks per SM), backoff; the v1 kernels (80 registers) stay in the image; Go: tiled like cpu-parallel
+//	compaction (CompactVariants): cpu-parallel, cpu-no-scan, cpu-scan; GPU fused (default, the production
+//	  scan's 256 × 32 tiling, ≤ 64 registers), fused-v1, scan-scatter
+//	sort (SortVariants): Go cpu-lsd8; GPU lsd8-prefetch (default: lsd8 whose scatter loads a whole sub-tile
+//	  at once and the next one during the write-out), lsd8, split
+//
+// The GPU defaults are one-line switches in defaults.go (defaultScan,
+// defaultCompact, defaultSegmented, defaultSort).
 //
 // # Scratch
 //
@@ -47,8 +58,8 @@
 // # Testing
 //
 // Every variant is compared exactly with the reference loops on the edge
-// sizes (0, 1, 2, 31–33, around the 512-item shared block, the 4096-item
-// tile and powers of two), with guard items around device outputs. The GPU
+// sizes (0, 1, 2, 31–33, around the 512-item shared block, the 4096-,
+// 6144- and 8192-item tiles and powers of two), with guard items around device outputs. The GPU
 // tests (go test -run GPU) skip without a device. Without one, the kernels
 // can still be run on the CPU: KDBUILD_EMU=1 go test -run Emulated compiles
 // them with g++ against testdata/emu/emu.h, an emulation of the CUDA subset

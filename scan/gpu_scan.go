@@ -10,12 +10,13 @@ import (
 )
 
 // Production tiling (kernels/scan.cuh): 256 threads, 16 items each (v1,
-// the segmented kernels) or 24 (v2: production and fused compaction).
+// production-16, the segmented kernels); production-24: 24; production and
+// the fused compaction: 32 (see lookbackTile).
 const (
 	prodThreads = 256
 	prodItems   = 16
 	prodTile    = prodThreads * prodItems
-	prodTileV2  = prodThreads * 24
+	prodTileV2  = prodThreads * 32
 	// sharedBlock is the block size of the shared-memory teaching scans.
 	sharedBlock = 512
 	// gridCap bounds the grid of grid-stride kernels.
@@ -80,15 +81,15 @@ func (sc *Scanner) productionRaw(sfx string, dst, src cuda.DevPtr, n int, inclus
 	return sc.productionVariant(defaultScan, sfx, dst, src, n, inclusive, total)
 }
 
-// productionVariant runs production (v2) or production-v1 over raw pointers.
+// productionVariant runs one of the production variants over raw pointers.
 func (sc *Scanner) productionVariant(variant, sfx string, dst, src cuda.DevPtr, n int, inclusive bool, total cuda.DevPtr) error {
 	kind := "excl"
 	if inclusive {
 		kind = "incl"
 	}
-	family := "production"
-	if variant == VariantProductionV1 {
-		family = "production_v1"
+	family, ok := productionFamily[variant]
+	if !ok {
+		return fmt.Errorf("scan: unknown production variant %q", variant)
 	}
 	return sc.lookbackLaunch("scan_"+kind+"_"+family+"_"+sfx, n, total, true, src, dst, uint64(n))
 }
@@ -129,7 +130,7 @@ func gpuScan[T Value](sc *Scanner, variant string, dst, src *exec.Buf[T], inclus
 	}
 	ctx := sc.ex.CUDA()
 	switch variant {
-	case VariantProduction, VariantProductionV1:
+	case VariantProduction, VariantProduction24, VariantProduction16, VariantProductionV1:
 		return sc.productionVariant(variant, sfx, dst.Ptr(), src.Ptr(), n, inclusive, 0)
 
 	case VariantNaive:
@@ -234,7 +235,7 @@ func sharedScan(ctx *cuda.Context, kernel string, threads int, sfx string, in, o
 	return ctx.Launch("scan_add_sums_"+sfx, linearGrid(n, 256), cuda.Linear(256), 0, out, sums, uint64(n))
 }
 
-func gpuSegmented[T Value](sc *Scanner, dst, src *exec.Buf[T], heads cuda.DevPtr, inclusive bool) error {
+func gpuSegmented[T Value](sc *Scanner, family string, dst, src *exec.Buf[T], heads cuda.DevPtr, inclusive bool) error {
 	n := src.Len()
 	if err := checkGPUSize("segmented scan", n); err != nil {
 		return err
@@ -244,7 +245,7 @@ func gpuSegmented[T Value](sc *Scanner, dst, src *exec.Buf[T], heads cuda.DevPtr
 		kind = "incl"
 	}
 	kernel := "segscan_" + kind + "_" + suffix[T]()
-	if segmentedFamily == segmentedV1 {
+	if family == segmentedV1 {
 		kernel = "segscan_" + kind + "_v1_" + suffix[T]()
 	}
 	return sc.lookbackLaunch(kernel, n, 0, false, src.Ptr(), heads, dst.Ptr(), uint64(n))

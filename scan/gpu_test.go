@@ -21,19 +21,20 @@ func gpuOrSkip(t *testing.T) exec.Executor {
 }
 
 // gpuSizes: the edge sizes around the shared-memory block (512), the
-// production tiles (4096 for v1 and the segmented kernels, 6144 for v2)
-// and powers of two, up to 2^24 (2^20 in -short).
+// production tiles (4096, 6144, 8192: lookbackTile) and one 32-tile
+// look-back window past each, and powers of two, up to 2^24 (2^20 in
+// -short).
 func gpuSizes(slowVariants bool) []int {
 	limit := 1<<24 + 1
 	if testing.Short() || slowVariants {
 		limit = 1<<20 + 1
 	}
-	return sizesUpTo(limit, []int{256, 512, 512 * 512, prodTile, 32 * prodTile, prodTileV2, 33 * prodTileV2}, []int{10, 12, 13, 16, 17, 20, 22, 24})
+	return sizesUpTo(limit, []int{256, 512, 512 * 512, prodTile, 32 * prodTile, 6144, 33 * 6144, prodTileV2, 33 * prodTileV2}, []int{10, 12, 13, 16, 17, 20, 22, 24})
 }
 
 func TestGPUScan(t *testing.T) {
 	ex := gpuOrSkip(t)
-	prod := []string{VariantProduction, VariantProductionV1}
+	prod := []string{VariantProduction, VariantProduction24, VariantProduction16, VariantProductionV1}
 	teaching := []string{VariantNaive, VariantWorkEfficient, VariantWorkEfficientThreads, VariantSharedNaive, VariantSharedWorkEfficient}
 	t.Run("production/uint32", func(t *testing.T) { checkScans[uint32](t, ex, prod, gpuSizes(false)) })
 	t.Run("production/int32", func(t *testing.T) { checkScans[int32](t, ex, prod, gpuSizes(true)) })
@@ -64,8 +65,9 @@ func TestGPUScanDefault(t *testing.T) {
 	}
 }
 
-// TestGPUScanLarge scans 2^28 int32 (1 GiB, in place) with both production
-// kernels: 64-bit offsets and 43691 (v2) or 65536 (v1) tiles of look-back.
+// TestGPUScanLarge scans 2^28 int32 (1 GiB, in place) with the default and
+// the v1 production kernels: 64-bit offsets and 32769 (8192-item tiles) or
+// 65537 tiles of look-back.
 func TestGPUScanLarge(t *testing.T) {
 	ex := gpuOrSkip(t)
 	if testing.Short() {
@@ -134,7 +136,7 @@ func TestGPUSegmented(t *testing.T) {
 
 func TestGPUCompact(t *testing.T) {
 	ex := gpuOrSkip(t)
-	sizes := sizesUpTo(1<<20+1, []int{prodTile, prodTileV2, 33 * prodTileV2}, []int{10, 13, 17, 20})
+	sizes := sizesUpTo(1<<20+1, []int{prodTile, 33 * prodTile, prodTileV2, 33 * prodTileV2}, []int{10, 13, 17, 20})
 	if !testing.Short() {
 		sizes = append(sizes, 1<<24+1)
 	}

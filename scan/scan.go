@@ -19,14 +19,17 @@ const (
 	VariantWorkEfficientThreads = "work-efficient-threads" // the same, launching only the threads a level needs
 	VariantSharedNaive          = "shared-naive"           // Hillis–Steele per block in shared memory, block sums scanned recursively
 	VariantSharedWorkEfficient  = "shared-work-efficient"  // Blelloch per block in shared memory (conflict-free offsets), recursive block sums
-	VariantProduction           = "production"             // single pass, decoupled look-back, 256 x 24 items, backoff (the GPU default)
+	VariantProduction           = "production"             // single pass, decoupled look-back, 256 x 32 items, backoff (the GPU default)
+	VariantProduction24         = "production-24"          // the same, 256 x 24 items, 5 blocks per SM
+	VariantProduction16         = "production-16"          // the same, 256 x 16 items, 8 blocks per SM
 	VariantProductionV1         = "production-v1"          // the first production kernel: 256 x 16 items, busy polling
 )
 
 var (
 	cpuVariants = []string{VariantCPUSerial, VariantCPUParallel}
 	gpuVariants = []string{VariantNaive, VariantWorkEfficient, VariantWorkEfficientThreads,
-		VariantSharedNaive, VariantSharedWorkEfficient, VariantProduction, VariantProductionV1}
+		VariantSharedNaive, VariantSharedWorkEfficient, VariantProduction,
+		VariantProduction24, VariantProduction16, VariantProductionV1}
 )
 
 // Variants lists the scan variant names valid on ex, the default first.

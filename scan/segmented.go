@@ -59,6 +59,12 @@ func SegmentedInclusiveOffsets[T Value](ex exec.Executor, dst, src *exec.Buf[T],
 }
 
 func segmented[T Value](ex exec.Executor, sc *Scanner, dst, src *exec.Buf[T], heads *exec.Buf[uint32], inclusive bool) error {
+	return segmentedFamilyOf(ex, sc, segmentedFamily, dst, src, heads, inclusive)
+}
+
+// segmentedFamilyOf is segmented with the GPU kernel family chosen
+// (segmentedV2 or segmentedV1; ignored on the Go executor).
+func segmentedFamilyOf[T Value](ex exec.Executor, sc *Scanner, family string, dst, src *exec.Buf[T], heads *exec.Buf[uint32], inclusive bool) error {
 	const op = "Segmented"
 	checkLen(op, dst.Len(), src.Len())
 	checkLen(op+" heads", heads.Len(), src.Len())
@@ -81,7 +87,7 @@ func segmented[T Value](ex exec.Executor, sc *Scanner, dst, src *exec.Buf[T], he
 			}
 			defer unlock()
 		}
-		return gpuSegmented(sc, dst, src, heads.Ptr(), inclusive)
+		return gpuSegmented(sc, family, dst, src, heads.Ptr(), inclusive)
 	}
 	goSegmented(ex.Workers(), dst.Host(), src.Host(), heads.Host(), inclusive)
 	return nil
@@ -114,7 +120,7 @@ func segmentedOffsets[T Value](ex exec.Executor, sc *Scanner, dst, src *exec.Buf
 		if err != nil {
 			return err
 		}
-		return gpuSegmented(sc, dst, src, heads, inclusive)
+		return gpuSegmented(sc, segmentedFamily, dst, src, heads, inclusive)
 	}
 	off := offsets.Host()
 	if n > 0 || len(off) > 0 {

@@ -29,8 +29,9 @@ static void expect1(const std::string &what, uint64_t got, uint64_t want) {
 const unsigned kGridCap = 6; // grid-stride kernels: few blocks in emulation
 static unsigned gs(size_t n, unsigned threads) { return (unsigned)std::max<size_t>(1, std::min<size_t>((n + threads - 1) / threads, kGridCap)); }
 static unsigned tiles(size_t n, size_t tile = 4096) { return (unsigned)((n + tile - 1) / tile); }
-const size_t kTileV2 = 6144; // kd_scan::TilingV2 (production, compact_fused_u32)
-static_assert(kd_scan::TilingV2::kTile == kTileV2 && kd_scan::TilingV1::kTile == 4096, "tiles");
+const size_t kTileV2 = 8192; // kd_scan::TilingP32 (production, compact_fused_u32)
+static_assert(kd_scan::TilingP32::kTile == kTileV2 && kd_scan::TilingP24::kTile == 6144 &&
+              kd_scan::TilingP16::kTile == 4096 && kd_scan::TilingV1::kTile == 4096, "tiles");
 
 // Guarded buffer: G guard words each side.
 const size_t G = 64;
@@ -56,17 +57,29 @@ static unsigned long long *fresh_state(size_t n) {
 	return state.data();
 }
 
-// production: v1 false runs the default (v2) kernels, true the v1 ones.
-template <class V> static void production(const V *src, V *dst, size_t n, bool incl, unsigned *total, bool v1 = false) {
-	void (*k)(const V *, V *, unsigned long long, unsigned long long *, unsigned *);
+// production: family 0 runs the default kernels (production, TilingP32),
+// 1 production-v1, 2 production24, 3 production16.
+const char *kFamilies[] = {"production", "production-v1", "production-24", "production-16"};
+template <class V> static void production(const V *src, V *dst, size_t n, bool incl, unsigned *total, int family = 0) {
+	typedef void (*K)(const V *, V *, unsigned long long, unsigned long long *, unsigned *);
+	K k;
+	size_t tile = 4096;
 	if constexpr (std::is_same_v<V, float>) {
-		if (v1) k = incl ? scan_incl_production_v1_f32 : scan_excl_production_v1_f32;
-		else k = incl ? scan_incl_production_f32 : scan_excl_production_f32;
+		const K ks[4][2] = {{scan_excl_production_f32, scan_incl_production_f32},
+		                    {scan_excl_production_v1_f32, scan_incl_production_v1_f32},
+		                    {scan_excl_production24_f32, scan_incl_production24_f32},
+		                    {scan_excl_production16_f32, scan_incl_production16_f32}};
+		k = ks[family][incl];
 	} else {
-		if (v1) k = incl ? scan_incl_production_v1_u32 : scan_excl_production_v1_u32;
-		else k = incl ? scan_incl_production_u32 : scan_excl_production_u32;
+		const K ks[4][2] = {{scan_excl_production_u32, scan_incl_production_u32},
+		                    {scan_excl_production_v1_u32, scan_incl_production_v1_u32},
+		                    {scan_excl_production24_u32, scan_incl_production24_u32},
+		                    {scan_excl_production16_u32, scan_incl_production16_u32}};
+		k = ks[family][incl];
 	}
-	launch(k, tiles(n, v1 ? 4096 : kTileV2), 256, src, dst, (unsigned long long)n, fresh_state(n), total);
+	if (family == 0) tile = kTileV2;
+	if (family == 2) tile = 6144;
+	launch(k, tiles(n, tile), 256, src, dst, (unsigned long long)n, fresh_state(n), total);
 }
 
 template <class V> static std::vector<V> ref_scan(const std::vector<V> &s, bool incl) {
@@ -142,14 +155,14 @@ template <class V> static void test_scans(size_t n) {
 	auto src = rnd<V>(n, (unsigned)n);
 	for (int incl = 0; incl < 2; incl++) {
 		auto want = ref_scan(src, incl);
-		for (int v1 = 0; v1 < 2; v1++)
+		for (int v1 = 0; v1 < 4; v1++)
 		for (int mode = 0; mode < 3; mode++) {
 			g_prefix_mode = mode;
 			Buf<V> in(n, (V)0), out(n, (V)-5);
 			std::copy(src.begin(), src.end(), in.p());
 			unsigned total = 0xdeadbeef;
 			production(in.p(), out.p(), n, incl, &total, v1);
-			std::string what = std::string(v1 ? "production-v1 " : "production ") + (incl ? "incl" : "excl") + " n=" + std::to_string(n) + " mode=" + std::to_string(mode) + (std::is_same_v<V, float> ? " f32" : " u32");
+			std::string what = std::string(kFamilies[v1]) + " " + (incl ? "incl" : "excl") + " n=" + std::to_string(n) + " mode=" + std::to_string(mode) + (std::is_same_v<V, float> ? " f32" : " u32");
 			expect(what, out.out(), want, n);
 			out.check(what);
 			V sum = 0;
@@ -228,11 +241,12 @@ static void test_compact(size_t n, unsigned density) {
 	for (int mode = 0; mode < 3; mode++) {
 		g_prefix_mode = mode;
 		for (size_t cap : {n, want.size() / 2}) {
-			for (int v1 = 0; v1 < 2; v1++) {
+			for (int v1 = 0; v1 < 3; v1++) { // 0 fused, 1 fused-v1, 2 fused-staged
 			Buf<unsigned> out(cap, 0xabababab);
 			unsigned count = 0xdeadbeef;
-			launch(v1 ? compact_fused_v1_u32 : compact_fused_u32, tiles(n, v1 ? 4096 : kTileV2), 256, (const unsigned *)src.data(), (const unsigned *)flags.data(), out.p(), (unsigned long long)n, (unsigned long long)cap, fresh_state(n), &count);
-			std::string what = std::string(v1 ? "compact fused-v1 n=" : "compact fused n=") + std::to_string(n) + " d=" + std::to_string(density) + " cap=" + std::to_string(cap) + " mode=" + std::to_string(mode);
+			auto k = v1 == 0 ? compact_fused_u32 : v1 == 1 ? compact_fused_v1_u32 : compact_fused_staged_u32;
+			launch(k, tiles(n, v1 == 1 ? 4096 : kTileV2), 256, (const unsigned *)src.data(), (const unsigned *)flags.data(), out.p(), (unsigned long long)n, (unsigned long long)cap, fresh_state(n), &count);
+			std::string what = std::string(v1 == 0 ? "compact fused n=" : v1 == 1 ? "compact fused-v1 n=" : "compact fused-staged n=") + std::to_string(n) + " d=" + std::to_string(density) + " cap=" + std::to_string(cap) + " mode=" + std::to_string(mode);
 			expect1(what + " count", count, want.size());
 			expect(what, out.out(), want, std::min(cap, want.size()));
 			out.check(what);
@@ -308,7 +322,7 @@ static void test_sort(size_t n, unsigned range, bool split, bool with_vals, int 
 int main(int argc, char **argv) {
 	std::string only = argc > 1 ? argv[1] : "";
 	if (only == "" || only == "scan") {
-		for (size_t n : {1, 2, 3, 31, 32, 33, 127, 128, 129, 511, 512, 513, 4095, 4096, 4097, 6143, 6144, 6145, 8191, 8193, 12289, 33 * 4096 + 5, 33 * 6144 + 5, 70 * 4096}) {
+		for (size_t n : {1, 2, 3, 31, 32, 33, 127, 128, 129, 511, 512, 513, 4095, 4096, 4097, 6143, 6144, 6145, 8191, 8192, 8193, 12289, 16385, 33 * 4096 + 5, 33 * 6144 + 5, 33 * 8192 + 5, 70 * 4096}) {
 			test_scans<unsigned>(n);
 			if (n < 20000 || n == 70 * 4096) test_scans<float>(n);
 			fprintf(stderr, "scan n=%zu fails=%d\n", n, fails);
@@ -324,7 +338,7 @@ int main(int argc, char **argv) {
 		}
 	}
 	if (only == "" || only == "compact") {
-		for (size_t n : {1, 2, 33, 4095, 4096, 4097, 6143, 6144, 6145, 35 * 4096 + 7, 33 * 6144 + 7}) {
+		for (size_t n : {1, 2, 33, 4095, 4096, 4097, 8191, 8192, 8193, 35 * 4096 + 7, 33 * 8192 + 7}) {
 			for (unsigned d : {0u, 1u, 50u, 100u}) test_compact(n, d);
 			fprintf(stderr, "compact n=%zu fails=%d\n", n, fails);
 		}
@@ -348,10 +362,10 @@ int main(int argc, char **argv) {
 	}
 	if (only == "quick") {
 		// One size per kernel family past the 32-tile look-back window.
-		test_scans<unsigned>(33 * 6144 + 5); // v2 past one window; v1: 50 tiles
-		test_scans<unsigned>(6145);
+		test_scans<unsigned>(33 * 8192 + 5); // every family past one 32-tile window
+		test_scans<unsigned>(8193);
 		test_seg<unsigned>(40 * 4096 + 3, 100);
-		test_compact(33 * 6144 + 7, 50);
+		test_compact(33 * 8192 + 7, 50);
 		test_sort(70001, 0, false, true, 2);
 		test_sort(70001, 0, false, true, 2, true);
 		test_sort(20000, 1u << 20, false, false, 3, true);
