@@ -9,14 +9,14 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "1fd88214becde2bdfd4a256793e0606c89677a991345d1266ded8466e0031819"
+const SourcesSHA256 = "6f2463610589465cb5d68ceeb84083b371da928ff9bc5fc94bd80bce2887a5bb"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
 	"compact.cu": "f61520b193305a048726550cd4e477f7c9ca6bb5de9db9c6157eb7e450e97676",
 	"kdtree.cu":  "55ba47af3d6a712ac250ed7410fe126d39c2931f5d88fed7d16561f8579a9306",
-	"reduce.cu":  "a99e5a2291382bfca5bc1028161811c4fecee2749d806f9ae5d61bb884307131",
-	"reduce.cuh": "d783a56d999a241910e6d4dcca368b7b2b4545b863b3324c5bc66a515842497a",
+	"reduce.cu":  "bf6df67c2d068cf66b481c66dcef0a67ebb1e75945d9109aa179f79fc1e5b30d",
+	"reduce.cuh": "87033d621e0c80e4da0ab4458479651a0600b2f5a45077b4e0e565fd98e68423",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
 	"scan.cu":    "b56ff7537aa2dd2d52bf7a18745a690497a817a47ccdf0b41c4c281bf9450907",
 	"scan.cuh":   "9e282b9d01d830994e7a6973365010a9d0ff6de454e474c5b6fa6e72de01e5f3",

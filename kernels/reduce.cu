@@ -1,7 +1,7 @@
 // Min/max reductions over float32 (package reduce). Building blocks and the
 // designs are in reduce.cuh; this file only declares the extern "C" entry
 // points, every one launched with kd_reduce::kBlock (256) threads except
-// r4 and r5 (kd_reduce::kThreads45 = 512) and reduce_bounds_f32
+// r4 and r5 (kd_reduce::kThreads45 = 256) and reduce_bounds_f32
 // (kd_reduce::kBoundsBlock = 384).
 //
 // Designs r0 … r6, for op = min, max, minmax:
@@ -12,7 +12,7 @@
 //   pass); otherwise a later minmax pass reads minima from inLo and maxima
 //   from inHi. min and max kernels use only inLo and outLo. work (128 states
 //   per block: 128 words, 256 for minmax) is used by r0 and r1 only. Per
-//   block: 256 inputs (r0–r3, 256 threads), 1024 (r4, r5, 512 threads), a
+//   block: 256 inputs (r0–r3, 256 threads), 512 (r4, r5, 256 threads), a
 //   grid-stride share (r6); a grid of one block (r0–r5) reduces all n inputs
 //   (the final level).
 // Design r7 (one pass):

@@ -24,7 +24,7 @@
 //	r1       Reduce1   sequential addressing, in place in global memory   reduce_<op>_r1_f32
 //	r2       Reduce2   block values copied to shared memory first         reduce_<op>_r2_f32
 //	r3       Reduce3   running value in a register                        reduce_<op>_r3_f32
-//	r4       Reduce4   unrolled, 512 threads; first step during the load  reduce_<op>_r4_f32
+//	r4       Reduce4   unrolled, 256 threads; first step during the load  reduce_<op>_r4_f32
 //	                   (2 elements per thread at block stride); last
 //	                   warp with shuffles, no block barrier; last step
 //	                   folded into the output
@@ -35,7 +35,7 @@
 //	                   (threadfence + self-resetting atomic counter)
 //	                   reduces the block results
 //
-// r0–r3 reduce 256 elements per block (256 threads), r4 and r5 1024 (512
+// r0–r3 reduce 256 elements per block (256 threads), r4 and r5 512 (256
 // threads), and run again over the block results, level after level; once
 // the remaining values give each thread at most 32, a single block takes
 // them all (each thread first folds its column, then the design's tree), so
@@ -44,7 +44,7 @@
 //
 //	n            r0–r3  r4, r5  r6  r7
 //	69,451       2      2       2   1
-//	2^24         3      2       2   1
+//	2^24         3      3       2   1
 //	2^28         3      3       2   1
 //
 // The thesis reduces its input in place; ours must stay intact, so r0 and

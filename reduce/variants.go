@@ -15,7 +15,7 @@ import "fmt"
 //	r2    Reduce2  the block's values copied into shared memory first            levels
 //	r3    Reduce3  each thread keeps its running value in a register; shared     levels
 //	               memory only publishes it
-//	r4    Reduce4  unrolled (block size fixed at compile time, 512 threads):     levels
+//	r4    Reduce4  unrolled (block size fixed at compile time, 256 threads):     levels
 //	               the first step done while loading (2 elements per thread at
 //	               block-size stride, half the shared memory), the last warp
 //	               without block barriers (shuffles), the last step folded
@@ -33,7 +33,7 @@ import "fmt"
 // all (the final level: each thread first folds its column of the inputs,
 // then the design's tree runs unchanged). So n = 69,451 (a bunny-sized
 // reduction) takes 2 launches in every multi-pass design, n = 2^24 takes 3
-// (r0–r3: 65,536, 256, 1 blocks) or 2 (r4, r5: 16,384, 1), n = 2^28 takes 3.
+// (r0–r3: 65,536, 256, 1 blocks; r4, r5: 32,768, 64, 1), n = 2^28 takes 3.
 // Partial last blocks are padded with the identity, so any n works.
 type Variant struct {
 	Name     string // r0 … r7
@@ -62,7 +62,7 @@ const DefaultVariant = "r7"
 const blockSize = 256
 
 // wideBlock is the thread count of r4 and r5 (reduce.cuh's kThreads45).
-const wideBlock = 512
+const wideBlock = 256
 
 // finalPerThread bounds the inputs per thread of a multi-pass design's final
 // one-block level: up to it, folding a column (four loads in flight, from
@@ -78,7 +78,7 @@ var variants = []Variant{
 	{"r1", "Reduce1", "sequential addressing, global memory (in place in a work array)", blockSize, blockSize},
 	{"r2", "Reduce2", "block values copied to shared memory first", blockSize, blockSize},
 	{"r3", "Reduce3", "running value in a register, shared memory to publish it", blockSize, blockSize},
-	{"r4", "Reduce4", "unrolled, 512 threads; first step during the load; last warp by shuffles; last step folded into the output", wideBlock, 2 * wideBlock},
+	{"r4", "Reduce4", "unrolled, 256 threads; first step during the load; last warp by shuffles; last step folded into the output", wideBlock, 2 * wideBlock},
 	{"r5", "", "r4's load, then warp shuffles for the whole tree", wideBlock, 2 * wideBlock},
 	{"r6", "", "many elements per thread, float4 loads, grid = SMs x 8 blocks, second tiny pass", blockSize, 0},
 	{"r7", "", "one pass: float4 grid-stride loop, last block done (threadfence + self-resetting counter)", blockSize, 0},

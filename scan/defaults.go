@@ -8,10 +8,10 @@ import "strings"
 // SortLSD8. Every kernel stays
 // selectable by name (Variants, CompactVariants) whatever the default.
 const (
-	defaultScan      = VariantProduction // GPU scan of Exclusive, Inclusive, ExclusiveTotal, the sorts and scan-scatter
-	defaultCompact   = CompactFused      // GPU compaction of Compact and CompactNonzero
-	defaultSegmented = segmentedV2       // GPU segmented scans
-	defaultSort      = SortLSD8Prefetch  // GPU sort of SortPairs
+	defaultScan      = VariantProduction  // GPU scan of Exclusive, Inclusive, ExclusiveTotal, the sorts and scan-scatter
+	defaultCompact   = CompactFusedStaged // GPU compaction of Compact and CompactNonzero
+	defaultSegmented = segmentedV2        // GPU segmented scans
+	defaultSort      = SortLSD8Prefetch   // GPU sort of SortPairs
 )
 
 // Segmented scan kernel families (kernels/scan.cu): segscan_{excl,incl}_

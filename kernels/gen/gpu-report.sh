@@ -22,7 +22,7 @@ k=./kdbuild
 	timeout 60 $k bench thesis scenes/stanford-bunny.obj 2>&1
 } > "$out/bench.md"
 : > "$out/builds.jsonl"
-for s in stanford-bunny.obj sponza-dabrovic.obj.gz conference.obj.gz dragon-19k.obj.gz spot.obj proc:grid:8:8:2:scenes/stanford-bunny.obj; do
+for s in scenes/stanford-bunny.obj scenes/sponza-dabrovic.obj.gz scenes/conference.obj.gz scenes/dragon-19k.obj.gz scenes/spot.obj proc:grid:8:8:2:scenes/stanford-bunny.obj; do
 	for d in gpu cpu; do
 		n=11
 		case "$s$d" in *grid*cpu) n=1 ;; esac
