@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "6f2463610589465cb5d68ceeb84083b371da928ff9bc5fc94bd80bce2887a5bb"
+const SourcesSHA256 = "84b092ad8904d377ece9f3f5627cceab44d9c39f4181372c5a731d24b3dc380c"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -18,8 +18,8 @@ var SourceSHA256 = map[string]string{
 	"reduce.cu":  "bf6df67c2d068cf66b481c66dcef0a67ebb1e75945d9109aa179f79fc1e5b30d",
 	"reduce.cuh": "87033d621e0c80e4da0ab4458479651a0600b2f5a45077b4e0e565fd98e68423",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
-	"scan.cu":    "b56ff7537aa2dd2d52bf7a18745a690497a817a47ccdf0b41c4c281bf9450907",
+	"scan.cu":    "f37c50838ca3e4b7863c39326d21ede3d84ad405b7adcbaeec43f1e88ec262f0",
 	"scan.cuh":   "9e282b9d01d830994e7a6973365010a9d0ff6de454e474c5b6fa6e72de01e5f3",
-	"sort.cu":    "d38bf1b52d52619c63d6ac0a8f30e2d3c88c3085ff8e56a990da4ba67ca002c3",
+	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":   "227851d02f75b66c8fc1e29c542904f94082ff692e40d85792fc86e6d85f0946",
 }

@@ -211,9 +211,20 @@ __device__ __forceinline__ void heads_from_offsets(const unsigned *offsets, unsi
 	KD_PRODUCTION(scan_incl_##FAMILY##_u32, CFG, BOUNDS, unsigned, true)                                   \
 	KD_PRODUCTION(scan_excl_##FAMILY##_f32, CFG, BOUNDS, float, false)                                     \
 	KD_PRODUCTION(scan_incl_##FAMILY##_f32, CFG, BOUNDS, float, true)
+// KD_MIN_BLOCKS caps a __launch_bounds__ blocks-per-SM hint at what the
+// target can hold (1024 resident threads on sm_75, 1536 on sm_86/sm_89), so
+// that ptxas does not warn and ignore it there; sm_70, sm_80 and sm_90 take
+// the hint as written.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+#define KD_MIN_BLOCKS(n) ((n) > 4 ? 4 : (n))
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890)
+#define KD_MIN_BLOCKS(n) ((n) > 6 ? 6 : (n))
+#else
+#define KD_MIN_BLOCKS(n) (n)
+#endif
 KD_PRODUCTION4(production, kd_scan::TilingP32, __launch_bounds__(256, 4))
-KD_PRODUCTION4(production24, kd_scan::TilingP24, __launch_bounds__(256, 5))
-KD_PRODUCTION4(production16, kd_scan::TilingP16, __launch_bounds__(256, 8))
+KD_PRODUCTION4(production24, kd_scan::TilingP24, __launch_bounds__(256, KD_MIN_BLOCKS(5)))
+KD_PRODUCTION4(production16, kd_scan::TilingP16, __launch_bounds__(256, KD_MIN_BLOCKS(8)))
 KD_PRODUCTION4(production_v1, kd_scan::TilingV1, __launch_bounds__(256))
 #undef KD_PRODUCTION4
 #undef KD_PRODUCTION

@@ -9,6 +9,8 @@
 //    sort_scatter8_u32 ranks each sub-tile stably (per-warp ranking with
 //    __match_any_sync), reorders it in shared memory and writes each digit's
 //    run to its offset.
+//  - onesweep (8 bits per pass, one launch per pass): sort_onesweep_hist_u32,
+//    sort_onesweep_scan_u32, sort_onesweep_pass_u32 (see below).
 // Values pointers may be null (keys only). Every sort pass is stable.
 #include "scan.cuh"
 
@@ -251,4 +253,288 @@ extern "C" __global__ void __launch_bounds__(256)
                                unsigned long long n, unsigned shift, const unsigned *offsets,
                                unsigned long long per_block) {
 	kd_sort::scatter8<true>(keys_in, vals_in, keys_out, vals_out, n, shift, offsets, per_block);
+}
+
+// onesweep (8 bits per pass, one kernel per pass; the idea of Adinets &
+// Merrill, "Onesweep", 2022):
+//  - sort_onesweep_hist_u32 reads the keys once and adds all four 8-bit
+//    digit histograms to hist[4][256] (zeroed before);
+//  - sort_onesweep_scan_u32 turns each histogram into exclusive digit
+//    offsets in place and writes to *mask bit p when pass p moves keys (no
+//    digit holds all n keys);
+//  - sort_onesweep_pass_u32, one launch per pass, one block per tile of
+//    kOsTile keys in the order of an atomic tile counter: ranks the tile's
+//    keys stably by digit (per-warp multi-split with ballots), publishes the
+//    tile's per-digit counts, finds by decoupled look-back how many keys of
+//    each digit the earlier tiles hold, reorders the tile by digit in shared
+//    memory and writes each digit's run contiguously.
+namespace kd_sort {
+
+constexpr int kOsThreads = 256;
+constexpr int kOsItems = 15;                       // keys per thread
+constexpr int kOsWarps = kOsThreads / 32;
+constexpr int kOsWarpSpan = 32 * kOsItems;         // 480 consecutive keys per warp
+constexpr int kOsTile = kOsThreads * kOsItems;     // 3840 keys per tile
+constexpr unsigned kOsAggregate = 1u << 30;        // look-back word: bits 31..30 status,
+constexpr unsigned kOsPrefix = 2u << 30;           // bits 29..0 count (n < 2^30)
+constexpr unsigned kOsCountMask = (1u << 30) - 1u;
+constexpr int kOsHistThreads = 256;
+constexpr int kOsHistItems = 16;                   // keys per thread and grid step (4 uint4)
+
+// warp_peers: the lanes whose 8-bit digit equals d (all lanes active).
+__device__ __forceinline__ unsigned warp_peers(unsigned d) {
+	unsigned m = kFull;
+#pragma unroll
+	for (int b = 0; b < 8; b++) {
+		const unsigned v = __ballot_sync(kFull, (d >> b) & 1u);
+		m &= ((d >> b) & 1u) ? v : ~v;
+	}
+	return m;
+}
+
+// hist_add: adds one key to the four shared histograms; when the whole warp
+// has the same digit (common: high zero bytes, many equal keys) one lane
+// adds 32.
+__device__ __forceinline__ void hist_add(unsigned (*s_hist)[kDigits], unsigned k, bool ok, int lane) {
+	const unsigned all = __ballot_sync(kFull, ok);
+#pragma unroll
+	for (int p = 0; p < 4; p++) {
+		const unsigned d = (k >> (8 * p)) & 255u;
+		const unsigned d0 = __shfl_sync(kFull, d, 0);
+		const bool same = all == kFull && __ballot_sync(kFull, d == d0) == kFull;
+		if (same) {
+			if (lane == 0) atomicAdd(&s_hist[p][d], 32u);
+		} else if (ok) {
+			atomicAdd(&s_hist[p][d], 1u);
+		}
+	}
+}
+
+} // namespace kd_sort
+
+// sort_onesweep_hist_u32: hist[p * 256 + d] += number of keys of keys[0, n)
+// whose byte p is d, for p = 0..3. Any grid of 256-thread blocks.
+extern "C" __global__ void __launch_bounds__(256) sort_onesweep_hist_u32(const unsigned *keys, unsigned long long n,
+                                                                          unsigned *hist) {
+	using namespace kd_sort;
+	__shared__ unsigned s_hist[4][kDigits];
+	const int tid = threadIdx.x, lane = tid & 31;
+	for (int i = tid; i < 4 * kDigits; i += kOsHistThreads) (&s_hist[0][0])[i] = 0u;
+	__syncthreads();
+	const bool vec = (((unsigned long long)keys) & 15ull) == 0ull;
+	const unsigned long long step = (unsigned long long)gridDim.x * kOsHistThreads * kOsHistItems;
+	for (unsigned long long base = (unsigned long long)blockIdx.x * kOsHistThreads * kOsHistItems; base < n;
+	     base += step) {
+		// Row r of the block's chunk: thread t holds keys base + r*1024 + 4t .. +3.
+		if (vec && base + kOsHistThreads * kOsHistItems <= n) {
+			uint4 q[kOsHistItems / 4];
+#pragma unroll
+			for (int r = 0; r < kOsHistItems / 4; r++)
+				q[r] = __ldcs(reinterpret_cast<const uint4 *>(keys + base + r * 4 * kOsHistThreads + 4 * tid));
+#pragma unroll
+			for (int r = 0; r < kOsHistItems / 4; r++) {
+				hist_add(s_hist, q[r].x, true, lane);
+				hist_add(s_hist, q[r].y, true, lane);
+				hist_add(s_hist, q[r].z, true, lane);
+				hist_add(s_hist, q[r].w, true, lane);
+			}
+		} else {
+			for (int r = 0; r < kOsHistItems; r++) {
+				const unsigned long long i = base + (unsigned long long)r * kOsHistThreads + tid;
+				const bool ok = i < n;
+				hist_add(s_hist, ok ? keys[i] : 0u, ok, lane);
+			}
+		}
+	}
+	__syncthreads();
+	for (int i = tid; i < 4 * kDigits; i += kOsHistThreads) {
+		const unsigned c = (&s_hist[0][0])[i];
+		if (c != 0u) atomicAdd(hist + i, c);
+	}
+}
+
+// sort_onesweep_scan_u32: one block of 256 threads. For p = 0..3 replaces
+// hist[p * 256 + d] by the sum of hist[p * 256 + e] over e < d, and sets
+// *mask to the passes p whose histogram has no digit counting all n keys.
+extern "C" __global__ void __launch_bounds__(256) sort_onesweep_scan_u32(unsigned *hist, unsigned long long n,
+                                                                          unsigned *mask) {
+	using namespace kd_sort;
+	__shared__ unsigned s_wsum[kOsWarps];
+	__shared__ unsigned s_trivial[4];
+	const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+	if (tid < 4) s_trivial[tid] = 0u;
+	__syncthreads();
+	for (int p = 0; p < 4; p++) {
+		const unsigned c = hist[p * kDigits + tid];
+		if ((unsigned long long)c == n) s_trivial[p] = 1u;
+		unsigned incl = c;
+#pragma unroll
+		for (int d = 1; d < 32; d <<= 1) {
+			const unsigned o = __shfl_up_sync(kFull, incl, d);
+			if (lane >= d) incl += o;
+		}
+		if (lane == 31) s_wsum[warp] = incl;
+		__syncthreads();
+		unsigned pre = 0;
+		for (int w = 0; w < warp; w++) pre += s_wsum[w];
+		hist[p * kDigits + tid] = pre + incl - c;
+		__syncthreads();
+	}
+	if (tid == 0) *mask = (s_trivial[0] ? 0u : 1u) | (s_trivial[1] ? 0u : 2u) | (s_trivial[2] ? 0u : 4u) |
+	                      (s_trivial[3] ? 0u : 8u);
+}
+
+// sort_onesweep_pass_u32: one pass over the digit at `shift`: key i (and
+// value i when vals_in is not null) moves to offsets[d] + the number of
+// keys before i with digit d, where d = (keys_in[i] >> shift) & 255 and
+// offsets is the pass's exclusive digit offsets (sort_onesweep_scan_u32).
+// Stable. grid = ceil(n / 3840) blocks of 256 threads, n < 2^30; state
+// holds the tile counter (state[0]) and one look-back word per tile and
+// digit (state[1 + t * 256 + d]), all zeroed before the launch. keys_out
+// must not overlap keys_in.
+extern "C" __global__ void __launch_bounds__(256, 4)
+    sort_onesweep_pass_u32(const unsigned *keys_in, const unsigned *vals_in, unsigned *keys_out, unsigned *vals_out,
+                           unsigned long long n, unsigned shift, const unsigned *offsets, unsigned *state) {
+	using namespace kd_sort;
+	__shared__ unsigned s_keys[kOsTile];
+	__shared__ unsigned s_vals[kOsTile];
+	__shared__ unsigned s_whist[kOsWarps][kDigits]; // per-warp digit counts, then the warp's start in the digit
+	__shared__ unsigned s_start[kDigits];           // start of digit d in the tile's sorted order
+	__shared__ unsigned s_gbase[kDigits];           // keys_out index of the tile's digit-d run minus s_start[d]
+	__shared__ unsigned s_wsum[kOsWarps];
+	__shared__ unsigned s_tile;
+	const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+	const bool has_vals = vals_in != nullptr;
+	const unsigned lt_mask = (1u << lane) - 1u;
+
+	// Tiles are numbered in the order blocks start, so a look-back only
+	// waits for blocks that are already running.
+	if (tid == 0) s_tile = atomicAdd(state, 1u);
+	for (int i = tid; i < kOsWarps * kDigits; i += kOsThreads) (&s_whist[0][0])[i] = 0u;
+	__syncthreads();
+	const unsigned tile = s_tile;
+	const unsigned long long tile_base = (unsigned long long)tile * kOsTile;
+	const unsigned valid = (unsigned)min((unsigned long long)kOsTile, n - tile_base);
+	const unsigned warp_first = (unsigned)(warp * kOsWarpSpan);
+
+	// Load: round r of warp w holds the tile's keys w*480 + r*32 + lane, so
+	// (round, lane) is the keys' order inside the warp.
+	unsigned key[kOsItems], pos[kOsItems];
+#pragma unroll
+	for (int r = 0; r < kOsItems; r++) {
+		const unsigned j = warp_first + r * 32 + lane;
+		key[r] = j < valid ? __ldcs(keys_in + tile_base + j) : 0u;
+	}
+
+	// Rank inside the warp: peers with the same digit in a round get
+	// consecutive ranks after those of the earlier rounds.
+#pragma unroll
+	for (int r = 0; r < kOsItems; r++) {
+		const unsigned j = warp_first + r * 32 + lane;
+		const bool ok = j < valid;
+		const unsigned d = (key[r] >> shift) & 255u;
+		const unsigned peers = warp_peers(d) & __ballot_sync(kFull, ok);
+		const unsigned before = ok ? s_whist[warp][d] : 0u;
+		__syncwarp();
+		if (ok && lane == __ffs(peers) - 1) s_whist[warp][d] = before + __popc(peers);
+		__syncwarp();
+		pos[r] = before + __popc(peers & lt_mask);
+	}
+	__syncthreads();
+
+	// Thread d: the digit's count in the tile and each warp's start in it.
+	const unsigned dg = (unsigned)tid;
+	unsigned count = 0;
+#pragma unroll
+	for (int w = 0; w < kOsWarps; w++) {
+		const unsigned c = s_whist[w][dg];
+		s_whist[w][dg] = count;
+		count += c;
+	}
+	// Publish the tile's count early, so that later tiles can look past it.
+	unsigned *look = state + 1;
+	if (tile == 0) {
+		*(volatile unsigned *)(look + dg) = (KD_SCAN_PUBLISH_PREFIX(tile) ? kOsPrefix : kOsAggregate) | count;
+	} else {
+		*(volatile unsigned *)(look + (unsigned long long)tile * kDigits + dg) = kOsAggregate | count;
+	}
+	// Exclusive scan of the 256 counts: where each digit starts in the tile.
+	{
+		unsigned incl = count;
+#pragma unroll
+		for (int d = 1; d < 32; d <<= 1) {
+			const unsigned o = __shfl_up_sync(kFull, incl, d);
+			if (lane >= d) incl += o;
+		}
+		if (lane == 31) s_wsum[warp] = incl;
+		__syncthreads();
+		unsigned pre = 0;
+#pragma unroll
+		for (int w = 0; w < kOsWarps; w++)
+			if (w < warp) pre += s_wsum[w];
+		s_start[dg] = pre + incl - count;
+	}
+	__syncthreads();
+
+	// Reorder the keys by digit in shared memory and start the value loads;
+	// the look-back runs while they are in flight.
+#pragma unroll
+	for (int r = 0; r < kOsItems; r++) {
+		const unsigned j = warp_first + r * 32 + lane;
+		if (j < valid) {
+			const unsigned d = (key[r] >> shift) & 255u;
+			pos[r] += s_start[d] + s_whist[warp][d];
+			s_keys[pos[r]] = key[r];
+		}
+	}
+	unsigned val[kOsItems];
+	if (has_vals) {
+#pragma unroll
+		for (int r = 0; r < kOsItems; r++) {
+			const unsigned j = warp_first + r * 32 + lane;
+			val[r] = j < valid ? __ldcs(vals_in + tile_base + j) : 0u;
+		}
+	}
+
+	// Decoupled look-back, thread d for digit d: add the counts of the
+	// earlier tiles back to the nearest one that published its inclusive
+	// prefix (or to tile 0).
+	if (tile > 0) {
+		unsigned excl = 0;
+		for (long long t = (long long)tile - 1; t >= 0; t--) {
+			const volatile unsigned *w = look + (unsigned long long)t * kDigits + dg;
+			unsigned v = *w;
+			while ((v >> 30) == 0u) {
+				__nanosleep(kd_scan::kBackoffNs);
+				v = *w;
+			}
+			excl += v & kOsCountMask;
+			if ((v >> 30) == 2u) break;
+		}
+		if (KD_SCAN_PUBLISH_PREFIX(tile))
+			*(volatile unsigned *)(look + (unsigned long long)tile * kDigits + dg) = kOsPrefix | (excl + count);
+		s_gbase[dg] = offsets[dg] + excl - s_start[dg];
+	} else {
+		s_gbase[dg] = offsets[dg] - s_start[dg];
+	}
+	if (has_vals) {
+#pragma unroll
+		for (int r = 0; r < kOsItems; r++) {
+			const unsigned j = warp_first + r * 32 + lane;
+			if (j < valid) s_vals[pos[r]] = val[r];
+		}
+	}
+	__syncthreads();
+
+	// Write out: consecutive threads write consecutive keys of a digit's run.
+#pragma unroll
+	for (int r = 0; r < kOsItems; r++) {
+		const unsigned p = r * kOsThreads + tid;
+		if (p < valid) {
+			const unsigned k = s_keys[p];
+			const unsigned g = s_gbase[(k >> shift) & 255u] + p;
+			keys_out[g] = k;
+			if (has_vals) vals_out[g] = s_vals[p];
+		}
+	}
 }

@@ -31,17 +31,130 @@ func sortGrid(ctx *cuda.Context, n int) (blocks, perBlock int) {
 	return blocks, perBlock
 }
 
-// sortScratch is the scratch, by name, a sort of n pairs needs.
+// sortScratch is the scratch, by name, a sort of n pairs needs (every
+// variant).
 func sortScratch(ctx *cuda.Context, n int) map[string]uint64 {
 	blocks, _ := sortGrid(ctx, max(n, 1))
 	return map[string]uint64{
 		scratchKeys:   4 * uint64(n),
 		scratchVals:   4 * uint64(n),
 		scratchFlags:  4 * uint64(n),
-		scratchHist:   4 * 256 * uint64(max(blocks, 1)),
-		scratchTiles:  ScratchBytes(max(n, 256*max(blocks, 1))),
+		scratchHist:   4 * 256 * uint64(max(blocks, 4)),
+		scratchTiles:  max(ScratchBytes(max(n, 256*max(blocks, 1))), onesweepStateBytes(n)),
 		scratchResult: 64,
 	}
+}
+
+// onesweep tiling (kernels/sort.cu kd_sort::kOsTile): 256 threads x 15 keys.
+const (
+	onesweepTile    = 3840
+	onesweepMaxKeys = 1 << 30 // look-back words hold 30-bit counts
+	// onesweepHistBlocksPerSM: blocks per SM of sort_onesweep_hist_u32
+	// (each reads 4096 keys per grid step).
+	onesweepHistBlocksPerSM = 8
+)
+
+// onesweepStateBytes is the look-back state of one onesweep pass over n
+// keys: the tile counter and one word per tile and digit.
+func onesweepStateBytes(n int) uint64 {
+	tiles := (n + onesweepTile - 1) / onesweepTile
+	return 4 * (1 + 256*uint64(tiles))
+}
+
+// onesweepSort is gpuSort's onesweep variant (n < 2^30): one read of the
+// keys builds the four digit histograms, a one-block kernel scans them and
+// marks the passes that move keys, then one launch per pass. nbits < 0:
+// the mask of passes is read back (4 bytes) and passes whose digit is the
+// same for every key are skipped; otherwise every pass below bit nbits runs.
+func onesweepSort(sc *Scanner, keys, vals *exec.Buf[uint32], nbits int) error {
+	n := keys.Len()
+	ctx := sc.ex.CUDA()
+	if nbits == 0 {
+		return nil // every key is 0 (the caller says): already sorted
+	}
+	hist, err := sc.scratchBuf(scratchHist, 4*4*256)
+	if err != nil {
+		return err
+	}
+	if err := hist.Slice(0, 4*4*256).Memset32(0); err != nil {
+		return err
+	}
+	maskPtr, err := sc.resultPtr(0)
+	if err != nil {
+		return err
+	}
+	sms := 132
+	if ctx.Info().SMs > 0 {
+		sms = ctx.Info().SMs
+	}
+	hb := min((n+4095)/4096, sms*onesweepHistBlocksPerSM)
+	if err := ctx.Launch("sort_onesweep_hist_u32", cuda.Linear(max(hb, 1)), cuda.Linear(256), 0, keys.Ptr(), uint64(n), hist.Ptr()); err != nil {
+		return err
+	}
+	if err := ctx.Launch("sort_onesweep_scan_u32", cuda.Linear(1), cuda.Linear(256), 0, hist.Ptr(), uint64(n), maskPtr); err != nil {
+		return err
+	}
+	var mask uint32
+	if nbits < 0 {
+		if mask, err = sc.readResult(0); err != nil {
+			return err
+		}
+	} else {
+		for p := 0; 8*p < nbits; p++ {
+			mask |= 1 << p
+		}
+	}
+	if mask == 0 {
+		return nil
+	}
+
+	altK, err := sc.scratch(scratchKeys, 4*uint64(n))
+	if err != nil {
+		return err
+	}
+	var inV, altV cuda.DevPtr
+	if vals != nil {
+		inV = vals.Ptr()
+		if altV, err = sc.scratch(scratchVals, 4*uint64(n)); err != nil {
+			return err
+		}
+	}
+	stateBytes := onesweepStateBytes(n)
+	state, err := sc.scratchBuf(scratchTiles, stateBytes)
+	if err != nil {
+		return err
+	}
+	tiles := (n + onesweepTile - 1) / onesweepTile
+	inK := keys.Ptr()
+	passes := 0
+	for p := 0; p < 4; p++ {
+		if mask&(1<<p) == 0 {
+			continue
+		}
+		if err := state.Slice(0, int(stateBytes)).Memset32(0); err != nil {
+			return err
+		}
+		if err := ctx.Launch("sort_onesweep_pass_u32", cuda.Linear(tiles), cuda.Linear(256), 0,
+			inK, inV, altK, altV, uint64(n), uint32(8*p), ptrAt(hist.Ptr(), 256*p), state.Ptr()); err != nil {
+			return err
+		}
+		inK, altK = altK, inK
+		inV, altV = altV, inV
+		passes++
+	}
+	if passes%2 == 1 {
+		// The result is in the scratch: copy it back.
+		g := linearGrid(n, 256)
+		if err := ctx.Launch("scan_copy_u32", g, cuda.Linear(256), 0, keys.Ptr(), inK, uint64(n)); err != nil {
+			return err
+		}
+		if vals != nil {
+			if err := ctx.Launch("scan_copy_u32", g, cuda.Linear(256), 0, vals.Ptr(), inV, uint64(n)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // gpuSort sorts by the low nbits bits of the keys; nbits < 0: find them
@@ -52,6 +165,12 @@ func gpuSort(sc *Scanner, variant string, keys, vals *exec.Buf[uint32], nbits in
 		return err
 	}
 	ctx := sc.ex.CUDA()
+	if variant == SortOnesweep && n < onesweepMaxKeys {
+		return onesweepSort(sc, keys, vals, nbits)
+	}
+	if variant == SortOnesweep {
+		variant = SortLSD8Prefetch // the look-back counts hold 30 bits
+	}
 	if nbits < 0 {
 		// The largest key says how many low bits can differ.
 		maxPtr, err := sc.resultPtr(0)

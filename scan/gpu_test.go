@@ -1,6 +1,9 @@
 package scan
 
 import (
+	"fmt"
+	"math/bits"
+	"slices"
 	"testing"
 
 	"github.com/kdbuild/kdbuild/kernels/exec"
@@ -150,4 +153,72 @@ func TestGPUSort(t *testing.T) {
 		sizes = append(sizes, 1<<24+1)
 	}
 	checkSort(t, ex, SortVariants(ex), sizes)
+}
+
+// TestGPUSortOnesweep checks the onesweep sort against the Go executor's
+// SortPairs on sizes around its 3840-key tile and past a 32-tile look-back,
+// on random, duplicate-heavy, all-equal, sorted and reverse-sorted keys,
+// pairs and keys only, with the passes found from the histograms (SortPairs)
+// and with every pass below a given bit count (SortPairsBitsWith's path).
+func TestGPUSortOnesweep(t *testing.T) {
+	ex := gpuOrSkip(t)
+	goEx := exec.Go(2)
+	defer goEx.Close()
+	sc, err := NewScanner(ex, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Free()
+	sizes := sizesUpTo(1<<20+1, []int{onesweepTile, 33 * onesweepTile, 64 * onesweepTile}, []int{8, 12, 16, 20})
+	if !testing.Short() {
+		sizes = append(sizes, 1<<24+1)
+	}
+	for _, n := range sizes {
+		for _, kind := range []string{"full", "small", "bytes3", "equal", "sorted", "reverse"} {
+			src := kind
+			if kind == "sorted" || kind == "reverse" {
+				src = "full"
+			}
+			keys := sortKeys(n, src, uint64(n)+11)
+			if kind == "sorted" {
+				slices.Sort(keys)
+			}
+			if kind == "reverse" {
+				slices.Sort(keys)
+				slices.Reverse(keys)
+			}
+			vals := make([]uint32, n)
+			for i := range vals {
+				vals[i] = uint32(i)*7 + 1
+			}
+			// The Go executor's result is the reference.
+			wantK, wantV := append([]uint32(nil), keys...), append([]uint32(nil), vals...)
+			if err := SortPairs(goEx, exec.Wrap(wantK), exec.Wrap(wantV)); err != nil {
+				t.Fatal(err)
+			}
+			maxKey := uint32(0)
+			for _, k := range keys {
+				maxKey = max(maxKey, k)
+			}
+			for _, nbits := range []int{-1, bits.Len32(maxKey), 32} {
+				what := fmt.Sprintf("onesweep %s n=%d bits=%d", kind, n, nbits)
+				kw, kb := upload(t, ex, keys)
+				vw, vb := upload(t, ex, vals)
+				if err := sortPairsBits(ex, sc, SortOnesweep, kb, vb, nbits); err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				equalExact(t, what+" keys", download(t, what, kw), wantK)
+				equalExact(t, what+" values", download(t, what, vw), wantV)
+				if err := kb.CopyFromHost(keys); err != nil {
+					t.Fatal(err)
+				}
+				if err := sortPairsBits(ex, sc, SortOnesweep, kb, nil, nbits); err != nil {
+					t.Fatalf("%s keys only: %v", what, err)
+				}
+				equalExact(t, what+" keys only", download(t, what, kw), wantK)
+				kw.Free()
+				vw.Free()
+			}
+		}
+	}
 }

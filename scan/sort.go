@@ -15,13 +15,20 @@ const (
 	// GPU: lsd8 whose scatter loads each sub-tile at once, the next one
 	// while the current one is written out (the default).
 	SortLSD8Prefetch = "lsd8-prefetch"
+	// GPU: 8 bits per pass, one kernel per pass (Adinets & Merrill's
+	// onesweep): all four digit histograms from one read of the keys, then
+	// per pass one launch that ranks 3840-key tiles in shared memory, finds
+	// each tile's digit offsets by decoupled look-back and writes each
+	// digit's run contiguously. Up to 2^30-1 keys; larger inputs take
+	// lsd8-prefetch.
+	SortOnesweep = "onesweep"
 )
 
 // SortVariants lists the sort variants valid on ex, default first.
 func SortVariants(ex exec.Executor) []string {
 	if ex.CUDA() != nil {
 		v := []string{defaultSort}
-		for _, s := range []string{SortLSD8Prefetch, SortLSD8, SortSplit} {
+		for _, s := range []string{SortOnesweep, SortLSD8Prefetch, SortLSD8, SortSplit} {
 			if s != defaultSort {
 				v = append(v, s)
 			}

@@ -319,6 +319,67 @@ static void test_sort(size_t n, unsigned range, bool split, bool with_vals, int 
 	}
 }
 
+// onesweep: kind 0 random below range (full 32 bits when 0), 1 sorted, 2
+// reverse-sorted. use_mask: skip the passes sort_onesweep_scan_u32 marks
+// as moving nothing (the host path without known bits); otherwise run every
+// pass below the highest set bit (SortPairsBitsWith).
+static void test_onesweep(size_t n, unsigned range, int kind, bool with_vals, bool use_mask, unsigned hist_grid) {
+	std::mt19937 r(n * 7 + range + kind);
+	std::vector<unsigned> keys(n), vals(n);
+	for (size_t i = 0; i < n; i++) {
+		keys[i] = range ? r() % range : r();
+		vals[i] = (unsigned)i * 3u + 1u;
+	}
+	if (kind == 1) std::sort(keys.begin(), keys.end());
+	if (kind == 2) std::sort(keys.begin(), keys.end(), std::greater<unsigned>());
+	std::vector<size_t> idx(n);
+	std::iota(idx.begin(), idx.end(), 0);
+	std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+	std::vector<unsigned> wk(n), wv(n);
+	for (size_t i = 0; i < n; i++) { wk[i] = keys[idx[i]]; wv[i] = vals[idx[i]]; }
+	std::string what = "onesweep n=" + std::to_string(n) + " range=" + std::to_string(range) + " kind=" + std::to_string(kind) + (with_vals ? " pairs" : " keys") + (use_mask ? " mask" : " bits") + " mode=" + std::to_string(g_prefix_mode);
+
+	std::vector<unsigned> hist(4 * 256, 0), want_hist(4 * 256, 0);
+	for (unsigned k : keys)
+		for (int p = 0; p < 4; p++) want_hist[p * 256 + ((k >> (8 * p)) & 255u)]++;
+	launch(sort_onesweep_hist_u32, hist_grid, 256, (const unsigned *)keys.data(), (unsigned long long)n, hist.data());
+	expect(what + " hist", hist, want_hist, hist.size());
+	unsigned mask = 0xdeadbeef, want_mask = 0;
+	for (int p = 0; p < 4; p++) {
+		bool trivial = false;
+		for (int d = 0; d < 256; d++) trivial |= want_hist[p * 256 + d] == n;
+		if (!trivial) want_mask |= 1u << p;
+		unsigned run = 0;
+		for (int d = 0; d < 256; d++) { unsigned c = want_hist[p * 256 + d]; want_hist[p * 256 + d] = run; run += c; }
+	}
+	launch(sort_onesweep_scan_u32, 1, 256, hist.data(), (unsigned long long)n, &mask);
+	expect(what + " offsets", hist, want_hist, hist.size());
+	expect1(what + " mask", mask, want_mask);
+	if (!use_mask) {
+		unsigned mx = n ? *std::max_element(keys.begin(), keys.end()) : 0;
+		int nbits = mx ? 32 - __builtin_clz(mx) : 0;
+		mask = 0;
+		for (int p = 0; 8 * p < nbits; p++) mask |= 1u << p;
+	}
+	const size_t tile = 3840;
+	size_t ntiles = (n + tile - 1) / tile;
+	Buf<unsigned> k(n, 0), v(n, 0), ak(n, 0xabababab), av(n, 0xcdcdcdcd);
+	std::copy(keys.begin(), keys.end(), k.p());
+	std::copy(vals.begin(), vals.end(), v.p());
+	unsigned *inK = k.p(), *inV = with_vals ? v.p() : nullptr, *altK = ak.p(), *altV = with_vals ? av.p() : nullptr;
+	std::vector<unsigned> st(1 + ntiles * 256);
+	for (int p = 0; p < 4; p++) {
+		if (!(mask >> p & 1u)) continue;
+		std::fill(st.begin(), st.end(), 0u);
+		launch(sort_onesweep_pass_u32, (unsigned)ntiles, 256, (const unsigned *)inK, (const unsigned *)inV, altK, altV, (unsigned long long)n, (unsigned)(8 * p), (const unsigned *)(hist.data() + 256 * p), st.data());
+		std::swap(inK, altK);
+		std::swap(inV, altV);
+	}
+	expect(what + " keys", std::vector<unsigned>(inK, inK + n), wk, n);
+	if (with_vals) expect(what + " vals", std::vector<unsigned>(inV, inV + n), wv, n);
+	k.check(what + " k"); v.check(what + " v"); ak.check(what + " ak"); av.check(what + " av");
+}
+
 int main(int argc, char **argv) {
 	std::string only = argc > 1 ? argv[1] : "";
 	if (only == "" || only == "scan") {
@@ -360,7 +421,31 @@ int main(int argc, char **argv) {
 			fprintf(stderr, "sort n=%zu fails=%d\n", n, fails);
 		}
 	}
+	if (only == "" || only == "sort" || only == "onesweep") {
+		for (size_t n : {1, 2, 3, 31, 32, 33, 3839, 3840, 3841, 20000, 36 * 3840 + 7}) {
+			for (int mode = 0; mode < 3; mode++) {
+				g_prefix_mode = mode;
+				if (n > 20000) { // past a 32-tile window: fewer cases (slow)
+					test_onesweep(n, 0, 0, true, true, 3);
+					test_onesweep(n, 1000, 0, false, false, 2);
+					if (mode == 1) test_onesweep(n, 1u << 20, 2, true, true, 2);
+					continue;
+				}
+				for (unsigned range : {0u, 1000u, 1u << 20, 1u})
+					test_onesweep(n, range, 0, true, true, gs(n, 4096));
+				test_onesweep(n, 0, 0, false, false, 3);
+				test_onesweep(n, 1000, 0, true, false, 1);
+				test_onesweep(n, 0, 1, true, true, 2);
+				test_onesweep(n, 1u << 20, 2, true, true, 2);
+			}
+			g_prefix_mode = 0;
+			fprintf(stderr, "onesweep n=%zu fails=%d\n", n, fails);
+		}
+	}
 	if (only == "quick") {
+		g_prefix_mode = 1;
+		test_onesweep(36 * 3840 + 7, 0, 0, true, true, 3);
+		g_prefix_mode = 0;
 		// One size per kernel family past the 32-tile look-back window.
 		test_scans<unsigned>(33 * 8192 + 5); // every family past one 32-tile window
 		test_scans<unsigned>(8193);
