@@ -35,10 +35,13 @@
 //	  production-v1           GPU the first production kernel: 256 threads × 16 items, busy polling
 //	segmented scan (heads or offsets): the production kernel with the (head, sum) operator, 256 × 16 items,
 //	  ≤ 64 registers (4 blocks per SM), backoff; the v1 kernels (80 registers) stay in the image; Go: tiled like cpu-parallel
-//	compaction (CompactVariants): cpu-parallel, cpu-no-scan, cpu-scan; GPU fused (default, the production
-//	  scan's 256 × 32 tiling, ≤ 64 registers), fused-v1, scan-scatter
-//	sort (SortVariants): Go cpu-lsd8; GPU lsd8-prefetch (default: lsd8 whose scatter loads a whole sub-tile
-//	  at once and the next one during the write-out), lsd8, split
+//	compaction (CompactVariants): cpu-parallel, cpu-no-scan, cpu-scan; GPU fused-staged (default:
+//	  fused, with each tile's kept items gathered in shared memory and written as one run), fused
+//	  (the production scan's 256 × 32 tiling, ≤ 64 registers), fused-v1, scan-scatter
+//	sort (SortVariants): Go cpu-lsd8; GPU onesweep (default: one histogram read of the keys, one
+//	  launch per 8-bit pass with 256×15-key tiles ranked by ballots, per-digit decoupled look-back,
+//	  contiguous digit runs; n < 2^30, else lsd8-prefetch), lsd8-prefetch (lsd8 whose scatter
+//	  loads a whole sub-tile at once and the next one during the write-out), lsd8, split
 //
 // The GPU defaults are one-line switches in defaults.go (defaultScan,
 // defaultCompact, defaultSegmented, defaultSort).
