@@ -83,16 +83,11 @@ func compact(ex exec.Executor, sc *Scanner, variant string, dst, src, flags *exe
 		if src.Len() == 0 {
 			return 0, nil
 		}
-		if sc == nil {
-			var unlock func()
-			var err error
-			sc, unlock, err = cached(ex)
-			if err != nil {
-				return 0, err
-			}
-			defer unlock()
+		sc, unlock, err := scannerFor(ex, sc)
+		if err != nil {
+			return 0, err
 		}
-		var err error
+		defer unlock()
 		k, err = gpuCompact(sc, variant, dst, src, flags)
 		if err != nil {
 			return 0, err

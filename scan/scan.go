@@ -199,15 +199,11 @@ func scanVariant[T Value](ex exec.Executor, sc *Scanner, variant string, dst, sr
 		if src.Len() == 0 {
 			return nil
 		}
-		if sc == nil {
-			var unlock func()
-			var err error
-			sc, unlock, err = cached(ex)
-			if err != nil {
-				return err
-			}
-			defer unlock()
+		sc, unlock, err := scannerFor(ex, sc)
+		if err != nil {
+			return err
 		}
+		defer unlock()
 		return gpuScan(sc, variant, dst, src, inclusive)
 	}
 	if !slices.Contains(cpuVariants, variant) {

@@ -150,6 +150,16 @@ func cached(ex exec.Executor) (sc *Scanner, unlock func(), err error) {
 	return sc, sc.mu.Unlock, nil
 }
 
+// scannerFor returns sc when the caller gave one (its owner serialises its
+// use) and otherwise the executor's cached Scanner, locked until unlock is
+// called.
+func scannerFor(ex exec.Executor, sc *Scanner) (_ *Scanner, unlock func(), err error) {
+	if sc != nil {
+		return sc, func() {}, nil
+	}
+	return cached(ex)
+}
+
 // Release frees the scratch cached for ex by the plain functions (call it
 // before closing a CUDA executor that is not used again).
 func Release(ex exec.Executor) error {

@@ -78,15 +78,11 @@ func segmentedFamilyOf[T Value](ex exec.Executor, sc *Scanner, family string, ds
 		if src.Len() == 0 {
 			return nil
 		}
-		if sc == nil {
-			var unlock func()
-			var err error
-			sc, unlock, err = cached(ex)
-			if err != nil {
-				return err
-			}
-			defer unlock()
+		sc, unlock, err := scannerFor(ex, sc)
+		if err != nil {
+			return err
 		}
+		defer unlock()
 		return gpuSegmented(sc, family, dst, src, heads.Ptr(), inclusive)
 	}
 	goSegmented(ex.Workers(), dst.Host(), src.Host(), heads.Host(), inclusive)
@@ -107,15 +103,11 @@ func segmentedOffsets[T Value](ex exec.Executor, sc *Scanner, dst, src *exec.Buf
 		if n == 0 {
 			return nil
 		}
-		if sc == nil {
-			var unlock func()
-			var err error
-			sc, unlock, err = cached(ex)
-			if err != nil {
-				return err
-			}
-			defer unlock()
+		sc, unlock, err := scannerFor(ex, sc)
+		if err != nil {
+			return err
 		}
+		defer unlock()
 		heads, err := gpuHeadsFromOffsets(sc, offsets, n)
 		if err != nil {
 			return err

@@ -88,15 +88,11 @@ func sortPairsBits(ex exec.Executor, sc *Scanner, variant string, keys, vals *ex
 		return nil
 	}
 	if ex.CUDA() != nil {
-		if sc == nil {
-			var unlock func()
-			var err error
-			sc, unlock, err = cached(ex)
-			if err != nil {
-				return err
-			}
-			defer unlock()
+		sc, unlock, err := scannerFor(ex, sc)
+		if err != nil {
+			return err
 		}
+		defer unlock()
 		return gpuSort(sc, variant, keys, vals, bits)
 	}
 	var vs []uint32
