@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/reduce"
 	"github.com/kdbuild/kdbuild/scenes"
 )
 
@@ -33,6 +34,12 @@ func Build(ctx context.Context, scene *scenes.Scene, opts Options) (*Tree, error
 
 // build is Build with a per-level hook for tests (nil in Build).
 func build(ctx context.Context, scene *scenes.Scene, opts Options, onLevel func([]lnode, []decision)) (*Tree, error) {
+	return buildHooked(ctx, scene, opts, func(b *builder) { b.onLevel = onLevel })
+}
+
+// buildHooked is Build with hook called on the builder before it starts
+// (to set the test and workload hooks).
+func buildHooked(ctx context.Context, scene *scenes.Scene, opts Options, hook func(*builder)) (*Tree, error) {
 	if scene == nil {
 		return nil, errors.New("kdtree: Build of a nil scene")
 	}
@@ -43,7 +50,8 @@ func build(ctx context.Context, scene *scenes.Scene, opts Options, onLevel func(
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	b := &builder{ctx: ctx, scene: scene, opt: o, ex: o.Executor, phases: map[string]float64{}, onLevel: onLevel}
+	b := &builder{ctx: ctx, scene: scene, opt: o, ex: o.Executor, phases: map[string]float64{}}
+	hook(b)
 	start := time.Now()
 	var res *buildResult
 	if o.Executor.CUDA() != nil {
@@ -88,6 +96,13 @@ type builder struct {
 	// onLevel, when set (tests), sees every large-phase level's nodes and
 	// their decisions, to compare executors level by level.
 	onLevel func(nodes []lnode, dec []decision)
+
+	// red is the build's reducer (the nodes' tight bounds on the Go
+	// executor; the CUDA path keeps its own in devLevel). onReduce, when set
+	// (ReductionWorkload), sees the boxes (6 floats each) and offsets of
+	// every such reduction before it runs; it must copy what it keeps.
+	red      *reduce.Reducer
+	onReduce func(boxes []float32, offsets []uint32)
 
 	phases   map[string]float64
 	phase    time.Time

@@ -4,21 +4,23 @@ import (
 	"fmt"
 	"math"
 	"time"
-	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/reduce"
+	"github.com/kdbuild/kdbuild/scan"
 	"github.com/kdbuild/kdbuild/split"
 )
 
 // The CUDA path of the large-node phase. The per-reference steps run as
-// kernels (kernels/kdtree.cu): boxes, tight bounds, the decision up to the
-// binned SAH, histograms, the SAH itself, classification with clipping,
-// split.Addresses, scatter, and parking the references of nodes that end.
-// The per-node bookkeeping (child boxes, records) runs on the host from the
-// decisions read back once per level, with the same code as levelGo, so the
-// tree is the Go executor's. The small-node phase and the layout then run in
-// Go on the parked references (one download).
+// kernels (kernels/kdtree.cu): boxes, every node's tight bounds (reduce's
+// segmented box reduction), the decision up to the binned SAH, histograms,
+// the SAH itself, classification with clipping, split.Addresses, scatter,
+// and parking the references of nodes that end. The next level's node table
+// is made on the device too (kdtree_next_f32), so a level waits for the
+// device once: the read-back of its decisions and child counts, from which
+// the host keeps the records with the same code as levelGo, so the tree is
+// the Go executor's.
 
 const cudaBlock = 256
 
@@ -39,9 +41,9 @@ type devLevel struct {
 	info         *exec.Buf[uint32]
 	nboxP        cuda.DevPtr // the table's node boxes (float32)
 	nbox, geo    *exec.Buf[float32]
-	keys, dec    *exec.Buf[uint32]
+	dec          *exec.Buf[uint32]
 	hist         *exec.Buf[uint32]
-	parkOff      *exec.Buf[uint32]
+	parkOff      *exec.Buf[uint32] // unused: parking offsets are scanned on the device (pre)
 	ptri         *exec.Buf[uint32]
 	pbox         *exec.Buf[float32]
 	parked       int                // references parked so far
@@ -49,17 +51,32 @@ type devLevel struct {
 	arenaF       *exec.Buf[float32] // (freed only by free)
 	sc           *split.Scratch
 	scRefs, scN  int
+
+	// The large phase's own state: the next level's node table (made on
+	// the device by kdtree_next_f32, then swapped with offsets), the
+	// scanned node words of kdtree_nodewords_u32, the nodes' tight bounds
+	// (6 floats each) and the reducer that computes them.
+	next     *exec.Buf[uint32]
+	pre      *exec.Buf[uint32]
+	tight    *exec.Buf[float32]
+	red      *reduce.Reducer
+	tableOK  bool // offsets holds the current level's table, made on the device
+	histZero bool // hist is all zero (see decideCUDA)
 }
 
 func (d *devLevel) free() {
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.flags, d.dstL, d.dstR, d.offsets, d.info,
-		d.keys, d.dec, d.hist, d.parkOff, d.ptri, d.arenaU} {
+		d.dec, d.hist, d.parkOff, d.ptri, d.arenaU, d.next, d.pre} {
 		b.Free()
 	}
-	for _, b := range []*exec.Buf[float32]{d.tv, d.box[0], d.box[1], d.clipL, d.clipR, d.nbox, d.geo, d.pbox, d.arenaF} {
+	for _, b := range []*exec.Buf[float32]{d.tv, d.box[0], d.box[1], d.clipL, d.clipR, d.nbox, d.geo, d.pbox, d.arenaF,
+		d.tight} {
 		b.Free()
 	}
 	d.sc.Free()
+	if d.red != nil {
+		d.red.Free()
+	}
 }
 
 // reserve allocates the level buffers up front for n kept triangles, with
@@ -74,10 +91,10 @@ func (d *devLevel) free() {
 func (d *devLevel) reserve(n, bins int) error {
 	refs, nodes := 2*n, max(n/16, 256)
 	us := []arenaSlot[uint32]{{&d.tri[0], refs}, {&d.tri[1], refs}, {&d.flags, refs}, {&d.dstL, refs}, {&d.dstR, refs},
-		{&d.offsets, tableLen(nodes)}, {&d.keys, 6 * nodes}, {&d.dec, 6 * nodes}, {&d.parkOff, nodes},
-		{&d.hist, 6 * bins * nodes}}
+		{&d.offsets, tableLen(nodes)}, {&d.dec, 6 * nodes},
+		{&d.hist, 6 * bins * nodes}, {&d.next, tableLen(nodes)}, {&d.pre, 2*nodes + 2}}
 	fs := []arenaSlot[float32]{{&d.box[0], 6 * refs}, {&d.box[1], 6 * refs}, {&d.clipL, 6 * refs}, {&d.clipR, 6 * refs},
-		{&d.geo, 9 * nodes}}
+		{&d.geo, 9 * nodes}, {&d.tight, 6 * nodes}}
 	if err := carve(d.ex, &d.arenaU, us); err != nil {
 		return err
 	}
@@ -193,29 +210,22 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	d := &devLevel{ex: b.ex, ctx: ctx}
 	defer d.free()
 
+	// The scene to the device ("upload"), then triangles gathered, tested
+	// and listed there (prepareCUDA), their boxes and the root box.
 	b.startPhase()
-	if err := b.prepare(); err != nil {
+	n, err := b.prepareCUDA(d)
+	if err != nil {
 		return nil, err
 	}
 	res := &buildResult{}
-	if len(b.kept) == 0 {
+	if n == 0 {
 		b.endPhase("prepare")
 		return res, nil
 	}
-	// A triangle is 9 packed float32s: upload b.tris as it is.
-	tv := unsafe.Slice(&b.tris[0][0][0], 9*len(b.tris))
-	var err error
-	if d.tv, err = exec.FromHost(b.ex, tv); err != nil {
-		return nil, err
-	}
-	if d.kept, err = exec.FromHost(b.ex, b.kept); err != nil {
-		return nil, err
-	}
-	n := len(b.kept)
 	if err := d.reserve(n, b.opt.Bins); err != nil {
 		return nil, err
 	}
-	if err := d.tri[0].CopyFrom(d.kept); err != nil {
+	if err := d.tri[0].CopyFrom(d.kept.Slice(0, n)); err != nil {
 		return nil, err
 	}
 	if err := d.launch("kdtree_boxes_f32", n, d.tv.Ptr(), d.kept.Ptr(), uint32(n), d.box[0].Ptr()); err != nil {
@@ -226,18 +236,10 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	if err := d.upload(rootNodes, n); err != nil {
 		return nil, err
 	}
-	if err := d.bounds(1, n); err != nil {
+	root, err := d.rootBox(n)
+	if err != nil {
 		return nil, err
 	}
-	keys := make([]uint32, 6)
-	if err := d.keys.Slice(0, 6).CopyToHost(keys); err != nil {
-		return nil, err
-	}
-	var root aabb
-	for a := 0; a < 3; a++ {
-		root.lo[a], root.hi[a] = floatOfKey(keys[a]), floatOfKey(keys[3+a])
-	}
-	canonZero(&root)
 	res.bounds = toBounds(root)
 	b.endPhase("prepare")
 
@@ -245,7 +247,7 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	rs := &records{}
 	nodes := []lnode{{box: root, off: 0, cnt: uint32(n), depth: 0, rec: rs.add()}}
 	var parked []parkedRange
-	capRefs := max(64*len(b.kept), 1<<20)
+	capRefs := max(64*n, 1<<20)
 	forceLeaf := false
 	for level := 0; len(nodes) > 0; level++ {
 		if err := b.ctx.Err(); err != nil {
@@ -330,6 +332,7 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 		if err := d.smallBoxes(rs, smallOff); err != nil {
 			return nil, err
 		}
+		b.gatherTris() // the Go small phase clips the triangles
 		b.smallGo(rs)
 	}
 	b.devPeak = ctx.PeakBytes()
@@ -343,45 +346,17 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	return res, nil
 }
 
-// parkedToHost downloads the parked references and gives the records of
-// parked leaves and small roots their triangle indices (the host small
-// phase and layoutGo need them).
-func (d *devLevel) parkedToHost(rs *records, smallOff, smallCnt []uint32) error {
-	ptri := make([]uint32, d.parked)
-	if d.parked > 0 {
-		if err := d.ptri.Slice(0, d.parked).CopyToHost(ptri); err != nil {
-			return err
-		}
-	}
-	for i := range rs.recs {
-		if r := &rs.recs[i]; r.fate == fateLeaf && r.parked {
-			rs.setLeaf(int32(i), ptri[r.park:r.park+r.pcnt])
-		}
-	}
-	for k := range rs.small {
-		rs.small[k].tri = ptri[smallOff[k] : smallOff[k]+smallCnt[k] : smallOff[k]+smallCnt[k]]
-	}
-	return nil
-}
-
 // subPhase adds the time since t0 to phase name and returns now. The
 // CUDA large phase is split this way into sub-phases (their sum is about
-// "large"): large.upload (a level's node table built and sent),
-// large.device (decisions, classification and addresses queued, until the
-// one read-back returns, so mostly device time) and large.host (the host's
-// bookkeeping, the scatter and park launches and the parking upload).
+// "large"): large.upload (the first level's node table built and sent, the
+// per-node buffers sized), large.device (decisions, classification and
+// addresses queued, until the one read-back returns, so mostly device time)
+// and large.host (the host's bookkeeping and the launches of scatter,
+// parking and the next node table).
 func (b *builder) subPhase(name string, t0 time.Time) time.Time {
 	now := time.Now()
 	b.phases[name] += float64(now.Sub(t0).Nanoseconds()) / 1e6
 	return now
-}
-
-// floatOfKey inverts the order-preserving key of kd_tree::key_of.
-func floatOfKey(k uint32) float32 {
-	if k&0x80000000 != 0 {
-		return math.Float32frombits(k & 0x7FFFFFFF)
-	}
-	return math.Float32frombits(^k)
 }
 
 // tableLen is the number of words of a level's node table for nn nodes.
@@ -404,37 +379,81 @@ func (d *devLevel) upload(nodes []lnode, n int) error {
 		}
 	}
 	offsets[nn] = uint32(n)
-	for _, e := range []error{ensure(d.ex, &d.offsets, len(t)), ensure(d.ex, &d.keys, 6*nn),
-		ensure(d.ex, &d.dec, 6*nn), ensure(d.ex, &d.geo, 9*nn), ensure(d.ex, &d.parkOff, nn)} {
-		if e != nil {
-			return e
-		}
+	if err := ensure(d.ex, &d.offsets, len(t)); err != nil {
+		return err
 	}
 	if err := d.offsets.CopyFromHost(t); err != nil {
 		return err
+	}
+	return d.sizeNodes(nn)
+}
+
+// sizeNodes makes the per-node buffers hold a level of nn nodes and points
+// d.info and d.nboxP into the node table in d.offsets.
+func (d *devLevel) sizeNodes(nn int) error {
+	for _, e := range []error{ensure(d.ex, &d.dec, 6*nn), ensure(d.ex, &d.geo, 9*nn),
+		ensure(d.ex, &d.tight, 6*nn), ensure(d.ex, &d.pre, 2*nn+2)} {
+		if e != nil {
+			return e
+		}
 	}
 	d.info = d.offsets.Slice(nn+1, 4*nn)
 	d.nboxP = d.offsets.Slice(5*nn+1, 6*nn).Ptr()
 	return nil
 }
 
-// bounds computes the nodes' tight bounds keys (kernels kdtree_bounds_*).
-func (d *devLevel) bounds(nn, n int) error {
-	if err := d.launch("kdtree_bounds_init_u32", 6*nn, d.keys.Ptr(), uint32(nn)); err != nil {
-		return err
+// rootBox returns the root box: the tight bounds of the n references in
+// d.box[0], by the segmented box reduction of reduce/ over the one segment
+// of a root table upload put in d.offsets ([0, n]), read back (6 floats),
+// -0 made +0. It replaces bounds (atomics on 6 words for every reference)
+// for the root.
+func (d *devLevel) rootBox(n int) (aabb, error) {
+	var root aabb
+	if d.red == nil {
+		d.red = reduce.NewReducer(d.ex)
 	}
-	return d.launch("kdtree_bounds_u32", n, d.box[0].Ptr(), d.offsets.Ptr(), uint32(nn), uint32(n), d.keys.Ptr())
+	if err := ensure(d.ex, &d.tight, 6); err != nil {
+		return root, err
+	}
+	if err := d.red.SegmentedBoxesAoS(d.tight.Slice(0, 6), d.box[0].Slice(0, 6*n), d.offsets.Slice(0, 2)); err != nil {
+		return root, err
+	}
+	h := make([]float32, 6)
+	if err := d.tight.Slice(0, 6).CopyToHost(h); err != nil {
+		return root, err
+	}
+	copy(root.lo[:], h[:3])
+	copy(root.hi[:], h[3:])
+	canonZero(&root)
+	return root, nil
 }
 
 // levelCUDA is levelGo on the device: it returns the next level's nodes and
-// reference count. A level costs two host synchronisations: the upload of
-// its node table and one read-back of the decisions with the child counts
-// (plus an upload of the parking offsets when nodes end here).
+// reference count. A level costs one host synchronisation: the read-back of
+// the decisions with the child counts, from which the host keeps its
+// records. The node table of the next level (offsets, info, boxes) and the
+// parking offsets are made on the device (kdtree_nodewords_u32, a scan,
+// kdtree_next_f32), with the same rules the host applies to its copy of
+// the nodes; only the first level's table is uploaded.
 func (b *builder) levelCUDA(d *devLevel, nodes []lnode, n int, rs *records, parked []parkedRange, forceLeaf bool) ([]lnode, int, []parkedRange, error) {
 	nn := len(nodes)
 	t0 := time.Now()
-	if err := d.upload(nodes, n); err != nil {
+	if d.tableOK {
+		if err := d.sizeNodes(nn); err != nil {
+			return nil, 0, nil, err
+		}
+		if b.onLevel != nil {
+			// Tests: the table made on the device is the host's nodes.
+			if err := d.checkTable(nodes, n); err != nil {
+				return nil, 0, nil, err
+			}
+		}
+	} else if err := d.upload(nodes, n); err != nil {
 		return nil, 0, nil, err
+	}
+	d.tableOK = false
+	if d.red == nil {
+		d.red = reduce.NewReducer(d.ex)
 	}
 	t0 = b.subPhase("large.upload", t0)
 	if forceLeaf {
@@ -445,32 +464,8 @@ func (b *builder) levelCUDA(d *devLevel, nodes []lnode, n int, rs *records, park
 		if err := d.dec.CopyFromHost(dec); err != nil {
 			return nil, 0, nil, err
 		}
-	} else {
-		// Decide: bounds, empty space, histograms, SAH.
-		o := &b.opt
-		p := newSAH(o)
-		nb := o.Bins
-		if err := d.bounds(nn, n); err != nil {
-			return nil, 0, nil, err
-		}
-		if err := d.launch("kdtree_decide_f32", nn, d.nboxP, d.info.Ptr(), uint32(nn), d.keys.Ptr(),
-			int32(o.SmallNode), int32(o.MaxDepth), int32(nb), d.dec.Ptr(), d.geo.Ptr()); err != nil {
-			return nil, 0, nil, err
-		}
-		if err := ensure(d.ex, &d.hist, 6*nb*nn); err != nil {
-			return nil, 0, nil, err
-		}
-		if err := d.hist.Dev().Slice(0, 6*nb*nn).Memset32(0); err != nil {
-			return nil, 0, nil, err
-		}
-		if err := d.launch("kdtree_bin_u32", n, d.box[0].Ptr(), d.offsets.Ptr(), uint32(nn), uint32(n), d.dec.Ptr(),
-			d.geo.Ptr(), int32(nb), d.hist.Ptr()); err != nil {
-			return nil, 0, nil, err
-		}
-		if err := d.launch("kdtree_sah_f32", nn, d.nboxP, d.info.Ptr(), uint32(nn), d.geo.Ptr(), d.hist.Ptr(),
-			int32(nb), p.ct, p.ci, p.keep, d.dec.Ptr()); err != nil {
-			return nil, 0, nil, err
-		}
+	} else if err := b.decideCUDA(d, nn, n); err != nil {
+		return nil, 0, nil, err
 	}
 	// Classify and clip, addresses (queued, no read-back).
 	for _, e := range []error{ensure(d.ex, &d.flags, n), ensure(d.ex, &d.dstL, n), ensure(d.ex, &d.dstR, n),
@@ -508,14 +503,23 @@ func (b *builder) levelCUDA(d *devLevel, nodes []lnode, n int, rs *records, park
 	// The children are laid out node after node: ChildBase is the running
 	// sum of the counts, and the last node's end is the total.
 	var sum uint64
+	nsplit, park := 0, d.parked
 	for i := 0; i < nn; i++ {
 		if uint64(cnt[2*nn+i]) != sum {
 			return nil, 0, nil, fmt.Errorf("kdtree: level node %d: child base %d, want %d", i, cnt[2*nn+i], sum)
 		}
 		sum += uint64(cnt[i]) + uint64(cnt[nn+i])
+		switch dec[3*i] {
+		case fateSplit:
+			nsplit++
+		case fateLeaf, fateSmall:
+			park += int(nodes[i].cnt)
+		default:
+			return nil, 0, nil, fmt.Errorf("kdtree: node %d of level has fate %d after the SAH", i, dec[3*i])
+		}
 	}
-	if sum > math.MaxUint32 {
-		return nil, 0, nil, fmt.Errorf("kdtree: %d references in a level overflow uint32", sum)
+	if sum > math.MaxUint32 || park > math.MaxUint32 {
+		return nil, 0, nil, fmt.Errorf("kdtree: %d references in a level (%d parked) overflow uint32", sum, park)
 	}
 	total := uint32(sum)
 	if b.onLevel != nil && !forceLeaf {
@@ -538,30 +542,16 @@ func (b *builder) levelCUDA(d *devLevel, nodes []lnode, n int, rs *records, park
 		d.dstR.Ptr(), d.clipL.Ptr(), d.clipR.Ptr(), uint32(n), d.tri[1].Ptr(), d.box[1].Ptr()); err != nil {
 		return nil, 0, nil, err
 	}
-	// Park the references of leaves and small roots; records and children.
-	parkOff := make([]uint32, nn)
-	park := d.parked
-	var out []lnode
-	for i := range nodes {
-		x := &nodes[i]
-		switch fate := int(dec[3*i]); fate {
-		case fateLeaf, fateSmall:
-			parkOff[i] = uint32(park)
-			parked = append(parked, parkedRange{rec: x.rec, off: uint32(park), cnt: x.cnt, small: fate == fateSmall,
-				box: x.box, depth: x.depth})
-			park += int(x.cnt)
-		case fateSplit:
-			axis, pos := int(dec[3*i+1]), math.Float32frombits(dec[3*i+2])
-			left := rs.setInterior(x.rec, axis, pos)
-			lb, rb := childBoxes(x.box, axis, pos)
-			cl, cr, cb := cnt[i], cnt[nn+i], cnt[2*nn+i]
-			out = append(out,
-				lnode{box: lb, off: cb, cnt: cl, depth: x.depth + 1, rec: left},
-				lnode{box: rb, off: cb + cl, cnt: cr, depth: x.depth + 1, rec: left + 1})
-		default:
-			return nil, 0, nil, fmt.Errorf("kdtree: node %d of level has fate %d after the SAH", i, fate)
-		}
+	// Where the children and the parked references go: one scan over the
+	// node words.
+	pre := d.pre.Slice(0, 2*nn+2)
+	if err := d.launch("kdtree_nodewords_u32", nn+1, d.info.Ptr(), d.dec.Ptr(), uint32(nn), pre.Ptr()); err != nil {
+		return nil, 0, nil, err
 	}
+	if err := scan.Exclusive(d.ex, pre, pre); err != nil {
+		return nil, 0, nil, err
+	}
+	// Park the references of leaves and small roots.
 	if park > d.parked {
 		if err := ensureKeep(d.ex, &d.ptri, park, d.parked); err != nil {
 			return nil, 0, nil, err
@@ -569,177 +559,118 @@ func (b *builder) levelCUDA(d *devLevel, nodes []lnode, n int, rs *records, park
 		if err := ensureKeep(d.ex, &d.pbox, 6*park, 6*d.parked); err != nil {
 			return nil, 0, nil, err
 		}
-		if err := d.parkOff.CopyFromHost(parkOff); err != nil {
+		if err := d.launch("kdtree_park_f32", n, d.tri[0].Ptr(), d.box[0].Ptr(), d.offsets.Ptr(), pre.Ptr(),
+			uint32(nn), uint32(n), d.dec.Ptr(), uint32(d.parked), d.ptri.Ptr(), d.pbox.Ptr()); err != nil {
 			return nil, 0, nil, err
 		}
-		if err := d.launch("kdtree_park_f32", n, d.tri[0].Ptr(), d.box[0].Ptr(), d.offsets.Ptr(), d.parkOff.Ptr(),
-			uint32(nn), uint32(n), d.dec.Ptr(), d.ptri.Ptr(), d.pbox.Ptr()); err != nil {
-			return nil, 0, nil, err
-		}
-		d.parked = park
 	}
+	// The next level's node table, into d.next, then swapped in.
+	if nsplit > 0 {
+		nn2 := 2 * nsplit
+		if err := ensure(d.ex, &d.next, tableLen(nn2)); err != nil {
+			return nil, 0, nil, err
+		}
+		if err := d.launch("kdtree_next_f32", nn+1, d.nboxP, d.info.Ptr(), d.dec.Ptr(), d.dec.Slice(3*nn, 3*nn).Ptr(),
+			pre.Ptr(), uint32(nn), uint32(nn2), total, d.next.Ptr()); err != nil {
+			return nil, 0, nil, err
+		}
+		d.offsets, d.next = d.next, d.offsets
+		d.tableOK = true
+	}
+	// The host's records, parked ranges and nodes, by the same rules.
+	out := make([]lnode, 0, 2*nsplit)
+	off := d.parked
+	for i := range nodes {
+		x := &nodes[i]
+		switch fate := int(dec[3*i]); fate {
+		case fateLeaf, fateSmall:
+			parked = append(parked, parkedRange{rec: x.rec, off: uint32(off), cnt: x.cnt, small: fate == fateSmall,
+				box: x.box, depth: x.depth})
+			off += int(x.cnt)
+		default:
+			axis, pos := int(dec[3*i+1]), math.Float32frombits(dec[3*i+2])
+			left := rs.setInterior(x.rec, axis, pos)
+			lb, rb := childBoxes(x.box, axis, pos)
+			cl, cr, cb := cnt[i], cnt[nn+i], cnt[2*nn+i]
+			out = append(out,
+				lnode{box: lb, off: cb, cnt: cl, depth: x.depth + 1, rec: left},
+				lnode{box: rb, off: cb + cl, cnt: cr, depth: x.depth + 1, rec: left + 1})
+		}
+	}
+	d.parked = park
 	d.tri[0], d.tri[1] = d.tri[1], d.tri[0]
 	d.box[0], d.box[1] = d.box[1], d.box[0]
 	return out, int(total), parked, nil
 }
 
-// cudaSmallOnDevice selects the CUDA small-node phase (kdtree_small_f32) on
-// the CUDA executor; when false, or when the kernel's output space
-// overflows, the small phase runs in Go on the parked references (the same
-// tree either way). Tests flip it to check both.
-var cudaSmallOnDevice = true
-
-// smallCaps are the output room of the device small phase's attempts, in
-// records and leaf references per reference of the small roots (tests
-// shrink it to force a retry or the Go fallback).
-var smallCaps = [][2]int{{6, 4}, {16, 8}, {64, 32}}
-
-// smallDev is the output of the device small phase: the subtrees of every
-// small root as small records (see smallRecords) and their leaves'
-// references, still on the device.
-type smallDev struct {
-	rec, refs   *exec.Buf[uint32]
-	nrec, nrefs int
-	roots       int
-	bufs        []*exec.Buf[uint32]
-	box         *exec.Buf[float32]
-}
-
-func (so *smallDev) free() {
-	if so == nil {
-		return
-	}
-	for _, x := range so.bufs {
-		x.Free()
-	}
-	so.box.Free()
-}
-
-// runSmallCUDA runs the small-node phase on the device: one warp per small
-// root (kdtree_small_f32). It returns nil (and changes nothing) when the
-// record or reference space overflowed even with the largest room it
-// tries; the caller then runs the Go small phase.
-func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []uint32) (*smallDev, error) {
-	R := len(rs.small)
-	so := &smallDev{roots: R}
-	// One upload for the per-root words: offsets, counts, depths, then the
-	// counters (next record, next reference, overflow).
-	words := make([]uint32, 3*R+3)
-	box := make([]float32, 6*max(R, 1))
-	total := 0
-	for i := range rs.small {
-		sr := &rs.small[i]
-		words[i], words[R+i], words[2*R+i] = smallOff[i], smallCnt[i], uint32(sr.depth)
-		copy(box[6*i:6*i+3], sr.box.lo[:])
-		copy(box[6*i+3:6*i+6], sr.box.hi[:])
-		total += int(smallCnt[i])
-	}
-	words[3*R] = uint32(R)
-	if R == 0 {
-		return so, nil
-	}
-	fail := func(err error) (*smallDev, error) {
-		so.free()
-		return nil, err
-	}
-	w, err := exec.FromHost(b.ex, words)
-	if err != nil {
-		return fail(err)
-	}
-	so.bufs = append(so.bufs, w)
-	if so.box, err = exec.FromHost(b.ex, box); err != nil {
-		return fail(err)
-	}
-	ctr := w.Slice(3*R, 3)
-	p := newSAH(&b.opt)
-	// Output space per reference of the small roots: measured on the shared
-	// scenes, at most 3.0 records and 2.8 leaf references (bunny); on
-	// overflow the kernel runs again with more room, then the caller falls
-	// back to the Go small phase.
-	for _, k := range smallCaps {
-		recCap := 2*R + k[0]*total + 1024
-		refCap := k[1]*total + 1024
-		so.rec.Free()
-		so.refs.Free()
-		if so.rec, err = exec.Alloc[uint32](b.ex, 3*recCap); err != nil {
-			return fail(err)
-		}
-		so.bufs = append(so.bufs, so.rec)
-		if so.refs, err = exec.Alloc[uint32](b.ex, refCap); err != nil {
-			return fail(err)
-		}
-		so.bufs = append(so.bufs, so.refs)
-		if err := d.ctx.Launch("kdtree_small_f32", cuda.Linear(R), cuda.Linear(32), 0,
-			d.ptri.Ptr(), d.pbox.Ptr(), d.tv.Ptr(), w.Slice(0, R).Ptr(), w.Slice(R, R).Ptr(), so.box.Ptr(),
-			w.Slice(2*R, R).Ptr(), uint32(R), int32(b.opt.MaxDepth), p.ct, p.ci, p.keep, so.rec.Ptr(), uint32(recCap),
-			so.refs.Ptr(), uint32(refCap), ctr.Ptr()); err != nil {
-			return fail(fmt.Errorf("kdtree: kdtree_small_f32: %w", err))
-		}
-		hc := make([]uint32, 3)
-		if err := ctr.CopyToHost(hc); err != nil {
-			return fail(err)
-		}
-		if hc[2] == 0 {
-			so.nrec, so.nrefs = int(hc[0]), int(hc[1])
-			return so, nil
-		}
-		if err := ctr.CopyFromHost([]uint32{uint32(R), 0, 0}); err != nil {
-			return fail(err)
-		}
-	}
-	so.free()
-	return nil, nil
-}
-
-// toRecords downloads the small records into rs.shared (the host layout).
-func (so *smallDev) toRecords(rs *records) error {
-	if so.roots == 0 {
-		return nil
-	}
-	hrec := make([]uint32, 3*so.nrec)
-	if err := so.rec.Slice(0, len(hrec)).CopyToHost(hrec); err != nil {
+// decideCUDA queues the decisions of a level's nn nodes holding n
+// references (builder.decide): the nodes' tight bounds by reduce's
+// segmented box reduction, empty space, then for the nodes still pending
+// the histograms (kdtree_bin_u32, shared-memory tiles) and the binned SAH
+// (kdtree_sah_f32, a warp per node).
+func (b *builder) decideCUDA(d *devLevel, nn, n int) error {
+	o := &b.opt
+	p := newSAH(o)
+	nb := o.Bins
+	if err := d.red.SegmentedBoxesAoS(d.tight.Slice(0, 6*nn), d.box[0].Slice(0, 6*n), d.offsets.Slice(0, nn+1)); err != nil {
 		return err
 	}
-	hrefs := make([]uint32, so.nrefs)
-	if err := so.refs.Slice(0, len(hrefs)).CopyToHost(hrefs); err != nil {
+	if err := d.launch("kdtree_decide_f32", nn, d.nboxP, d.info.Ptr(), uint32(nn), d.tight.Ptr(),
+		int32(o.SmallNode), int32(o.MaxDepth), int32(nb), d.dec.Ptr(), d.geo.Ptr()); err != nil {
 		return err
 	}
-	list := make([]record, so.nrec)
-	for i := range list {
-		w0, w1, w2 := hrec[3*i], hrec[3*i+1], hrec[3*i+2]
-		if w0&0xFF == smallLeafFate {
-			if uint64(w1)+uint64(w2) > uint64(len(hrefs)) {
-				return fmt.Errorf("kdtree: small-phase leaf %d refers to [%d, %d+%d) of %d references", i, w1, w1, w2, len(hrefs))
-			}
-			list[i] = record{fate: fateLeaf, refs: hrefs[w1 : w1+w2 : w1+w2]}
-			continue
+	// The histograms are zero between levels (kdtree_sah_f32 clears what
+	// kdtree_bin_u32 filled): cleared here only when (re)allocated.
+	if d.hist == nil || d.hist.Len() < 6*nb*nn {
+		if err := ensure(d.ex, &d.hist, 6*nb*nn); err != nil {
+			return err
 		}
-		if w2+1 >= uint32(len(list)) || w0>>8 > 2 {
-			return fmt.Errorf("kdtree: small-phase record %d is corrupt (%d %d %d)", i, w0, w1, w2)
-		}
-		list[i] = record{fate: fateSplit, axis: uint8(w0 >> 8), pos: math.Float32frombits(w1), left: int32(w2)}
+		d.histZero = false
 	}
-	rs.shared = list
+	if !d.histZero {
+		if err := d.hist.Dev().Memset32(0); err != nil {
+			return err
+		}
+		d.histZero = true
+	}
+	const k1, k2 = "kdtree_bin_u32", "kdtree_sah_f32"
+	if err := d.ctx.Launch(k1, cuda.GridFor(n, binTile), cuda.Linear(cudaBlock), uint32(4*6*nb),
+		d.box[0].Ptr(), d.offsets.Ptr(), uint32(nn), uint32(n), d.dec.Ptr(), d.geo.Ptr(), int32(nb), d.hist.Ptr()); err != nil {
+		return fmt.Errorf("kdtree: %s: %w", k1, err)
+	}
+	if err := d.launch(k2, 32*nn, d.nboxP, d.info.Ptr(), uint32(nn), d.geo.Ptr(), d.hist.Ptr(),
+		int32(nb), p.ct, p.ci, p.keep, d.dec.Ptr()); err != nil {
+		return err
+	}
 	return nil
 }
 
-// smallBoxes downloads the parked boxes of the small roots for the Go small
-// phase.
-func (d *devLevel) smallBoxes(rs *records, smallOff []uint32) error {
-	if d.parked == 0 {
-		return nil
-	}
-	pbox := make([]float32, 6*d.parked)
-	if err := d.pbox.Slice(0, 6*d.parked).CopyToHost(pbox); err != nil {
+// binTile is kd_tree::kBinTile: the references one block of
+// kdtree_bin_u32 counts.
+const binTile = 2048
+
+// checkTable compares the node table made on the device with the host's
+// nodes (tests only: one more read-back per level).
+func (d *devLevel) checkTable(nodes []lnode, n int) error {
+	nn := len(nodes)
+	t := make([]uint32, tableLen(nn))
+	if err := d.offsets.Slice(0, len(t)).CopyToHost(t); err != nil {
 		return err
 	}
-	for i := range rs.small {
-		sr := &rs.small[i]
-		sr.box2 = make([]aabb, len(sr.tri))
-		for k := range sr.box2 {
-			o := 6 * (int(smallOff[i]) + k)
-			copy(sr.box2[k].lo[:], pbox[o:o+3])
-			copy(sr.box2[k].hi[:], pbox[o+3:o+6])
+	if t[nn] != uint32(n) {
+		return fmt.Errorf("kdtree: device node table ends at %d, want %d", t[nn], n)
+	}
+	for i := range nodes {
+		x := &nodes[i]
+		info := t[nn+1+4*i : nn+5+4*i]
+		var box aabb
+		for a := 0; a < 3; a++ {
+			box.lo[a] = math.Float32frombits(t[5*nn+1+6*i+a])
+			box.hi[a] = math.Float32frombits(t[5*nn+1+6*i+3+a])
+		}
+		if t[i] != x.off || info[0] != x.off || info[1] != x.cnt || info[2] != uint32(x.depth) || box != x.box {
+			return fmt.Errorf("kdtree: device node table, node %d: offset %d, info %v, box %v; host %+v",
+				i, t[i], info, box, *x)
 		}
 	}
 	return nil

@@ -30,7 +30,7 @@ func (d *devLevel) freeLevel() error {
 		return err
 	}
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.flags, d.dstL, d.dstR, d.offsets, d.info,
-		d.keys, d.dec, d.hist, d.parkOff, d.arenaU} {
+		d.dec, d.hist, d.parkOff, d.arenaU} {
 		b.Free()
 	}
 	for _, b := range []*exec.Buf[float32]{d.box[0], d.box[1], d.clipL, d.clipR, d.nbox, d.geo, d.arenaF} {
@@ -59,7 +59,12 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev) ([]Node, []
 		if err := scratch.Dev().Slice(2*R, 1).Memset32(0); err != nil {
 			return nil, nil, err
 		}
-		if err := d.launch("kdtree_small_size_u32", R, so.rec.Ptr(), uint32(R), scratch.Ptr(),
+		if so.size != nil {
+			// kdtree_small_w_f32 counted them.
+			if err := scratch.Slice(0, 2*R).CopyFrom(so.size); err != nil {
+				return nil, nil, err
+			}
+		} else if err := d.launch("kdtree_small_size_u32", R, so.rec.Ptr(), uint32(R), scratch.Ptr(),
 			scratch.Slice(2*R, 1).Ptr()); err != nil {
 			return nil, nil, err
 		}

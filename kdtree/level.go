@@ -3,8 +3,10 @@ package kdtree
 import (
 	"sort"
 	"sync"
+	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/reduce"
 	"github.com/kdbuild/kdbuild/split"
 )
 
@@ -65,6 +67,7 @@ type levelScratch struct {
 	clipL, clipR      []aabb
 	offsets           []uint32
 	cl, cr, cb        []uint32
+	tight             []aabb // every node's tight bounds (nodeBounds)
 }
 
 func growU32(s []uint32, n int) []uint32 {
@@ -104,6 +107,32 @@ func (b *builder) tightBounds(boxes []aabb) aabb {
 	return t
 }
 
+// nodeBounds sets tight[s] to the union of boxes[offsets[s]:offsets[s+1]]
+// for every node s of a level (len(tight) = len(offsets)-1; an empty node
+// gets the empty box), by the segmented box reduction of reduce/ on the
+// build's executor: the algorithm the CUDA path runs on the device
+// (decideCUDA). Min and max are exact, so any order gives the same bits
+// but for the sign of a zero, which decide canonicalises.
+func (b *builder) nodeBounds(tight, boxes []aabb, offsets []uint32) error {
+	flat, off := boxFloats(boxes), offsets[:len(tight)+1]
+	if b.onReduce != nil {
+		b.onReduce(flat, off)
+	}
+	if b.red == nil {
+		b.red = reduce.NewReducer(b.ex)
+	}
+	return b.red.SegmentedBoxesAoS(exec.Wrap(boxFloats(tight)), exec.Wrap(flat), exec.Wrap(off))
+}
+
+// boxFloats views boxes as 6 floats each (lo xyz, hi xyz), the layout of
+// reduce's AoS boxes and of the CUDA kernels.
+func boxFloats(boxes []aabb) []float32 {
+	if len(boxes) == 0 {
+		return nil
+	}
+	return unsafe.Slice(&boxes[0].lo[0], 6*len(boxes))
+}
+
 // binned fills h with the histogram of boxes, over the workers when many.
 func (b *builder) binned(boxes []aabb, geo *[3]binGeom, h *hist) {
 	h.clear()
@@ -125,14 +154,16 @@ func (b *builder) binned(boxes []aabb, geo *[3]binGeom, h *hist) {
 // SmallNode references, a leaf at MaxDepth, else empty space cut off where a
 // side of the tight bounds is more than emptyCutoff empty, else the binned
 // SAH plane when it beats a leaf.
-func (b *builder) decide(n *lnode, boxes []aabb, p *sahParams, h *hist) decision {
+//
+// t is the tight bounds of the node's reference boxes (nodeBounds); -0 is
+// made +0 here.
+func (b *builder) decide(n *lnode, t aabb, boxes []aabb, p *sahParams, h *hist) decision {
 	if int(n.cnt) <= b.opt.SmallNode {
 		return decision{fate: fateSmall}
 	}
 	if n.depth >= b.opt.MaxDepth {
 		return decision{fate: fateLeaf}
 	}
-	t := b.tightBounds(boxes)
 	canonZero(&t)
 	// Empty space: the widest empty slab, lowest axis and side on ties.
 	bestFrac, axis, pos := float32(emptyCutoff), -1, float32(0)
@@ -201,13 +232,23 @@ func (b *builder) forRefs(offsets []uint32, body func(lo, hi, s int)) {
 func (b *builder) levelGo(nodes []lnode, cur *refList, next *refList, sc *levelScratch, rs *records) ([]lnode, error) {
 	p := newSAH(&b.opt)
 	dec := make([]decision, len(nodes))
+	nr := len(cur.tri)
+	sc.offsets = growU32(sc.offsets, len(nodes)+1)
+	for i := range nodes {
+		sc.offsets[i] = nodes[i].off
+	}
+	sc.offsets[len(nodes)] = uint32(nr)
+	sc.tight = growBox(sc.tight, len(nodes))
+	if err := b.nodeBounds(sc.tight, cur.box, sc.offsets); err != nil {
+		return nil, err
+	}
 	// Decide, the biggest nodes one at a time over all workers, the others
 	// in parallel over nodes.
 	var small []int
 	for i := range nodes {
 		if nodes[i].cnt >= bigNode {
 			n := &nodes[i]
-			dec[i] = b.decide(n, cur.box[n.off:n.off+n.cnt], &p, newHist(b.opt.Bins))
+			dec[i] = b.decide(n, sc.tight[i], cur.box[n.off:n.off+n.cnt], &p, newHist(b.opt.Bins))
 		} else {
 			small = append(small, i)
 		}
@@ -217,7 +258,7 @@ func (b *builder) levelGo(nodes []lnode, cur *refList, next *refList, sc *levelS
 		return func(lo, hi int) {
 			for _, i := range small[lo:hi] {
 				n := &nodes[i]
-				dec[i] = b.decide(n, cur.box[n.off:n.off+n.cnt], &p, h)
+				dec[i] = b.decide(n, sc.tight[i], cur.box[n.off:n.off+n.cnt], &p, h)
 			}
 		}
 	})
@@ -225,15 +266,9 @@ func (b *builder) levelGo(nodes []lnode, cur *refList, next *refList, sc *levelS
 		b.onLevel(nodes, dec)
 	}
 	// Flags, with straddling triangles clipped to both children.
-	nr := len(cur.tri)
 	sc.flags = growU32(sc.flags, nr)
 	sc.dstL, sc.dstR = growU32(sc.dstL, nr), growU32(sc.dstR, nr)
 	sc.clipL, sc.clipR = growBox(sc.clipL, nr), growBox(sc.clipR, nr)
-	sc.offsets = growU32(sc.offsets, len(nodes)+1)
-	for i := range nodes {
-		sc.offsets[i] = nodes[i].off
-	}
-	sc.offsets[len(nodes)] = uint32(nr)
 	b.forRefs(sc.offsets, func(lo, hi, s int) {
 		for r := lo; r < hi; r++ {
 			for uint32(r) >= sc.offsets[s+1] {

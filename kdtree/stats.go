@@ -63,3 +63,12 @@ func ComputeShapeStats(t *Tree) Stats {
 	s.SAHCost = SAHCost(t)
 	return s
 }
+
+// DeviceMs is BuildMs less the phases "upload" (the scene's vertices and
+// indices copied to the device) and "download" (the finished tree copied to
+// the host): on the CUDA executor the time from the triangles on the device
+// to the finished tree on the device, the measure of the GPU goals. A build
+// without those phases (the Go executor) gives BuildMs.
+func (s Stats) DeviceMs() float64 {
+	return s.BuildMs - s.Phases["upload"] - s.Phases["download"]
+}

@@ -33,6 +33,20 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 	kd_scan::tile_scan<kd_scan::Add<unsigned>, Cfg>(io, n, state, count);
 }
 
+// compact_fused_prefetch_u32: the staged kernel with each item's value
+// loaded together with its flag at the start of the tile (kd_scan::
+// IoCompactPre), 256 x 16 items (kd_scan::TilingCP16): grid = ceil(n/4096)
+// blocks of 256 threads, state zeroed (8*(grid+1) bytes); otherwise as
+// compact_fused_staged_u32.
+extern "C" __global__ void __launch_bounds__(256, 4)
+    compact_fused_prefetch_u32(const unsigned *src, const unsigned *flags, unsigned *dst, unsigned long long n,
+                               unsigned long long cap, unsigned long long *state, unsigned *count) {
+	using Cfg = kd_scan::TilingCP16;
+	__shared__ unsigned s_stage[Cfg::kTile];
+	kd_scan::IoCompactPre<Cfg> io(src, flags, dst, cap, s_stage);
+	kd_scan::tile_scan<kd_scan::Add<unsigned>, Cfg>(io, n, state, count);
+}
+
 // compact_flags_u32: out[i] = flags[i] != 0 (0 or 1).
 extern "C" __global__ void compact_flags_u32(const unsigned *flags, unsigned *out, unsigned long long n) {
 	for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;

@@ -9,17 +9,17 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "84b092ad8904d377ece9f3f5627cceab44d9c39f4181372c5a731d24b3dc380c"
+const SourcesSHA256 = "71bc11c235de19f6b94cc7a4bf9b3452e962685f664493647caa982a09e7342c"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
-	"compact.cu": "f61520b193305a048726550cd4e477f7c9ca6bb5de9db9c6157eb7e450e97676",
-	"kdtree.cu":  "55ba47af3d6a712ac250ed7410fe126d39c2931f5d88fed7d16561f8579a9306",
-	"reduce.cu":  "bf6df67c2d068cf66b481c66dcef0a67ebb1e75945d9109aa179f79fc1e5b30d",
-	"reduce.cuh": "87033d621e0c80e4da0ab4458479651a0600b2f5a45077b4e0e565fd98e68423",
+	"compact.cu": "e31ce975dbda3fc37454666196e597cc565e6b6c867d371caf2052de7d1d94ec",
+	"kdtree.cu":  "84cb179719b5fd1722c71f862057ef23417f15ab643e0cb20fe26c15f06fc697",
+	"reduce.cu":  "b6c94b53819784ed89d869a999af7bf37a6ee982c738249152fc13f081e36236",
+	"reduce.cuh": "fa3d8d18dce25d9ad952448818186a9ab86564de359532ceff31b5b29af42a21",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
-	"scan.cu":    "f37c50838ca3e4b7863c39326d21ede3d84ad405b7adcbaeec43f1e88ec262f0",
-	"scan.cuh":   "9e282b9d01d830994e7a6973365010a9d0ff6de454e474c5b6fa6e72de01e5f3",
+	"scan.cu":    "f54bd47dbbf51243c9922256451d54f4bb51b105c00d0d62e2dc9dfa251d9455",
+	"scan.cuh":   "ba9a33536c631edc59e6bb7c80ce0f003eb30ff1e05d43d5de5bfc924fe4f7a5",
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":   "227851d02f75b66c8fc1e29c542904f94082ff692e40d85792fc86e6d85f0946",
 }

@@ -188,35 +188,13 @@ __device__ bool box_of_poly(const Poly &p, const float *box, const float *cur, f
 } // namespace kd_tree
 
 
-// kdtree_bounds_init_u32: keys of every node's tight bounds set to the
-// identities (lo: max key, hi: min key). keys has 6 entries per node.
-extern "C" __global__ void kdtree_bounds_init_u32(unsigned int *keys, unsigned int nodes) {
-	using namespace kd_tree;
-	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < 6 * nodes) keys[i] = (i % 6) < 3 ? 0xFFFFFFFFu : 0u;
-}
-
-// kdtree_bounds_u32: tight bounds of every node's reference boxes by atomic
-// min/max of order-preserving keys (exact, order independent).
-extern "C" __global__ void kdtree_bounds_u32(const float *box, const unsigned int *offsets, unsigned int nodes,
-                                             unsigned int n, unsigned int *keys) {
-	using namespace kd_tree;
-	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
-	if (r >= n) return;
-	unsigned int s = node_of(offsets, nodes, r);
-	const float *b = box + 6 * (size_t)r;
-	for (int a = 0; a < 3; a++) {
-		atomicMin(&keys[6 * s + a], key_of(b[a]));
-		atomicMax(&keys[6 * s + 3 + a], key_of(b[3 + a]));
-	}
-}
-
 // kdtree_decide_f32: builder.decide up to the binned SAH, one thread per
-// node. info[4s..4s+3] = off, cnt, depth, unused. Writes dec[3s..3s+2] =
-// fate, axis, float bits of pos, and for pending nodes geo[9s..] = lo, hi,
-// w of each axis's bins.
+// node. info[4s..4s+3] = off, cnt, depth, unused; tight[6s..6s+5] is the
+// node's tight bounds (the segmented box reduction of reduce/, -0 not yet
+// canonicalised). Writes dec[3s..3s+2] = fate, axis, float bits of pos, and
+// for pending nodes geo[9s..] = lo, hi, w of each axis's bins.
 extern "C" __global__ void kdtree_decide_f32(const float *nbox, const unsigned int *info, unsigned int nodes,
-                                             const unsigned int *keys, int smallNode, int maxDepth, int bins,
+                                             const float *tight, int smallNode, int maxDepth, int bins,
                                              unsigned int *dec, float *geo) {
 	using namespace kd_tree;
 	unsigned int s = blockIdx.x * blockDim.x + threadIdx.x;
@@ -237,8 +215,8 @@ extern "C" __global__ void kdtree_decide_f32(const float *nbox, const unsigned i
 	const float *box = nbox + 6 * (size_t)s;
 	float t[6];
 	for (int i = 0; i < 6; i++) {
-		t[i] = float_of(keys[6 * s + i]);
-		if (t[i] == 0.0f) t[i] = 0.0f;
+		t[i] = tight[6 * (size_t)s + i];
+		if (t[i] == 0.0f) t[i] = 0.0f; // canonZero
 	}
 	float bestFrac = kEmptyCutoff, pos = 0.0f;
 	int axis = -1;
@@ -272,21 +250,13 @@ extern "C" __global__ void kdtree_decide_f32(const float *nbox, const unsigned i
 	}
 }
 
-// kdtree_bin_u32: the histograms of pending nodes: hist[(s*6 + 2a)*bins +
-// k] counts references whose box starts in bin k of axis a, hist[(s*6 +
-// 2a+1)*bins + k] those that end there (integer atomics: exact). hist must
-// be zero.
-extern "C" __global__ void kdtree_bin_u32(const float *box, const unsigned int *offsets, unsigned int nodes,
-                                          unsigned int n, const unsigned int *dec, const float *geo, int bins,
-                                          unsigned int *hist) {
-	using namespace kd_tree;
-	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
-	if (r >= n) return;
-	unsigned int s = node_of(offsets, nodes, r);
-	if (dec[3 * s] != kPending) return;
-	const float *b = box + 6 * (size_t)r;
-	const float *g = geo + 9 * (size_t)s;
-	unsigned int *h = hist + (size_t)s * 6 * bins;
+namespace kd_tree {
+
+// kBinTile is the number of references one block of kdtree_bin_u32 counts.
+constexpr unsigned int kBinTile = 2048;
+
+// bin_box counts box b into the histogram h of a node with bins geo g.
+__device__ __forceinline__ void bin_box(const float *b, const float *g, int bins, unsigned int *h) {
 	for (int a = 0; a < 3; a++) {
 		float lo = g[3 * a], w = g[3 * a + 2];
 		atomicAdd(&h[(2 * a) * bins + bin_of(b[a], lo, w, bins)], 1u);
@@ -294,17 +264,66 @@ extern "C" __global__ void kdtree_bin_u32(const float *box, const unsigned int *
 	}
 }
 
+} // namespace kd_tree
+
+// kdtree_bin_u32: the histograms of pending nodes: hist[(s*6 + 2a)*bins +
+// k] counts references whose box starts in bin k of axis a, hist[(s*6 +
+// 2a+1)*bins + k] those that end there (integer sums: exact, any order).
+// hist must be zero. Block b counts references [b·kBinTile, (b+1)·kBinTile):
+// those of the node holding the tile's first reference into a histogram in
+// shared memory (6·bins words of dynamic shared memory), added to hist once
+// at the end (a big node's references then cost shared-memory atomics
+// only); those of later nodes in the tile (small nodes) straight into hist.
+extern "C" __global__ void kdtree_bin_u32(const float *box, const unsigned int *offsets, unsigned int nodes,
+                                          unsigned int n, const unsigned int *dec, const float *geo, int bins,
+                                          unsigned int *hist) {
+	using namespace kd_tree;
+	extern __shared__ unsigned int sh[];
+	unsigned int t0 = blockIdx.x * kBinTile;
+	if (t0 >= n) return;
+	unsigned int t1 = min(n - t0, kBinTile) + t0;
+	unsigned int s0 = node_of(offsets, nodes, t0);
+	unsigned int end0 = offsets[s0 + 1];
+	bool pend0 = dec[3 * s0] == kPending;
+	unsigned int hw = 6u * (unsigned int)bins;
+	if (pend0)
+		for (unsigned int i = threadIdx.x; i < hw; i += blockDim.x) sh[i] = 0;
+	__syncthreads();
+	for (unsigned int r = t0 + threadIdx.x; r < t1; r += blockDim.x) {
+		const float *b = box + 6 * (size_t)r;
+		if (r < end0) {
+			if (pend0) bin_box(b, geo + 9 * (size_t)s0, bins, sh);
+			continue;
+		}
+		unsigned int s = node_of(offsets, nodes, r);
+		if (dec[3 * s] != kPending) continue;
+		bin_box(b, geo + 9 * (size_t)s, bins, hist + (size_t)s * hw);
+	}
+	__syncthreads();
+	if (!pend0) return;
+	unsigned int *h = hist + (size_t)s0 * hw;
+	for (unsigned int i = threadIdx.x; i < hw; i += blockDim.x)
+		if (sh[i] != 0) atomicAdd(&h[i], sh[i]);
+}
+
 // kdtree_sah_f32: bestBinned and the leaf test for every pending node, one
-// thread per node, the candidates in Go's order.
+// warp per node (blockDim.x a multiple of 32). The lanes take the planes of
+// an axis 32 at a time: a warp scan of the bin counts gives each lane its
+// plane's nL and nR, each lane keeps its best plane, and a warp reduction
+// under choice.better's total order (cost, axis, pos, idx) picks the plane
+// the sequential loop of bestBinned picks. The warp then zeroes the node's
+// histogram, so that hist is all zero again for the next level's
+// kdtree_bin_u32 (only pending nodes' histograms are ever written).
 extern "C" __global__ void kdtree_sah_f32(const float *nbox, const unsigned int *info, unsigned int nodes,
-                                          const float *geo, const unsigned int *hist, int bins, double ct,
+                                          const float *geo, unsigned int *hist, int bins, double ct,
                                           double ci, double keep, unsigned int *dec) {
 	using namespace kd_tree;
-	unsigned int s = blockIdx.x * blockDim.x + threadIdx.x;
-	if (s >= nodes || dec[3 * s] != kPending) return;
+	unsigned int s = (blockIdx.x * blockDim.x + threadIdx.x) / 32u;
+	unsigned int lane = threadIdx.x % 32u;
+	if (s >= nodes || dec[3 * s] != kPending) return; // warp-uniform
 	const float *box = nbox + 6 * (size_t)s;
 	const float *g = geo + 9 * (size_t)s;
-	const unsigned int *h = hist + (size_t)s * 6 * bins;
+	unsigned int *h = hist + (size_t)s * 6 * bins;
 	unsigned int n = info[4 * s + 1];
 	double bc = INFINITY;
 	int ba = 3, bi = 0;
@@ -313,12 +332,27 @@ extern "C" __global__ void kdtree_sah_f32(const float *nbox, const unsigned int 
 	for (int a = 0; a < 3; a++) {
 		float lo = g[3 * a], hi = g[3 * a + 1], w = g[3 * a + 2];
 		if (!(w > 0.0f)) continue;
-		unsigned int nL = 0, nR = n;
-		for (int k = 0; k <= bins; k++) {
-			if (k > 0) {
-				nL += h[(2 * a) * bins + k - 1];
-				nR -= h[(2 * a + 1) * bins + k - 1];
+		unsigned int carryL = 0, carryR = 0; // counts of bins before the chunk
+		for (int k0 = 0; k0 <= bins; k0 += 32) {
+			int k = k0 + (int)lane;
+			// Plane k has on its left the references starting in bins < k.
+			unsigned int cL = 0, cR = 0;
+			if (k >= 1 && k <= bins) {
+				cL = h[(2 * a) * bins + k - 1];
+				cR = h[(2 * a + 1) * bins + k - 1];
 			}
+			for (int o = 1; o < 32; o *= 2) {
+				unsigned int uL = __shfl_up_sync(0xFFFFFFFFu, cL, o);
+				unsigned int uR = __shfl_up_sync(0xFFFFFFFFu, cR, o);
+				if ((int)lane >= o) {
+					cL += uL;
+					cR += uR;
+				}
+			}
+			unsigned int nL = carryL + cL, nR = n - (carryR + cR);
+			carryL += __shfl_sync(0xFFFFFFFFu, cL, 31);
+			carryR += __shfl_sync(0xFFFFFFFFu, cR, 31);
+			if (k > bins) continue;
 			float pos = lo + (float)k * w;
 			if (k == bins) pos = hi;
 			if (!(pos > box[a] && pos < box[3 + a])) continue;
@@ -333,6 +367,21 @@ extern "C" __global__ void kdtree_sah_f32(const float *nbox, const unsigned int 
 			}
 		}
 	}
+	for (int o = 16; o > 0; o /= 2) {
+		double c = __shfl_xor_sync(0xFFFFFFFFu, bc, o);
+		int a = __shfl_xor_sync(0xFFFFFFFFu, ba, o);
+		float p = __shfl_xor_sync(0xFFFFFFFFu, bp, o);
+		int i = __shfl_xor_sync(0xFFFFFFFFu, bi, o);
+		if (better(c, a, p, i, bc, ba, bp, bi)) {
+			bc = c;
+			ba = a;
+			bp = p;
+			bi = i;
+		}
+	}
+	__syncwarp(); // every lane has read its bins
+	for (int i = (int)lane; i < 6 * bins; i += 32) h[i] = 0;
+	if (lane != 0) return;
 	unsigned int *d = dec + 3 * s;
 	if (ba > 2 || !(bc < ci * (double)n)) {
 		d[0] = kLeaf;
@@ -426,20 +475,88 @@ extern "C" __global__ void kdtree_scatter_f32(const unsigned int *tri, const flo
 }
 
 // kdtree_park_f32: the references of nodes that end here (leaves and small
-// roots) copied out: reference r of node s goes to park[parkOff[s] + r -
-// offsets[s]] when dec says leaf or small.
+// roots) copied out: reference r of node s goes to ptri/pbox[parkBase +
+// pre[nodes+1+s] - pre[nodes+1] + r - offsets[s]] when dec says leaf or
+// small (pre: the scanned node words of kdtree_nodewords_u32).
 extern "C" __global__ void kdtree_park_f32(const unsigned int *tri, const float *box, const unsigned int *offsets,
-                                           const unsigned int *parkOff, unsigned int nodes, unsigned int n,
-                                           const unsigned int *dec, unsigned int *ptri, float *pbox) {
+                                           const unsigned int *pre, unsigned int nodes, unsigned int n,
+                                           const unsigned int *dec, unsigned int parkBase, unsigned int *ptri,
+                                           float *pbox) {
 	using namespace kd_tree;
 	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
 	if (r >= n) return;
 	unsigned int s = node_of(offsets, nodes, r);
 	unsigned int fate = dec[3 * s];
 	if (fate != kLeaf && fate != kSmall) return;
-	unsigned int d = parkOff[s] + (r - offsets[s]);
+	unsigned int d = parkBase + (pre[nodes + 1 + s] - pre[nodes + 1]) + (r - offsets[s]);
 	ptri[d] = tri[r];
 	for (int i = 0; i < 6; i++) pbox[6 * (size_t)d + i] = box[6 * (size_t)r + i];
+}
+
+// kdtree_nodewords_u32: the words whose exclusive scan places a level's
+// children and parked references, laid out like split_unpack_u32's:
+// pre[s] = 1 when node s splits, pre[nodes] = 0, pre[nodes+1+s] = its
+// reference count when it ends here (leaf or small), else 0, and
+// pre[2·nodes+1] = 0. After scan.Exclusive, node s's children are nodes
+// 2·pre[s] and 2·pre[s]+1 of the next level (2·pre[nodes] nodes in all) and
+// its parked references start pre[nodes+1+s] - pre[nodes+1] after the
+// level's first.
+extern "C" __global__ void kdtree_nodewords_u32(const unsigned int *info, const unsigned int *dec, unsigned int nodes,
+                                                unsigned int *pre) {
+	using namespace kd_tree;
+	unsigned int s = blockIdx.x * blockDim.x + threadIdx.x;
+	if (s < nodes) {
+		unsigned int fate = dec[3 * s];
+		pre[s] = fate == kSplit ? 1u : 0u;
+		pre[nodes + 1 + s] = (fate == kLeaf || fate == kSmall) ? info[4 * s + 1] : 0u;
+	} else if (s == nodes) {
+		pre[nodes] = 0;
+		pre[2 * nodes + 1] = 0;
+	}
+}
+
+// kdtree_next_f32: the next level's node table from this level's (the
+// per-node bookkeeping of levelGo): for every node s that splits at (a, pos)
+// with child counts cl = cnt[s], cr = cnt[nodes+s] and child base cb =
+// cnt[2·nodes+s] (split.Addresses), children j = 2·pre[s] and j+1 get
+//   offsets[j] = cb, offsets[j+1] = cb + cl,
+//   info[4j..] = cb, cl, depth+1, 0 and info[4(j+1)..] = cb+cl, cr, depth+1, 0,
+//   boxes: the node's box with hi[a] = pos (below) and lo[a] = pos (above)
+//   (childBoxes in kdtree/level.go);
+// the thread s = nodes writes offsets[next] = total. next = 2·pre[nodes] is
+// the next level's node count; the table is tableLen(next) words: offsets,
+// info at next+1, boxes at 5·next+1 (large_cuda.go's upload layout).
+extern "C" __global__ void kdtree_next_f32(const float *nbox, const unsigned int *info, const unsigned int *dec,
+                                           const unsigned int *cnt, const unsigned int *pre, unsigned int nodes,
+                                           unsigned int next, unsigned int total, unsigned int *table) {
+	using namespace kd_tree;
+	unsigned int s = blockIdx.x * blockDim.x + threadIdx.x;
+	if (s == nodes) table[next] = total;
+	if (s >= nodes || dec[3 * s] != kSplit) return;
+	int a = (int)dec[3 * s + 1];
+	float pos = __uint_as_float(dec[3 * s + 2]);
+	unsigned int cl = cnt[s], cr = cnt[nodes + s], cb = cnt[2 * nodes + s];
+	unsigned int depth = info[4 * s + 2] + 1;
+	unsigned int j = 2 * pre[s];
+	unsigned int *ninfo = table + next + 1;
+	float *nb = (float *)(table + 5 * (size_t)next + 1);
+	table[j] = cb;
+	table[j + 1] = cb + cl;
+	ninfo[4 * j] = cb;
+	ninfo[4 * j + 1] = cl;
+	ninfo[4 * j + 2] = depth;
+	ninfo[4 * j + 3] = 0;
+	ninfo[4 * j + 4] = cb + cl;
+	ninfo[4 * j + 5] = cr;
+	ninfo[4 * j + 6] = depth;
+	ninfo[4 * j + 7] = 0;
+	const float *b = nbox + 6 * (size_t)s;
+	for (int i = 0; i < 6; i++) {
+		nb[6 * (size_t)j + i] = b[i];
+		nb[6 * (size_t)j + 6 + i] = b[i];
+	}
+	nb[6 * (size_t)j + 3 + a] = pos;
+	nb[6 * (size_t)j + 6 + a] = pos;
 }
 
 // kdtree_boxes_f32: the box of every initial reference (kept triangle
@@ -453,6 +570,46 @@ extern "C" __global__ void kdtree_boxes_f32(const float *tv, const unsigned int 
 		box[6 * (size_t)i + a] = min32(min32(v[a], v[3 + a]), v[6 + a]);
 		box[6 * (size_t)i + 3 + a] = max32(max32(v[a], v[3 + a]), v[6 + a]);
 	}
+}
+
+// kdtree_gather_f32: builder.prepare of kdtree/build.go on the device, one
+// thread per scene triangle i (nt of them, vertex indices idx[3i..3i+2] into
+// nv vertices of 3 floats): tv[9i..9i+8] = its vertices, keep[i] = 1 when
+// it is kept (nonDegenerate: finite vertices, and scenes.Scene.Degenerate's
+// test, the same double operations, unfused), else 0; iota[i] = i (the
+// list the kept triangles are compacted from). A triangle with an index out
+// of range is not kept, its vertices are not read and *err becomes the
+// smallest such i (the host sets *err to 0xFFFFFFFF first).
+extern "C" __global__ void kdtree_gather_f32(const float *verts, unsigned int nv, const unsigned int *idx,
+                                             unsigned int nt, float *tv, unsigned int *keep, unsigned int *iota,
+                                             unsigned int *err) {
+	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= nt) return;
+	iota[i] = i;
+	unsigned int t[3] = {idx[3 * (size_t)i], idx[3 * (size_t)i + 1], idx[3 * (size_t)i + 2]};
+	if (t[0] >= nv || t[1] >= nv || t[2] >= nv) {
+		atomicMin(err, i);
+		keep[i] = 0;
+		return;
+	}
+	float v[9];
+	bool finite = true;
+	for (int k = 0; k < 3; k++)
+		for (int a = 0; a < 3; a++) {
+			v[3 * k + a] = verts[3 * (size_t)t[k] + a];
+			finite = finite && isfinite(v[3 * k + a]);
+		}
+	for (int k = 0; k < 9; k++) tv[9 * (size_t)i + k] = v[k];
+	bool degenerate = t[0] == t[1] || t[1] == t[2] || t[0] == t[2];
+	if (!degenerate) {
+		double ux = (double)v[3] - (double)v[0], uy = (double)v[4] - (double)v[1], uz = (double)v[5] - (double)v[2];
+		double vx = (double)v[6] - (double)v[0], vy = (double)v[7] - (double)v[1], vz = (double)v[8] - (double)v[2];
+		double cx = uy * vz - uz * vy;
+		double cy = uz * vx - ux * vz;
+		double cz = ux * vy - uy * vx;
+		degenerate = cx == 0.0 && cy == 0.0 && cz == 0.0;
+	}
+	keep[i] = finite && !degenerate ? 1u : 0u;
 }
 
 namespace kd_tree {
@@ -677,6 +834,303 @@ extern "C" __global__ void __launch_bounds__(32) kdtree_small_f32(
 		if (left + 2 > recCap) return;
 		sp += 2;
 		__syncwarp();
+	}
+}
+
+namespace kd_small {
+
+// Roots (warps) per block of kdtree_small_w_f32, records and leaf
+// references a warp reserves at a time, depth of a warp's node stack (at
+// most one pending sibling per level below the root, MaxTreeDepth 64).
+constexpr int kWarps = 4;
+constexpr unsigned int kRecChunk = 32;
+constexpr unsigned int kRefChunk = 64;
+constexpr int kSmallStack = 66;
+
+// A warp's shared memory: the root's references and candidates; the boxes
+// of the references are needed only to make the candidates, so the node
+// stack reuses their space.
+struct Warp {
+	unsigned long long lt[3][128], gt[3][128];
+	float pos[3][128];
+	unsigned int tri[64];
+	union {
+		float box[64][6];
+		struct {
+			unsigned long long S[kSmallStack];
+			float B[kSmallStack][6];
+			int D[kSmallStack];
+			unsigned int R[kSmallStack];
+		} st;
+	} u;
+	unsigned char act[64];
+};
+
+__device__ __forceinline__ float sel3f(int a, float x, float y, float z) { return a == 0 ? x : (a == 1 ? y : z); }
+__device__ __forceinline__ double sel3d(int a, double x, double y, double z) { return a == 0 ? x : (a == 1 ? y : z); }
+
+// reaches: kd_tree::reaches_sides (reachesSides in kdtree/clip.go), the
+// same operations in the same order, with the clip of clipToBox ping-ponging
+// between two polygons instead of copying one.
+__device__ void reaches(const float *tv, const float *box, int a, float pos, bool &okL, bool &okR) {
+	using namespace kd_tree;
+	okL = okR = false;
+	for (int i = 0; i < 3; i++) {
+		const float *v = tv + 3 * i;
+		if (v[0] >= box[0] && v[0] <= box[3] && v[1] >= box[1] && v[1] <= box[4] && v[2] >= box[2] && v[2] <= box[5]) {
+			float va = sel3f(a, v[0], v[1], v[2]);
+			okL = okL || va <= pos;
+			okR = okR || va >= pos;
+		}
+	}
+	if (okL && okR) return;
+	Poly p, q;
+	p.n = 3;
+	for (int i = 0; i < 3; i++)
+		for (int k = 0; k < 3; k++) p.v[i][k] = (double)tv[3 * i + k];
+	// Six clips, p -> q -> p ...: the result ends in p.
+	clip_poly(p, 0, (double)box[0], true, q);
+	if (q.n == 0) { okL = okR = false; return; }
+	clip_poly(q, 0, (double)box[3], false, p);
+	if (p.n == 0) { okL = okR = false; return; }
+	clip_poly(p, 1, (double)box[1], true, q);
+	if (q.n == 0) { okL = okR = false; return; }
+	clip_poly(q, 1, (double)box[4], false, p);
+	if (p.n == 0) { okL = okR = false; return; }
+	clip_poly(p, 2, (double)box[2], true, q);
+	if (q.n == 0) { okL = okR = false; return; }
+	clip_poly(q, 2, (double)box[5], false, p);
+	if (p.n == 0) { okL = okR = false; return; }
+	double lo = p.v[0][a], hi = p.v[0][a];
+	for (int i = 1; i < p.n; i++) {
+		lo = min64(lo, p.v[i][a]);
+		hi = max64(hi, p.v[i][a]);
+	}
+	okL = okL || lo <= (double)pos;
+	okR = okR || hi >= (double)pos;
+}
+
+} // namespace kd_small
+
+// kdtree_small_w_f32: kdtree_small_f32 (same parameters, same records, the
+// same tree) with kd_small::kWarps roots per block, one warp each:
+//   - the SAH evaluates only the candidates of the node's references, dealt
+//     out over all 32 lanes (6n candidates for n references), and the
+//     winner is found with a butterfly so every lane has it;
+//   - a warp reserves records (kRecChunk) and leaf references (at least
+//     kRefChunk) in chunks, not with one global atomic per node, so the
+//     output has up to one partly used chunk of each per root (recCap and
+//     refCap must allow for it; ctr[2] is set on overflow as before);
+//   - the node stack shares memory with the references' boxes and the
+//     straddling test clips without copying polygons;
+//   - it also writes kdtree_small_size_u32's output: size[r] = nodes of
+//     root r's subtree, size[roots + r] = its leaves' references (a warp
+//     pops its root's nodes one by one and counts them).
+extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small_w_f32(
+    const unsigned int *ptri, const float *pbox, const float *tv, const unsigned int *rootOff,
+    const unsigned int *rootCnt, const float *rootBox, const unsigned int *rootDepth, unsigned int roots, int maxDepth,
+    double ct, double ci, double keep, unsigned int *rec, unsigned int recCap, unsigned int *refs,
+    unsigned int refCap, unsigned int *ctr, unsigned int *size) {
+	using namespace kd_tree;
+	using kd_small::kRecChunk;
+	using kd_small::kRefChunk;
+	using kd_small::sel3d;
+	using kd_small::sel3f;
+	__shared__ kd_small::Warp warps[kd_small::kWarps];
+	const unsigned int full = 0xFFFFFFFFu;
+	unsigned int lane = threadIdx.x & 31u;
+	kd_small::Warp &w = warps[threadIdx.x >> 5];
+	unsigned int root = blockIdx.x * kd_small::kWarps + (threadIdx.x >> 5);
+	if (root >= roots) return;
+	int m = (int)rootCnt[root];
+	unsigned int off = rootOff[root];
+	for (int r = lane; r < m; r += 32) {
+		w.tri[r] = ptri[off + r];
+		for (int i = 0; i < 6; i++) w.u.box[r][i] = pbox[6 * (size_t)(off + r) + i];
+	}
+	__syncwarp();
+	// Candidates as kdtree_small_f32: face k of axis a (2r lower, 2r+1
+	// upper face of reference r), lt = {q : lo[q] < pos}, gt = {q : hi[q] > pos}.
+	for (int a = 0; a < 3; a++) {
+		for (int k = lane; k < 2 * m; k += 32) {
+			float pos = (k & 1) ? w.u.box[k >> 1][3 + a] : w.u.box[k >> 1][a];
+			unsigned long long lt = 0, gt = 0;
+			for (int q = 0; q < m; q++) {
+				if (w.u.box[q][a] < pos) lt |= 1ull << q;
+				if (w.u.box[q][3 + a] > pos) gt |= 1ull << q;
+			}
+			w.pos[a][k] = pos;
+			w.lt[a][k] = lt;
+			w.gt[a][k] = gt;
+		}
+	}
+	__syncwarp(); // the boxes are read; the stack takes their place
+	if (lane == 0) {
+		w.u.st.S[0] = m >= 64 ? ~0ull : ((1ull << m) - 1);
+		for (int i = 0; i < 6; i++) w.u.st.B[0][i] = rootBox[6 * (size_t)root + i];
+		w.u.st.D[0] = (int)rootDepth[root];
+		w.u.st.R[0] = root;
+	}
+	int sp = 1;
+	// The warp's reserved output: records [recNext, recEnd), references
+	// [refNext, refEnd) (the same in every lane).
+	unsigned int recNext = 0, recEnd = 0, refNext = 0, refEnd = 0;
+	unsigned int popped = 0, leafRefs = 0;
+	__syncwarp();
+	while (sp > 0) {
+		sp--;
+		popped++;
+		unsigned long long S = w.u.st.S[sp];
+		float box[6];
+		for (int i = 0; i < 6; i++) box[i] = w.u.st.B[sp][i];
+		int depth = w.u.st.D[sp];
+		unsigned int me = w.u.st.R[sp];
+		int n = __popcll(S);
+		for (int r = lane; r < m; r += 32)
+			if ((S >> r) & 1ull) w.act[__popcll(S & ((1ull << r) - 1))] = (unsigned char)r;
+		__syncwarp(); // the entry is read (pushes overwrite it), act is written
+		// The best candidate (smallBuilder.best): candidate j of the node is
+		// face j&1 of its reference act[(j mod 2n)>>1] on axis j / 2n.
+		double bw = INFINITY;
+		int ba = 3, bk = 0;
+		float bp = 0.0f;
+		if (n > 0 && depth < maxDepth) {
+			double cross[3], perim[3];
+#pragma unroll
+			for (int a = 0; a < 3; a++) {
+				int u = (a + 1) % 3, v = (a + 2) % 3;
+				double du = (double)box[3 + u] - (double)box[u];
+				double dv = (double)box[3 + v] - (double)box[v];
+				cross[a] = du * dv;
+				perim[a] = du + dv;
+			}
+			int nc = 2 * n;
+			for (int j = lane; j < 3 * nc; j += 32) {
+				int a = (j >= nc) + (j >= 2 * nc);
+				int t = j - a * nc;
+				int k = 2 * (int)w.act[t >> 1] + (t & 1);
+				float pos = w.pos[a][k];
+				float lo = sel3f(a, box[0], box[1], box[2]), hi = sel3f(a, box[3], box[4], box[5]);
+				if (!(pos > lo && pos < hi)) continue;
+				unsigned long long lt = w.lt[a][k], gt = w.gt[a][k];
+				int nL = __popcll(S & (lt | ~gt));
+				int nR = __popcll(S & gt);
+				double cr = sel3d(a, cross[0], cross[1], cross[2]);
+				double pe = sel3d(a, perim[0], perim[1], perim[2]);
+				double lo64 = (double)lo, hi64 = (double)hi, pos64 = (double)pos;
+				double wt = ((cr + pe * (pos64 - lo64)) * (double)nL) + ((cr + pe * (hi64 - pos64)) * (double)nR);
+				if (nL == 0 || nR == 0) wt = wt * keep;
+				if (better(wt, a, pos, k, bw, ba, bp, bk)) {
+					bw = wt;
+					ba = a;
+					bp = pos;
+					bk = k;
+				}
+			}
+			__syncwarp(); // act is read
+			// better is a total order: the butterfly leaves every lane the
+			// same winner.
+			for (int o = 16; o > 0; o >>= 1) {
+				double ow = __shfl_xor_sync(full, bw, o);
+				int oak = __shfl_xor_sync(full, (ba << 8) | bk, o);
+				float op = __shfl_xor_sync(full, bp, o);
+				if (better(ow, oak >> 8, op, oak & 0xFF, bw, ba, bp, bk)) {
+					bw = ow;
+					ba = oak >> 8;
+					bp = op;
+					bk = oak & 0xFF;
+				}
+			}
+		}
+		double cost = INFINITY;
+		if (ba <= 2) {
+			// area64 of box.
+			double dx = (double)box[3] - (double)box[0];
+			double dy = (double)box[4] - (double)box[1];
+			double dz = (double)box[5] - (double)box[2];
+			double area = 2.0 * ((dx * dy) + (dy * dz) + (dz * dx));
+			cost = ct + (ci * (2.0 * bw)) / area;
+		}
+		if (ba > 2 || !(cost < ci * (double)n)) {
+			// A leaf of S's triangles, ascending.
+			if (refNext + (unsigned int)n > refEnd) {
+				unsigned int want = max((unsigned int)n, kRefChunk), first = 0;
+				if (lane == 0) {
+					first = atomicAdd(&ctr[1], want);
+					if (first + want > refCap) ctr[2] = 1;
+				}
+				first = __shfl_sync(full, first, 0);
+				if (first + want > refCap) return;
+				refNext = first;
+				refEnd = first + want;
+			}
+			unsigned int first = refNext;
+			refNext += (unsigned int)n;
+			leafRefs += (unsigned int)n;
+			if (lane == 0) {
+				rec[3 * (size_t)me] = 1;
+				rec[3 * (size_t)me + 1] = first;
+				rec[3 * (size_t)me + 2] = (unsigned int)n;
+			}
+			for (int r = lane; r < m; r += 32) {
+				if ((S >> r) & 1ull) refs[first + __popcll(S & ((1ull << r) - 1))] = w.tri[r];
+			}
+			continue;
+		}
+		int a = ba;
+		float pos = bp;
+		unsigned long long SL = S & (w.lt[a][bk] | ~w.gt[a][bk]), SR = S & w.gt[a][bk];
+		unsigned long long X = SL & SR;
+		unsigned long long dropL = 0, dropR = 0;
+		for (int base = 0; base < m; base += 32) {
+			int r = base + (int)lane;
+			bool dl = false, dr = false;
+			if (r < m && ((X >> r) & 1ull)) {
+				bool okL, okR;
+				kd_small::reaches(tv + 9 * (size_t)w.tri[r], box, a, pos, okL, okR);
+				if (okL != okR) {
+					dl = !okL;
+					dr = !okR;
+				}
+			}
+			dropL |= (unsigned long long)__ballot_sync(full, dl) << base;
+			dropR |= (unsigned long long)__ballot_sync(full, dr) << base;
+		}
+		SL &= ~dropL;
+		SR &= ~dropR;
+		if (recNext + 2 > recEnd) {
+			unsigned int first = 0;
+			if (lane == 0) {
+				first = atomicAdd(&ctr[0], kRecChunk);
+				if (first + kRecChunk > recCap) ctr[2] = 1;
+			}
+			first = __shfl_sync(full, first, 0);
+			if (first + kRecChunk > recCap) return;
+			recNext = first;
+			recEnd = first + kRecChunk;
+		}
+		unsigned int left = recNext;
+		recNext += 2;
+		if (lane == 0) {
+			rec[3 * (size_t)me] = 0u | ((unsigned int)a << 8);
+			rec[3 * (size_t)me + 1] = __float_as_uint(pos);
+			rec[3 * (size_t)me + 2] = left;
+			// Push the above child, then the below child (next popped).
+			w.u.st.S[sp] = SR;
+			w.u.st.S[sp + 1] = SL;
+			for (int i = 0; i < 6; i++) w.u.st.B[sp][i] = w.u.st.B[sp + 1][i] = box[i];
+			w.u.st.B[sp][a] = pos;
+			w.u.st.B[sp + 1][3 + a] = pos;
+			w.u.st.D[sp] = w.u.st.D[sp + 1] = depth + 1;
+			w.u.st.R[sp] = left + 1;
+			w.u.st.R[sp + 1] = left;
+		}
+		sp += 2;
+		__syncwarp();
+	}
+	if (lane == 0) {
+		size[root] = popped;
+		size[roots + root] = leafRefs;
 	}
 }
 

@@ -14,7 +14,8 @@
 //   per block: 128 words, 256 for minmax) is used by r0 and r1 only. Per
 //   block: 256 inputs (r0–r3, 256 threads), 512 (r4, r5, 256 threads), a
 //   grid-stride share (r6); a grid of one block (r0–r5) reduces all n inputs
-//   (the final level).
+//   (the final level). r4 and r5 run their final level as
+//   reduce_<op>_r4final_f32 / r5final (same design, 1024 threads).
 // Design r7 (one pass):
 //   reduce_<op>_r7_f32(const float* in, float* partLo, float* partHi,
 //                      unsigned* counter, float* outLo, float* outHi, unsigned n)
@@ -67,6 +68,16 @@
       reduce_##OP##_r5_f32(const float* inLo, const float* inHi, float* outLo, float* outHi,      \
                            unsigned*, unsigned n) {                                                \
     kd_reduce::reduce5<kd_reduce::R>(inLo, inHi, outLo, outHi, n);                                 \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kFinal45)                                \
+      reduce_##OP##_r4final_f32(const float* inLo, const float* inHi, float* outLo, float* outHi, \
+                                unsigned*, unsigned n) {                                           \
+    kd_reduce::reduce4<kd_reduce::R, kd_reduce::kFinal45>(inLo, inHi, outLo, outHi, n);            \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kd_reduce::kFinal45)                                \
+      reduce_##OP##_r5final_f32(const float* inLo, const float* inHi, float* outLo, float* outHi, \
+                                unsigned*, unsigned n) {                                           \
+    kd_reduce::reduce5<kd_reduce::R, kd_reduce::kFinal45>(inLo, inHi, outLo, outHi, n);            \
   }                                                                                                \
   extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)                                  \
       reduce_##OP##_r6_f32(const float* inLo, const float* inHi, float* outLo, float* outHi,      \
@@ -236,4 +247,221 @@ extern "C" __global__ void __launch_bounds__(kd_reduce::kBoundsBlock)
   }
   if (tid < 6) out[tid] = tid < 3 ? min_result(sLo[tid]) : max_result(sLo[tid]);
   if (tid == 0) *counter = 0u;
+}
+
+// Interleaved (AoS) boxes, segmented: element i is boxes[6i … 6i+5] (lo x,
+// y, z, hi x, y, z); out gets 6 floats per segment. Two launches, as the
+// SoA box kernels, but the long segments are cut into tiles of kAosTile
+// elements that the second launch spreads evenly over its grid:
+//   reduce_segwarp_boxaos_f32: one warp per segment of at most `limit`
+//       elements; a longer one is listed (bigList[k] = segment, 6 key words
+//       at bigKeys[6k] set to the identity), reserves its tiles
+//       [tileBase[k], tileBase[k] + tiles) of the tile counter big[2] and
+//       writes tileOwner[tile] = k for each.
+//   reduce_segbig_boxaos_f32: block b takes a contiguous run of the tiles,
+//       folds the tiles of one owner in registers, adds them to the owner's
+//       key words with atomics when the owner changes; the last block to
+//       finish (big[1]) writes the listed segments' results and sets big[0],
+//       big[1], big[2] back to 0.
+// With invalid (overlapping) offsets the list or the tile array may be
+// full: such a segment is reduced by its warp; stale tile owners are
+// checked against the list and the segment's length (a tile read twice does
+// not change a min or a max).
+extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)
+    reduce_segwarp_boxaos_f32(const float* __restrict__ boxes, const unsigned* __restrict__ offsets,
+                              float* out, unsigned* bigList, unsigned* bigKeys, unsigned* tileBase,
+                              unsigned* tileOwner, unsigned* big, unsigned nseg, unsigned n,
+                              unsigned limit, unsigned cap, unsigned tileCap) {
+  using namespace kd_reduce;
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  if (w >= nseg) return;  // uniform over the warp
+  unsigned lo, len;
+  segment(offsets, w, n, lo, len);
+  if (len > limit) {  // uniform over the warp
+    const unsigned tiles = (len + kAosTile - 1) / kAosTile;
+    unsigned k = cap, tb = 0;
+    if (lane == 0) {
+      tb = atomicAdd(big + 2, tiles);
+      if (tb <= tileCap && tiles <= tileCap - tb) {
+        k = atomicAdd(big, 1u);
+        if (k < cap) {
+          bigList[k] = w;
+          tileBase[k] = tb;
+          const Box id = box_identity();
+          for (int j = 0; j < 6; j++) bigKeys[6 * (size_t)k + j] = id.k[j];
+        } else {
+          k = cap;
+        }
+      }
+    }
+    k = __shfl_sync(kFull, k, 0);
+    tb = __shfl_sync(kFull, tb, 0);
+    if (k < cap) {
+      for (unsigned i = lane; i < tiles; i += 32) tileOwner[tb + i] = k;
+      return;
+    }
+  }
+  const bool aligned = ((size_t)boxes & 7) == 0;
+  const AosRoute rt = aos_route<32>(lane);
+  Box v = box_identity();
+  aos_range<32>(v, boxes + 6 * (size_t)lo, 0, 3 * len, aligned, lane, rt);
+  v = box_warp_reduce(v);
+  if (lane == 0) box_store(out, w, v);
+}
+
+extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)
+    reduce_segbig_boxaos_f32(const float* __restrict__ boxes, const unsigned* __restrict__ offsets,
+                             float* out, const unsigned* bigList, unsigned* bigKeys,
+                             const unsigned* tileBase, const unsigned* tileOwner, unsigned* big,
+                             unsigned n, unsigned cap, unsigned tileCap) {
+  using namespace kd_reduce;
+  __shared__ bool amLast;
+  const unsigned count = min(__ldcg(big), cap);
+  if (count == 0) {  // nothing listed: only a full tile array can have counted tiles
+    if (blockIdx.x == 0 && threadIdx.x == 0) big[2] = 0u;
+    return;
+  }
+  const unsigned tiles = min(__ldcg(big + 2), tileCap);
+  const unsigned G = gridDim.x;
+  const unsigned t0 = (unsigned)(((unsigned long long)blockIdx.x * tiles) / G);
+  const unsigned t1 = (unsigned)(((unsigned long long)(blockIdx.x + 1) * tiles) / G);
+  const bool aligned = ((size_t)boxes & 7) == 0;
+  const AosRoute rt = aos_route<kBlock>(threadIdx.x);
+  Box acc = box_identity();
+  unsigned cur = cap;  // owner whose tiles acc holds
+  for (unsigned t = t0; t < t1; t++) {
+    // Every value below is the same in all threads: the branches are uniform.
+    const unsigned k = __ldcg(tileOwner + t);
+    if (k >= count) continue;
+    unsigned lo, len;
+    segment(offsets, __ldcg(bigList + k), n, lo, len);
+    const unsigned ti = t - __ldcg(tileBase + k);
+    if (ti >= (len + kAosTile - 1) / kAosTile) continue;
+    if (k != cur) {
+      if (cur < cap) {
+        acc = box_block_reduce(acc);
+        if (threadIdx.x == 0) {
+          unsigned* p = bigKeys + 6 * (size_t)cur;
+          for (int j = 0; j < 3; j++) {
+            atomicMin(p + j, acc.k[j]);
+            atomicMax(p + 3 + j, acc.k[3 + j]);
+          }
+        }
+        __syncthreads();  // box_block_reduce's shared memory is used again
+      }
+      acc = box_identity();
+      cur = k;
+    }
+    const unsigned q0 = 3 * ti * kAosTile;
+    aos_range<kBlock>(acc, boxes + 6 * (size_t)lo, q0, min(3 * len, q0 + 3 * kAosTile), aligned,
+                      threadIdx.x, rt);
+  }
+  if (cur < cap) {
+    acc = box_block_reduce(acc);
+    if (threadIdx.x == 0) {
+      unsigned* p = bigKeys + 6 * (size_t)cur;
+      for (int j = 0; j < 3; j++) {
+        atomicMin(p + j, acc.k[j]);
+        atomicMax(p + 3 + j, acc.k[3 + j]);
+      }
+    }
+  }
+  if (threadIdx.x == 0) {
+    __threadfence();
+    amLast = atomicAdd(big + 1, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!amLast) return;  // uniform over the block
+  __threadfence();
+  for (unsigned k = threadIdx.x; k < count; k += kBlock) {
+    Box b;
+    for (int j = 0; j < 6; j++) b.k[j] = __ldcg(bigKeys + 6 * (size_t)k + j);
+    box_store(out, __ldcg(bigList + k), b);
+  }
+  __syncthreads();  // every thread has read the count and the list
+  if (threadIdx.x == 0) {
+    big[0] = 0u;
+    big[1] = 0u;
+    big[2] = 0u;
+  }
+}
+
+// Segmented box forms of the designs (the thesis table on the kd-tree
+// builder's node-bounds reductions; package reduce, thesis.go). Elements are
+// interleaved boxes (6 floats); a block list gives every block its span:
+// blocks[4b] = first element, blocks[4b+1] = count (at most the design's
+// span: 256 elements for r0–r3, 512 for r4, r5, kBoxSpan67 for r6, r7),
+// blocks[4b+2] = segment (r7 only). Block b writes box b of out (6 floats).
+// The host runs the same design again over the per-block boxes, with a new
+// list, until one box per segment remains.
+//   reduce_box_r<k>_f32(const float* in, const unsigned* blocks, float* out, unsigned* work)
+//     k = 0 … 6; work: 128 boxes (768 words) per block, r0 and r1 only.
+//   reduce_box_r7_f32(in, blocks, part, segFirst, counters, out)
+//     one launch per level: block b writes part box b and counts itself on
+//     counters[segment]; the segment's last block (segFirst[s] …
+//     segFirst[s+1] are its blocks) reduces their boxes, writes out box s
+//     and sets its counter back to 0.
+#define KD_BOX_DESIGN(K, T, WORK)                                                                  \
+  extern "C" __global__ void __launch_bounds__(T)                                                 \
+      reduce_box_r##K##_f32(const float* in, const unsigned* blocks, float* out, unsigned* work) { \
+    kd_reduce::reduce##K<kd_reduce::RBox>(in, nullptr, out, nullptr WORK, 0u, blocks);             \
+  }
+#define KD_WORK , reinterpret_cast<kd_reduce::Box*>(work)
+KD_BOX_DESIGN(0, kd_reduce::kThreads03, KD_WORK)
+KD_BOX_DESIGN(1, kd_reduce::kThreads03, KD_WORK)
+KD_BOX_DESIGN(2, kd_reduce::kThreads03, )
+KD_BOX_DESIGN(3, kd_reduce::kThreads03, )
+KD_BOX_DESIGN(4, kd_reduce::kThreads45, )
+KD_BOX_DESIGN(5, kd_reduce::kThreads45, )
+#undef KD_WORK
+#undef KD_BOX_DESIGN
+
+extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)
+    reduce_box_r6_f32(const float* in, const unsigned* blocks, float* out, unsigned*) {
+  using namespace kd_reduce;
+  const unsigned start = __ldg(blocks + 4 * (size_t)blockIdx.x), count = __ldg(blocks + 4 * (size_t)blockIdx.x + 1);
+  Box v = box_identity();
+  aos_range<kBlock>(v, in + 6 * (size_t)start, 0, 3 * count, ((size_t)in & 7) == 0, threadIdx.x,
+                    aos_route<kBlock>(threadIdx.x));
+  v = box_block_reduce(v);
+  if (threadIdx.x == 0) box_store(out, blockIdx.x, v);
+}
+
+extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)
+    reduce_box_r7_f32(const float* in, const unsigned* blocks, float* part, const unsigned* segFirst,
+                      unsigned* counters, float* out) {
+  using namespace kd_reduce;
+  __shared__ bool amLast;
+  const unsigned* e = blocks + 4 * (size_t)blockIdx.x;
+  const unsigned start = __ldg(e), count = __ldg(e + 1), seg = __ldg(e + 2);
+  Box v = box_identity();
+  aos_range<kBlock>(v, in + 6 * (size_t)start, 0, 3 * count, ((size_t)in & 7) == 0, threadIdx.x,
+                    aos_route<kBlock>(threadIdx.x));
+  v = box_block_reduce(v);
+  const unsigned first = __ldg(segFirst + seg), nblk = __ldg(segFirst + seg + 1) - first;
+  if (threadIdx.x == 0) {
+    box_store(part, blockIdx.x, v);
+    __threadfence();
+    amLast = atomicAdd(counters + seg, 1u) == nblk - 1;
+  }
+  __syncthreads();
+  if (!amLast) return;  // uniform over the block
+  __threadfence();
+  Box w = box_identity();
+  for (unsigned b = threadIdx.x; b < nblk; b += kBlock) {
+    const float* row = part + 6 * (size_t)(first + b);
+    Box r;
+#pragma unroll
+    for (int j = 0; j < 3; j++) {
+      r.k[j] = min_key(__ldcg(row + j));
+      r.k[3 + j] = max_key(__ldcg(row + 3 + j));
+    }
+    w = box_combine(w, r);
+  }
+  w = box_block_reduce(w);
+  if (threadIdx.x == 0) {
+    box_store(out, seg, w);
+    counters[seg] = 0u;
+  }
 }

@@ -63,6 +63,7 @@ __device__ __forceinline__ float max_result(unsigned k) {
 struct RMin {
   typedef unsigned S;
   static constexpr bool kPair = false;
+  static constexpr bool kBox = false;
   __device__ static S identity() { return kMinId; }
   __device__ static S from(float lo, float) { return min_key(lo); }
   __device__ static S combine(S a, S b) { return min(a, b); }
@@ -77,6 +78,7 @@ struct RMin {
 struct RMax {
   typedef unsigned S;
   static constexpr bool kPair = false;
+  static constexpr bool kBox = false;
   __device__ static S identity() { return kMaxId; }
   __device__ static S from(float lo, float) { return max_key(lo); }
   __device__ static S combine(S a, S b) { return max(a, b); }
@@ -90,6 +92,7 @@ struct RMax {
 struct RMinMax {
   typedef uint2 S;  // x: min key, y: max key
   static constexpr bool kPair = true;
+  static constexpr bool kBox = false;
   __device__ static S identity() { return make_uint2(kMinId, kMaxId); }
   __device__ static S from(float lo, float hi) { return make_uint2(min_key(lo), max_key(hi)); }
   __device__ static S combine(S a, S b) { return make_uint2(min(a.x, b.x), max(a.y, b.y)); }
@@ -116,10 +119,14 @@ struct RMinMax {
 template <class R>
 __device__ __forceinline__ typename R::S load(const float* __restrict__ inLo,
                                               const float* __restrict__ inHi, size_t i) {
-  float lo = inLo[i];
-  float hi = lo;
-  if (R::kPair && inHi != nullptr) hi = inHi[i];
-  return R::from(lo, hi);
+  if constexpr (R::kBox) {
+    return R::load_box(inLo, i);  // element i: 6 floats at inLo[6i]
+  } else {
+    float lo = inLo[i];
+    float hi = lo;
+    if (R::kPair && inHi != nullptr) hi = inHi[i];
+    return R::from(lo, hi);
+  }
 }
 
 template <class R>
@@ -211,9 +218,22 @@ __device__ __forceinline__ typename R::S thread_range(const float* __restrict__ 
 
 constexpr int kThreads03 = 256;  // r0–r3 (package reduce: Variant.Threads)
 constexpr int kThreads45 = 256;  // r4, r5 (512 measured slower on an H200: 0.0466 vs 0.0410 ms at 2^24)
+// Final (one-block) level of r4 and r5: the same design unrolled for 1024
+// threads, so that 32·1024 partial results take one launch (2^24 inputs: 2
+// launches instead of 3).
+constexpr int kFinal45 = 1024;
 
 // span_of gives the first input of this block's span and how many inputs it has.
-__device__ __forceinline__ void span_of(unsigned n, unsigned span, size_t& base, unsigned& count) {
+// With a block list (the segmented forms, see reduce.cu's reduce_box_*),
+// block b's span is given by its entry: blocks[4b] (first input) and
+// blocks[4b+1] (count, at most the design's span).
+__device__ __forceinline__ void span_of(unsigned n, unsigned span, size_t& base, unsigned& count,
+                                        const unsigned* blocks = nullptr) {
+  if (blocks != nullptr) {
+    base = __ldg(blocks + 4 * (size_t)blockIdx.x);
+    count = __ldg(blocks + 4 * (size_t)blockIdx.x + 1);
+    return;
+  }
   if (gridDim.x == 1) {  // final level: everything
     base = 0;
     count = n;
@@ -231,6 +251,15 @@ __device__ __forceinline__ typename R::S column(const float* inLo, const float* 
                                                 unsigned count, unsigned p) {
   typedef typename R::S S;
   if (count == (unsigned)(K * T)) {
+    if constexpr (K == 2 && !R::kBox) {  // the element pair 2p, 2p+1 as one 8-byte load when aligned (uniform test)
+      const float* a = inLo + base;
+      const float* h = (R::kPair && inHi != nullptr) ? inHi + base : nullptr;
+      if ((((size_t)a | (size_t)h) & 7) == 0) {
+        const float2 l = __ldg(reinterpret_cast<const float2*>(a) + p);
+        const float2 u = h != nullptr ? __ldg(reinterpret_cast<const float2*>(h) + p) : l;
+        return R::combine(R::from(l.x, u.x), R::from(l.y, u.y));
+      }
+    }
     S v = load<R>(inLo, inHi, base + p);
     if (K == 2) v = R::combine(v, load<R>(inLo, inHi, base + p + T));
     return v;
@@ -254,13 +283,13 @@ __device__ __forceinline__ typename R::S column(const float* inLo, const float* 
 // pass, and the memory traffic is the thesis's.
 template <class R>
 __device__ void reduce0(const float* inLo, const float* inHi, float* outLo, float* outHi,
-                        typename R::S* work, unsigned n) {
+                        typename R::S* work, unsigned n, const unsigned* blocks = nullptr) {
   typedef typename R::S S;
   constexpr int T = kThreads03;
   const unsigned tid = threadIdx.x;
   size_t base;
   unsigned count;
-  span_of(n, T, base, count);
+  span_of(n, T, base, count, blocks);
   const unsigned m = min(count, (unsigned)T);  // columns that hold inputs
   S* w = work + (size_t)blockIdx.x * (T / 2);
   if (tid % 2 == 0 && tid < m) {
@@ -281,13 +310,13 @@ __device__ void reduce0(const float* inLo, const float* inHi, float* outLo, floa
 // first step (offset T/2) reads the input and writes the T/2 work words.
 template <class R>
 __device__ void reduce1(const float* inLo, const float* inHi, float* outLo, float* outHi,
-                        typename R::S* work, unsigned n) {
+                        typename R::S* work, unsigned n, const unsigned* blocks = nullptr) {
   typedef typename R::S S;
   constexpr int T = kThreads03;
   const unsigned tid = threadIdx.x;
   size_t base;
   unsigned count;
-  span_of(n, T, base, count);
+  span_of(n, T, base, count, blocks);
   S* w = work + (size_t)blockIdx.x * (T / 2);
   if (tid < blockDim.x / 2)
     w[tid] = R::combine(column<R, T, 1>(inLo, inHi, base, count, tid),
@@ -303,13 +332,14 @@ __device__ void reduce1(const float* inLo, const float* inHi, float* outLo, floa
 // Reduce2: the block's values are copied to shared memory (padded with the
 // identity) before the sequential-addressing tree.
 template <class R>
-__device__ void reduce2(const float* inLo, const float* inHi, float* outLo, float* outHi, unsigned n) {
+__device__ void reduce2(const float* inLo, const float* inHi, float* outLo, float* outHi, unsigned n,
+                        const unsigned* blocks = nullptr) {
   constexpr int T = kThreads03;
   __shared__ typename R::S sValues[T];
   const unsigned tid = threadIdx.x;
   size_t base;
   unsigned count;
-  span_of(n, T, base, count);
+  span_of(n, T, base, count, blocks);
   sValues[tid] = column<R, T, 1>(inLo, inHi, base, count, tid);
   __syncthreads();
   for (unsigned offset = blockDim.x / 2; offset > 0; offset /= 2) {
@@ -322,13 +352,14 @@ __device__ void reduce2(const float* inLo, const float* inHi, float* outLo, floa
 // Reduce3: each thread keeps its running value in a register; shared memory
 // only publishes it for the partner of the next step.
 template <class R>
-__device__ void reduce3(const float* inLo, const float* inHi, float* outLo, float* outHi, unsigned n) {
+__device__ void reduce3(const float* inLo, const float* inHi, float* outLo, float* outHi, unsigned n,
+                        const unsigned* blocks = nullptr) {
   constexpr int T = kThreads03;
   __shared__ typename R::S sValues[T];
   const unsigned tid = threadIdx.x;
   size_t base;
   unsigned count;
-  span_of(n, T, base, count);
+  span_of(n, T, base, count, blocks);
   typename R::S rValue = column<R, T, 1>(inLo, inHi, base, count, tid);
   sValues[tid] = rValue;
   __syncthreads();
@@ -342,21 +373,22 @@ __device__ void reduce3(const float* inLo, const float* inHi, float* outLo, floa
   if (tid == 0) R::store(outLo, outHi, blockIdx.x, rValue);
 }
 
-// Reduce4: the block size is a compile-time constant (T = 256) and the tree
-// is unrolled; each block reduces 2·T elements, the first step while loading
-// (thread t combines elements t and t + T: half the shared memory per
-// element); below 64 active threads the last warp goes on without block
+// Reduce4: the block size is a compile-time constant (T = 256; 1024 for the
+// final level) and the tree is unrolled; each block reduces 2·T elements,
+// the first step while loading (thread t combines its element pair, 2t and
+// 2t + 1, read as one 8-byte load when aligned, else t and t + T: half the
+// shared memory per element); below 64 active threads the last warp goes on without block
 // barriers (shuffles); thread 0's last step is folded into the output
 // statement.
-template <class R>
-__device__ void reduce4(const float* inLo, const float* inHi, float* outLo, float* outHi, unsigned n) {
+template <class R, int T = kThreads45>
+__device__ void reduce4(const float* inLo, const float* inHi, float* outLo, float* outHi, unsigned n,
+                        const unsigned* blocks = nullptr) {
   typedef typename R::S S;
-  constexpr int T = kThreads45;
   __shared__ S sValues[T];
   const unsigned tid = threadIdx.x;
   size_t base;
   unsigned count;
-  span_of(n, 2 * T, base, count);
+  span_of(n, 2 * T, base, count, blocks);
   S rValue = column<R, T, 2>(inLo, inHi, base, count, tid);
   sValues[tid] = rValue;
   __syncthreads();
@@ -379,12 +411,12 @@ __device__ void reduce4(const float* inLo, const float* inHi, float* outLo, floa
 
 // Reduce5: Reduce4's load (2·T elements per block, T = 256), then the whole
 // tree with warp shuffles: each warp reduces itself, warp 0 reduces the warps.
-template <class R>
-__device__ void reduce5(const float* inLo, const float* inHi, float* outLo, float* outHi, unsigned n) {
-  constexpr int T = kThreads45;
+template <class R, int T = kThreads45>
+__device__ void reduce5(const float* inLo, const float* inHi, float* outLo, float* outHi, unsigned n,
+                        const unsigned* blocks = nullptr) {
   size_t base;
   unsigned count;
-  span_of(n, 2 * T, base, count);
+  span_of(n, 2 * T, base, count, blocks);
   typename R::S v = column<R, T, 2>(inLo, inHi, base, count, threadIdx.x);
   v = block_reduce<R, T>(v);
   if (threadIdx.x == 0) R::store(outLo, outHi, blockIdx.x, v);
@@ -622,5 +654,104 @@ __device__ __forceinline__ Box box_block_reduce(Box v) {
   }
   return v;
 }
+
+
+// ---------------------------------------------------------------------------
+// Interleaved (AoS) boxes: element i is the six floats boxes[6i … 6i+5] =
+// lo x, lo y, lo z, hi x, hi y, hi z. They are read as float2 "pairs": pair q
+// of a segment holds (lo x, lo y) when q % 3 == 0, (lo z, hi x) when 1 and
+// (hi y, hi z) when 2 (a segment starts at pair 3·offsets[s], a multiple of
+// 3). A group of T threads (T % 3 != 0) reads 3T consecutive pairs (T
+// elements) with three loads per thread, at t, t + T, t + 2T: load j has
+// pair type (t + j·D) % 3 with D = T % 3, so every thread gets one pair of
+// each type per group and routes them with selects (no local arrays).
+// Missing pairs read as NaN, which min and max skip.
+
+// aos_pair loads pair q of p when q < nq, else (NaN, NaN). aligned: p is
+// 8-byte aligned (float2 loads); otherwise two scalar loads.
+__device__ __forceinline__ float2 aos_pair(const float* __restrict__ p, unsigned q, unsigned nq, bool aligned) {
+  if (q >= nq) return make_float2(__uint_as_float(0x7FFFFFFFu), __uint_as_float(0x7FFFFFFFu));
+  if (aligned) return __ldg(reinterpret_cast<const float2*>(p) + q);
+  return make_float2(__ldg(p + 2 * (size_t)q), __ldg(p + 2 * (size_t)q + 1));
+}
+
+// AosRoute says which of a thread's three loads holds each pair type.
+struct AosRoute {
+  unsigned j0, j1, j2;
+};
+
+// aos_route for thread t of a group of T threads (D = T % 3, its own
+// inverse modulo 3): type k sits in load ((k - t%3)·D) mod 3.
+template <int T>
+__device__ __forceinline__ AosRoute aos_route(unsigned t) {
+  constexpr unsigned D = T % 3;
+  static_assert(D != 0, "AoS groups need T % 3 != 0");
+  const unsigned r = t % 3;
+  return AosRoute{((3 - r) * D) % 3, ((4 - r) * D) % 3, ((5 - r) * D) % 3};
+}
+
+__device__ __forceinline__ float2 aos_sel(unsigned j, float2 a, float2 b, float2 c) {
+  return j == 0 ? a : (j == 1 ? b : c);
+}
+
+// aos_fold adds the three pairs of one group to acc.
+__device__ __forceinline__ void aos_fold(Box& acc, const AosRoute& rt, float2 a, float2 b, float2 c) {
+  const float2 p0 = aos_sel(rt.j0, a, b, c), p1 = aos_sel(rt.j1, a, b, c), p2 = aos_sel(rt.j2, a, b, c);
+  acc.k[0] = min(acc.k[0], min_key(p0.x));
+  acc.k[1] = min(acc.k[1], min_key(p0.y));
+  acc.k[2] = min(acc.k[2], min_key(p1.x));
+  acc.k[3] = max(acc.k[3], max_key(p1.y));
+  acc.k[4] = max(acc.k[4], max_key(p2.x));
+  acc.k[5] = max(acc.k[5], max_key(p2.y));
+}
+
+// aos_range folds pairs [q0, q1) of p (q0 a multiple of 3) with T threads,
+// thread t: groups of 3T pairs, two groups (six loads) in flight; pairs at
+// or past q1 read as NaN.
+template <int T>
+__device__ __forceinline__ void aos_range(Box& acc, const float* __restrict__ p, unsigned q0, unsigned q1,
+                                          bool aligned, unsigned t, const AosRoute& rt) {
+  unsigned b = q0;  // first pair of the group
+  for (; b + 3u * T < q1; b += 6u * T) {
+    const unsigned q = b + t;
+    const float2 x0 = aos_pair(p, q, q1, aligned), x1 = aos_pair(p, q + T, q1, aligned);
+    const float2 x2 = aos_pair(p, q + 2u * T, q1, aligned), x3 = aos_pair(p, q + 3u * T, q1, aligned);
+    const float2 x4 = aos_pair(p, q + 4u * T, q1, aligned), x5 = aos_pair(p, q + 5u * T, q1, aligned);
+    aos_fold(acc, rt, x0, x1, x2);
+    aos_fold(acc, rt, x3, x4, x5);
+  }
+  if (b < q1) {  // one group left, maybe partial
+    const unsigned q = b + t;
+    aos_fold(acc, rt, aos_pair(p, q, q1, aligned), aos_pair(p, q + T, q1, aligned),
+             aos_pair(p, q + 2u * T, q1, aligned));
+  }
+}
+
+// Tile of the block-shared AoS path: kAosTile elements (a multiple of kBlock).
+constexpr unsigned kAosTile = 2048;
+
+
+// RBox is the operator of the designs' segmented box forms (reduce.cu,
+// reduce_box_*): the state is a Box, an element is an interleaved box of 6
+// floats (lo x, y, z, hi x, y, z), results are stored as 6 floats per
+// index (the same layout, so a later pass reads them back as elements).
+struct RBox {
+  typedef Box S;
+  static constexpr bool kPair = false;
+  static constexpr bool kBox = true;
+  __device__ static S identity() { return box_identity(); }
+  __device__ static S combine(S a, S b) { return box_combine(a, b); }
+  __device__ static S shfl_down(S s, int d) {
+    Box o;
+#pragma unroll
+    for (int j = 0; j < 6; j++) o.k[j] = __shfl_down_sync(kFull, s.k[j], d);
+    return o;
+  }
+  __device__ static void store(float* outLo, float*, size_t i, S s) { box_store(outLo, i, s); }
+  __device__ static S load_box(const float* p, size_t i) { return box_from_row(p + 6 * i); }
+};
+
+// Span of one block of the grid-stride designs' segmented box forms (r6, r7).
+constexpr unsigned kBoxSpan67 = kBlock * 16;
 
 }  // namespace kd_reduce

@@ -30,6 +30,36 @@ __device__ __forceinline__ void segmented(const V *src, const unsigned *heads, V
 	tile_scan<SegAdd<V>, Cfg>(io, n, state, nullptr);
 }
 
+template <class Cfg, typename V, bool kInclusive>
+__device__ __forceinline__ void segmented_offsets(const V *src, const unsigned *offsets, const unsigned *tile_seg,
+                                                  unsigned long long nentries, V *dst, unsigned long long n,
+                                                  unsigned long long *state) {
+	__shared__ unsigned s_bits[Cfg::kTile / 32];
+	IoSegOffsets<Cfg, V, kInclusive> io(src, offsets, tile_seg, nentries, dst, s_bits);
+	tile_scan<SegAdd<V>, Cfg>(io, n, state, nullptr);
+}
+
+// tile_starts: tile_seg[t] = the first s with offsets[s] >= t*tile (s =
+// nentries if none), for t < tiles: one binary search per tile, so that the
+// time stays bounded whatever the segments look like (one huge segment
+// spanning every tile included). offsets must be non-decreasing; if not, the
+// results are still in [0, nentries].
+__device__ __forceinline__ void tile_starts(const unsigned *offsets, unsigned long long nentries, unsigned *tile_seg,
+                                            unsigned long long tiles, unsigned long long tile) {
+	for (unsigned long long t = gidx(); t < tiles; t += gstride()) {
+		const unsigned long long key = t * tile;
+		unsigned long long lo = 0, hi = nentries;
+		while (lo < hi) {
+			const unsigned long long mid = (lo + hi) / 2;
+			if ((unsigned long long)offsets[mid] < key)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		tile_seg[t] = (unsigned)lo;
+	}
+}
+
 // The segmented v2 tiling: 16 items (the (head, value) pairs take twice the
 // registers), polling with backoff, streaming hints; its kernels are bounded
 // to 4 blocks per SM (at most 64 registers).
@@ -194,7 +224,9 @@ __device__ __forceinline__ void heads_from_offsets(const unsigned *offsets, unsi
 // ---- production: single pass, decoupled look-back -------------------------
 // scan_{excl,incl}_<family>_{u32,f32}, all 256 threads per block, grid =
 // ceil(n/tile) blocks:
-//   production     kd_scan::TilingP32, tile 8192 (the default)
+//   production     kd_scan::TilingP32, tile 8192
+//   productionbid  TilingPB32, tile 8192: production with the tile number
+//                  from blockIdx.x instead of an atomic ticket
 //   production24   TilingP24, tile 6144
 //   production16   TilingP16, tile 4096
 //   production_v1  TilingV1, tile 4096 (the first production kernel)
@@ -223,6 +255,7 @@ __device__ __forceinline__ void heads_from_offsets(const unsigned *offsets, unsi
 #define KD_MIN_BLOCKS(n) (n)
 #endif
 KD_PRODUCTION4(production, kd_scan::TilingP32, __launch_bounds__(256, 4))
+KD_PRODUCTION4(productionbid, kd_scan::TilingPB32, __launch_bounds__(256, 4))
 KD_PRODUCTION4(production24, kd_scan::TilingP24, __launch_bounds__(256, KD_MIN_BLOCKS(5)))
 KD_PRODUCTION4(production16, kd_scan::TilingP16, __launch_bounds__(256, KD_MIN_BLOCKS(8)))
 KD_PRODUCTION4(production_v1, kd_scan::TilingV1, __launch_bounds__(256))
@@ -248,6 +281,34 @@ KD_SEGSCAN(segscan_incl_v1_u32, kd_scan::TilingV1, __launch_bounds__(256), unsig
 KD_SEGSCAN(segscan_excl_v1_f32, kd_scan::TilingV1, __launch_bounds__(256), float, false)
 KD_SEGSCAN(segscan_incl_v1_f32, kd_scan::TilingV1, __launch_bounds__(256), float, true)
 #undef KD_SEGSCAN
+
+// ---- segmented, offsets form ----------------------------------------------
+// segscan_off_{excl,incl}_{u32,f32}: the segmented scan with the segments
+// given by their starts (offsets: nentries non-decreasing words; an offset
+// >= n starts nothing), reading the values and the offsets only. TilingSegV2
+// (4096-item tiles); grid = ceil(n/4096) blocks of 256 threads, state as
+// above; tile_seg: ceil(n/4096) words from segscan_tile_starts with tile =
+// 4096 over the same offsets.
+#define KD_SEGSCAN_OFF(NAME, V, INCL)                                                                         \
+	extern "C" __global__ void __launch_bounds__(256, 4)                                                   \
+	    NAME(const V *src, const unsigned *offsets, const unsigned *tile_seg, unsigned long long nentries, \
+	         V *dst, unsigned long long n, unsigned long long *state) {                                    \
+		kd_scan::segmented_offsets<kd_scan::TilingSegV2, V, INCL>(src, offsets, tile_seg, nentries, dst, n, \
+		                                                          state);                              \
+	}
+KD_SEGSCAN_OFF(segscan_off_excl_u32, unsigned, false)
+KD_SEGSCAN_OFF(segscan_off_incl_u32, unsigned, true)
+KD_SEGSCAN_OFF(segscan_off_excl_f32, float, false)
+KD_SEGSCAN_OFF(segscan_off_incl_f32, float, true)
+#undef KD_SEGSCAN_OFF
+
+// segscan_tile_starts: tile_seg[t] = min{s : offsets[s] >= t*tile} (or
+// nentries) for t < tiles; grid-stride over the tiles.
+extern "C" __global__ void segscan_tile_starts(const unsigned *offsets, unsigned long long nentries,
+                                               unsigned *tile_seg, unsigned long long tiles,
+                                               unsigned long long tile) {
+	kd_scan::tile_starts(offsets, nentries, tile_seg, tiles, tile);
+}
 
 // segscan_heads_from_offsets: heads[offsets[s]] = 1 (s < nseg, offsets[s] < n).
 extern "C" __global__ void segscan_heads_from_offsets(const unsigned *offsets, unsigned long long nseg,

@@ -18,7 +18,13 @@ constexpr unsigned kFull = 0xffffffffu;
 // compete with the loads, stores and status writes for the memory system.
 // Stream: full-tile uint4 loads and stores carry evict-first hints
 // (__ldcs/__stcs): every item is touched once.
-template <int Threads, int Items, int MinBlocks, bool Backoff, bool Stream> struct Tiling {
+// Ticket: a block takes its tile number from an atomic counter (true), so
+// that tiles start in number order whatever the hardware's block order; or
+// it uses blockIdx.x (false), as CUB does, relying on the hardware starting
+// blocks in index order (which look-back needs for progress: a block waits
+// only for lower-numbered ones), and saving the atomic and a barrier at the
+// start of every tile, before its loads can issue.
+template <int Threads, int Items, int MinBlocks, bool Backoff, bool Stream, bool Ticket = true> struct Tiling {
 	static constexpr int kThreads = Threads;
 	static constexpr int kItems = Items;
 	static constexpr int kTile = Threads * Items;
@@ -28,6 +34,7 @@ template <int Threads, int Items, int MinBlocks, bool Backoff, bool Stream> stru
 	static constexpr int kMinBlocks = MinBlocks; // the kernels' __launch_bounds__ blocks per SM (written out there)
 	static constexpr bool kBackoff = Backoff;
 	static constexpr bool kStream = Stream;
+	static constexpr bool kTicket = Ticket;
 	static_assert(Items % 4 == 0 && Items <= 32 && Threads % 32 == 0, "tiling");
 };
 // v1: the first production kernel (256 x 16, busy polling, default caching;
@@ -42,6 +49,12 @@ using TilingV1 = Tiling<256, 16, 1, false, false>;
 using TilingP32 = Tiling<256, 32, 4, true, true>;
 using TilingP24 = Tiling<256, 24, 5, true, true>;
 using TilingP16 = Tiling<256, 16, 8, true, true>;
+// PB32: P32 with the tile number from blockIdx.x (no ticket).
+using TilingPB32 = Tiling<256, 32, 4, true, true, false>;
+// CP16: the prefetching compaction (IoCompactPre): 256 x 16 items (the
+// items' values are held in registers from the start: 16 + 16 words),
+// bounded to 4 blocks per SM (<= 64 registers).
+using TilingCP16 = Tiling<256, 16, 4, true, true>;
 constexpr unsigned kBackoffNs = 128;
 
 // The v1 constants (the Go side's prodTile and ScratchBytes use the 4096-item
@@ -202,10 +215,14 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 	const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 
 	// Take the next tile number: tiles start in this order, so look-back only
-	// ever waits for blocks that are already running.
-	if (tid == 0) s_tile = atomicAdd((unsigned *)state, 1u);
-	__syncthreads();
-	const unsigned long long tile = s_tile;
+	// ever waits for blocks that are already running (Cfg::kTicket; else
+	// blockIdx.x, see Tiling).
+	unsigned long long tile = blockIdx.x;
+	if constexpr (Cfg::kTicket) {
+		if (tid == 0) s_tile = atomicAdd((unsigned *)state, 1u);
+		__syncthreads();
+		tile = s_tile;
+	}
 	const unsigned long long tile_base = tile * (unsigned long long)kTile;
 	const bool full = tile_base + kTile <= n;
 	const unsigned long long first = tile_base + (unsigned long long)(warp * kWarpSpan + lane * 4);
@@ -213,7 +230,18 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 	// Load the thread's 4 rows of 4 items.
 	P x[kItems];
 #pragma unroll
-	for (int r = 0; r < kRows; r++) io.load(first + r * 128, full, n, &x[r * 4]);
+	for (int r = 0; r < kRows; r++) {
+		if constexpr (Io::kPrefetch) io.prefetch(r, first + r * 128, full, n);
+		io.load(first + r * 128, full, n, &x[r * 4]);
+	}
+	// An Io that learns the heads apart from the values (IoSegOffsets)
+	// marks them now, while the value loads are still in flight.
+	if constexpr (Io::kMarks) {
+		io.prepare_marks(tile, n, tid);
+		__syncthreads();
+#pragma unroll
+		for (int r = 0; r < kRows; r++) io.mark(first + r * 128, &x[r * 4]);
+	}
 	unsigned heads = 0;
 #pragma unroll
 	for (int i = 0; i < kItems; i++)
@@ -281,7 +309,10 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 		ex[0] = pre;
 #pragma unroll
 		for (int k = 1; k < 4; k++) ex[k] = in[k - 1];
-		io.store(first + r * 128, full, n, ex, in, (heads >> (r * 4)) & 15u);
+		if constexpr (Io::kPrefetch)
+			io.store_row(r, first + r * 128, full, n, ex, in);
+		else
+			io.store(first + r * 128, full, n, ex, in, (heads >> (r * 4)) & 15u);
 	}
 	// A staging Io writes the tile's output from shared memory in one pass.
 	if constexpr (Io::kStaged) {
@@ -312,6 +343,8 @@ __device__ __forceinline__ bool aligned16(const void *p) { return ((unsigned lon
 template <class Op, typename V, bool kInclusive, bool kStream = false> struct IoScan {
 	using P = typename Op::P;
 	static constexpr bool kStaged = false;
+	static constexpr bool kMarks = false;
+	static constexpr bool kPrefetch = false;
 	const V *src;
 	const unsigned *heads; // null: no heads
 	V *dst;
@@ -354,6 +387,67 @@ template <class Op, typename V, bool kInclusive, bool kStream = false> struct Io
 	}
 };
 
+// IoSegOffsets: the segmented scan with the segments given by their starts
+// (offsets, nentries words, non-decreasing) instead of one head flag per
+// item, so that only the values and the offsets are read. tile_seg[t] is the
+// first entry s with offsets[s] >= t*kTile (segscan_tile_starts finds it); tile t's heads are then offsets[tile_seg[t] .. tile_seg[t+1]), which
+// the block sets as bits of a kTile-bit mask in shared memory
+// (prepare_marks) and reads back per item (mark). Entries outside the
+// tile (offsets >= n included) set nothing.
+template <class Cfg, typename V, bool kInclusive> struct IoSegOffsets {
+	using Op = SegAdd<V>;
+	using P = typename Op::P;
+	static constexpr bool kStaged = false;
+	static constexpr bool kMarks = true;
+	static constexpr bool kPrefetch = false;
+	static constexpr int kWords = Cfg::kTile / 32;
+	IoScan<Op, V, kInclusive, Cfg::kStream> scan; // values in and out (no heads array)
+	const unsigned *offsets;
+	const unsigned *tile_seg;
+	unsigned long long nentries;
+	unsigned *bits; // kWords words of shared memory
+	unsigned long long base;
+
+	__device__ __forceinline__ IoSegOffsets(const V *s, const unsigned *off, const unsigned *ts,
+	                                        unsigned long long ne, V *d, unsigned *b)
+	    : scan(s, nullptr, d), offsets(off), tile_seg(ts), nentries(ne), bits(b), base(0) {}
+
+	__device__ __forceinline__ void load(unsigned long long i, bool full, unsigned long long n, P x[4]) const {
+		scan.load(i, full, n, x);
+	}
+	__device__ __forceinline__ void store(unsigned long long i, bool full, unsigned long long n, const P ex[4],
+	                                      const P in[4], unsigned hbits) const {
+		scan.store(i, full, n, ex, in, hbits);
+	}
+
+	// prepare_marks (all threads of the block, which syncs after it).
+	__device__ __forceinline__ void prepare_marks(unsigned long long tile, unsigned long long n, int tid) {
+		base = tile * (unsigned long long)Cfg::kTile;
+		const unsigned long long tiles = (n + Cfg::kTile - 1) / Cfg::kTile;
+		// Clamped, so that offsets that break the contract cannot make a
+		// block read outside offsets.
+		unsigned long long s0 = min((unsigned long long)tile_seg[tile], nentries);
+		unsigned long long s1 = tile + 1 < tiles ? min((unsigned long long)tile_seg[tile + 1], nentries) : nentries;
+		for (int w = tid; w < kWords; w += Cfg::kThreads) bits[w] = 0u;
+		__syncthreads();
+		for (unsigned long long j = s0 + tid; j < s1; j += Cfg::kThreads) {
+			const unsigned long long o = offsets[j];
+			if (o < n && o >= base && o - base < (unsigned long long)Cfg::kTile) {
+				const unsigned d = (unsigned)(o - base);
+				atomicOr(&bits[d >> 5], 1u << (d & 31u));
+			}
+		}
+	}
+
+	// mark: heads of items i..i+3 (i - base a multiple of 4: one word).
+	__device__ __forceinline__ void mark(unsigned long long i, P x[4]) const {
+		const unsigned d = (unsigned)(i - base);
+		const unsigned w = bits[d >> 5] >> (d & 31u);
+#pragma unroll
+		for (int k = 0; k < 4; k++) x[k].h = (w >> k) & 1u;
+	}
+};
+
 // IoCompact: counts the nonzero flags; an item whose flag is set goes to
 // dst[its exclusive count] when that is below cap. kStream: see Tiling
 // (the scattered stores stay plain: they are not full lines). kStaged: the
@@ -365,6 +459,8 @@ template <bool kStream, bool Staged> struct IoCompactT {
 	using Op = Add<unsigned>;
 	using P = Op::P;
 	static constexpr bool kStaged = Staged;
+	static constexpr bool kMarks = false;
+	static constexpr bool kPrefetch = false;
 	const unsigned *src;
 	const unsigned *flags;
 	unsigned *dst;
@@ -423,6 +519,51 @@ template <bool kStream, bool Staged> struct IoCompactT {
 		}
 	}
 };
+// IoCompactPre: the staged compaction that loads each item's value together
+// with its flag at the start of the tile (prefetch, one uint4 per row kept
+// in registers), so that the value loads overlap the flag loads and the
+// look-back instead of starting after them; kept items are gathered in
+// stage and written as one run like IoCompactStaged.
+template <class Cfg> struct IoCompactPre {
+	using Op = Add<unsigned>;
+	using P = Op::P;
+	static constexpr bool kStaged = true;
+	static constexpr bool kMarks = false;
+	static constexpr bool kPrefetch = true;
+	IoCompactT<Cfg::kStream, true> c;
+	uint4 pre[Cfg::kRows];
+
+	__device__ __forceinline__ IoCompactPre(const unsigned *s, const unsigned *f, unsigned *d, unsigned long long cap,
+	                                        unsigned *st)
+	    : c(s, f, d, cap, st) {}
+
+	__device__ __forceinline__ void prefetch(int r, unsigned long long i, bool full, unsigned long long n) {
+		if (full && c.vec) {
+			pre[r] = load4s<Cfg::kStream>(c.src + i);
+		} else {
+			unsigned v[4];
+#pragma unroll
+			for (int k = 0; k < 4; k++) v[k] = i + k < n ? c.src[i + k] : 0u;
+			pre[r] = make_uint4(v[0], v[1], v[2], v[3]);
+		}
+	}
+	__device__ __forceinline__ void load(unsigned long long i, bool full, unsigned long long n, P x[4]) const {
+		c.load(i, full, n, x);
+	}
+	__device__ __forceinline__ void begin(unsigned carry) { c.begin(carry); }
+	__device__ __forceinline__ void finish(unsigned count, int tid, int threads) const {
+		c.finish(count, tid, threads);
+	}
+	__device__ __forceinline__ void store_row(int r, unsigned long long, bool, unsigned long long, const P ex[4],
+	                                          const P in[4]) const {
+		if (in[3].v == ex[0].v) return; // none of the four is kept (items beyond n never are)
+		const unsigned v[4] = {pre[r].x, pre[r].y, pre[r].z, pre[r].w};
+#pragma unroll
+		for (int k = 0; k < 4; k++)
+			if (in[k].v != ex[k].v) c.put(ex[k].v, v[k]);
+	}
+};
+
 // IoCompact: the unstaged form; IoCompactStaged: the staged one.
 template <bool kStream = false> using IoCompact = IoCompactT<kStream, false>;
 template <bool kStream = false> using IoCompactStaged = IoCompactT<kStream, true>;

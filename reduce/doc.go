@@ -25,9 +25,9 @@
 //	r2       Reduce2   block values copied to shared memory first         reduce_<op>_r2_f32
 //	r3       Reduce3   running value in a register                        reduce_<op>_r3_f32
 //	r4       Reduce4   unrolled, 256 threads; first step during the load  reduce_<op>_r4_f32
-//	                   (2 elements per thread at block stride); last
-//	                   warp with shuffles, no block barrier; last step
-//	                   folded into the output
+//	                   (the element pair 2t, 2t+1 of thread t in one      (final level:
+//	                   8-byte load); last warp with shuffles, no block    reduce_<op>_r4final_f32)
+//	                   barrier; last step folded into the output
 //	r5       —         r4's load, warp shuffles for the whole tree        reduce_<op>_r5_f32
 //	r6       —         float4 grid-stride loop, grid = SMs × 8 blocks,    reduce_<op>_r6_f32 (twice)
 //	                   then one block over the block results
@@ -37,15 +37,33 @@
 //
 // r0–r3 reduce 256 elements per block (256 threads), r4 and r5 512 (256
 // threads), and run again over the block results, level after level; once
-// the remaining values give each thread at most 32, a single block takes
-// them all (each thread first folds its column, then the design's tree), so
-// no launch is spent on a few hundred values. Launches per reduction
-// (Variant.Launches):
+// the remaining values give each thread of the final block at most 32, a
+// single block takes them all (each thread first folds its column, then the
+// design's tree), so no launch is spent on a few hundred values. Launches
+// per reduction (Variant.Launches):
 //
 //	n            r0–r3  r4, r5  r6  r7
 //	69,451       2      2       2   1
-//	2^24         3      3       2   1
+//	2^24         3      2       2   1
 //	2^28         3      3       2   1
+//
+// Reduce4 at 2^24 (goal: 6x faster than Reduce0; measured before this
+// change on an H200: Reduce0 0.2398 ms, Reduce4 0.0440 ms = 5.45x, a
+// 512-thread Reduce4 slower at 0.0466 ms). Two changes, both inside the
+// thesis's definition (the block size stays a compile-time constant of the
+// unrolled tree; 2 elements per thread, reduced during the load):
+//   - The final one-block level of r4 (and r5) runs the same unrolled design
+//     instantiated for 1024 threads (reduce_<op>_r4final_f32), so it takes
+//     up to 32·1024 partial results: 2^24 inputs need 2 launches instead of
+//     3 (32,768 partials, then one block), one launch and its gap (~3–4 µs)
+//     fewer.
+//   - Thread t of a full block loads its element pair as one 8-byte __ldg
+//     (elements 2t and 2t+1 of the block's 512, coalesced) instead of two
+//     4-byte loads at block stride: half the load instructions for the same
+//     bytes in flight. An input not 8-byte aligned (a Slice at an odd
+//     offset) takes the two scalar loads (a uniform test per block).
+//
+// Reduce0 is unchanged.
 //
 // The thesis reduces its input in place; ours must stay intact, so r0 and
 // r1 do their first tree step (offset 1, resp. half the block) reading the
@@ -67,6 +85,34 @@
 // results, so they never depend on being resident together. The counters
 // are set to 0 by a memset before every segmented call.
 //
+// Interleaved boxes (the builder's layout): SegmentedBoxesAoS reduces
+// boxes of 6 floats (lo xyz, hi xyz) per segment. One warp reduces a segment
+// of up to 1024 boxes with 8-byte loads (thread t of a group of T threads
+// reads pairs t, t+T, t+2T of 3T consecutive pairs: one pair of each of the
+// three kinds, routed by selects); longer segments are listed and cut into
+// tiles of 2048 boxes, and the second launch gives every block an equal,
+// contiguous run of tiles, folding a segment's tiles in registers and
+// adding them to the segment's key words with atomics once per segment. So
+// one root segment of millions of boxes and 10^5 segments of a hundred both
+// run near bandwidth, in two launches, with no read-back.
+//
+// # Segmented forms of the designs (the thesis table)
+//
+// ThesisTable times Reduce0 … Reduce7 on the builder's node-bounds
+// reductions (a list of BoxLevel), so every design has a segmented box form
+// (reduce_box_r<k>_f32, the design's own block code templated on a box
+// operator): per level, a block list built on the host before timing gives
+// every block one span of one segment, at most the design's span (256
+// boxes for r0–r3, 512 for r4 and r5, 4096 for r6 and r7), and every
+// segment at least one block (an empty one writes the empty box). Each
+// block writes one box. The same design then runs again over each
+// segment's block boxes (consecutive, so they are the next pass's
+// segments) with the next list, until a pass has one block per segment,
+// whose block b writes segment b's result: ⌈log_span(longest segment)⌉
+// passes per level. r7 needs one pass: the block of a segment that counts
+// last on the segment's counter reduces the segment's block boxes. The
+// results are checked against SegmentedBoxesAoS on the Go executor.
+//
 // # Scratch
 //
 // The CUDA paths need device scratch (partial results, the r0/r1 work
@@ -82,7 +128,7 @@
 //
 // Bench times every design over a ladder of sizes and reports GB/s against
 // the device copy bandwidth; ThesisTable and FormatThesisTable reproduce the
-// thesis's table (see ThesisTable for the exact workload). The CLI prints
+// thesis's table on the builder's own reductions (see ThesisTable). The CLI prints
 // both (kdbuild bench reduce): one row per design and size, noting the
 // thesis label and the launches.
 package reduce

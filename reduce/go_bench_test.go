@@ -5,11 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-gl/mathgl/mgl32"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kdbuild/kdbuild/kernels/exec"
-	"github.com/kdbuild/kdbuild/scenes"
 )
 
 func TestBenchOnGoExecutor(t *testing.T) {
@@ -23,40 +21,34 @@ func TestBenchOnGoExecutor(t *testing.T) {
 	}
 }
 
-// gridScene is a small procedural scene: a w×w grid of squares, two
-// triangles each, z = x·y.
-func gridScene(w int) *scenes.Scene {
-	sc := &scenes.Scene{Name: fmt.Sprintf("grid %dx%d", w, w), Format: "procedural"}
-	for y := 0; y <= w; y++ {
-		for x := 0; x <= w; x++ {
-			sc.Verts = append(sc.Verts, mgl32.Vec3{float32(x), float32(y) - 3, float32(x * y)})
-		}
-	}
-	for y := 0; y < w; y++ {
-		for x := 0; x < w; x++ {
-			i := uint32(y*(w+1) + x)
-			sc.Tris = append(sc.Tris, [3]uint32{i, i + 1, i + uint32(w) + 1}, [3]uint32{i + 1, i + uint32(w) + 2, i + uint32(w) + 1})
-		}
-	}
-	return sc
-}
-
 func TestThesisTableOnGoExecutor(t *testing.T) {
-	rows, err := ThesisTable(exec.Go(2), gridScene(20), 3)
+	wl := synthWorkload(5000, 6)
+	boxes := 0
+	for _, l := range wl {
+		boxes += l.Elements()
+	}
+	rows, err := ThesisTable(exec.Go(2), wl, 3)
 	require.NoError(t, err)
 	require.Len(t, rows, 1)
-	require.Equal(t, 18, rows[0].Reductions)
-	require.Equal(t, 800, rows[0].N)
+	require.Equal(t, 3*len(wl), rows[0].Reductions)
+	require.Equal(t, boxes, rows[0].N)
 	out := FormatThesisTable(rows)
 	require.True(t, strings.Contains(out, "Go executor:"), out)
-	require.True(t, strings.Contains(out, "Workload: 3 x the triangle bounds"), out)
+	require.True(t, strings.Contains(out, fmt.Sprintf("Workload: 3 x the node-bounds reductions of a kd-tree build: %d levels", len(wl))), out)
 }
 
-func TestThesisTableRejectsBadIndex(t *testing.T) {
-	sc := gridScene(2)
-	sc.Tris[1][2] = 999
-	_, err := ThesisTable(exec.Go(1), sc, 1)
-	require.Error(t, err)
+func TestThesisTableRejectsBadWorkload(t *testing.T) {
+	ok := BoxLevel{Boxes: make([]float32, 12), Offsets: []uint32{0, 2}}
+	for name, wl := range map[string][]BoxLevel{
+		"empty":          nil,
+		"not-6-per-box":  {ok, {Boxes: make([]float32, 7), Offsets: []uint32{0, 1}}},
+		"no-segment":     {{Boxes: make([]float32, 6), Offsets: []uint32{0}}},
+		"decreasing":     {{Boxes: make([]float32, 18), Offsets: []uint32{0, 2, 1}}},
+		"past-the-boxes": {{Boxes: make([]float32, 18), Offsets: []uint32{0, 4}}},
+	} {
+		_, err := ThesisTable(exec.Go(1), wl, 1)
+		require.Error(t, err, name)
+	}
 }
 
 func BenchmarkGoMin(b *testing.B) {

@@ -204,7 +204,11 @@ func (r *Reducer) enqueue(v Variant, o op, src, dst *exec.Buf[float32], loAt, hi
 					outHi = 0
 				}
 			}
-			if err := r.launch(kernel, cuda.Linear(g), threads, inLo, inHi, outLo, outHi, work, uint32(cnt)); err != nil {
+			k, th := kernel, threads
+			if g == 1 {
+				k, th = v.finalKernel(o.String()), cuda.Linear(v.FinalThreads)
+			}
+			if err := r.launch(k, cuda.Linear(g), th, inLo, inHi, outLo, outHi, work, uint32(cnt)); err != nil {
 				return launchErr(err)
 			}
 			if g == 1 {
@@ -278,7 +282,7 @@ func (r *Reducer) enqueue(v Variant, o op, src, dst *exec.Buf[float32], loAt, hi
 // one block when n gives each thread at most finalPerThread inputs (the
 // final level), else one block per PerBlock inputs.
 func (v Variant) levelGrid(n int) int {
-	if n <= finalPerThread*v.Threads {
+	if n <= finalPerThread*v.FinalThreads {
 		return 1
 	}
 	return ceilDiv(n, v.PerBlock)

@@ -69,7 +69,7 @@ func launchesOf(v Variant, n int) int {
 	switch {
 	case v.PerBlock > 0:
 		k := 1
-		for n > finalPerThread*v.Threads {
+		for n > finalPerThread*v.FinalThreads {
 			n = (n + v.PerBlock - 1) / v.PerBlock
 			k++
 		}
@@ -87,7 +87,7 @@ func TestVariantLaunches(t *testing.T) {
 		}
 	}
 	// The counts the Variant doc states.
-	want := map[string][3]int{"r0": {2, 3, 3}, "r1": {2, 3, 3}, "r2": {2, 3, 3}, "r3": {2, 3, 3}, "r4": {2, 3, 3}, "r5": {2, 3, 3}, "r6": {2, 2, 2}, "r7": {1, 1, 1}}
+	want := map[string][3]int{"r0": {2, 3, 3}, "r1": {2, 3, 3}, "r2": {2, 3, 3}, "r3": {2, 3, 3}, "r4": {2, 2, 3}, "r5": {2, 2, 3}, "r6": {2, 2, 2}, "r7": {1, 1, 1}}
 	for _, v := range Variants() {
 		require.Equal(t, want[v.Name], [3]int{v.Launches(69451), v.Launches(1 << 24), v.Launches(1 << 28)}, v.Name)
 	}

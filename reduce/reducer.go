@@ -44,6 +44,7 @@ const (
 	ctrBounds
 	ctrSegCount // long-segment count of the segmented kernels
 	ctrSegDone  // their finished-block count (must follow ctrSegCount)
+	ctrSegTiles // tile count of the AoS box kernels (must follow ctrSegDone)
 	numCounters
 )
 

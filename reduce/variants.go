@@ -29,11 +29,12 @@ import "fmt"
 //
 // Levels (r0–r5): a level is one launch in which each block reduces PerBlock
 // inputs to one result. As soon as the remaining inputs give each of
-// Threads threads at most finalPerThread of them, one block reduces them
-// all (the final level: each thread first folds its column of the inputs,
-// then the design's tree runs unchanged). So n = 69,451 (a bunny-sized
-// reduction) takes 2 launches in every multi-pass design, n = 2^24 takes 3
-// (r0–r3: 65,536, 256, 1 blocks; r4, r5: 32,768, 64, 1), n = 2^28 takes 3.
+// FinalThreads threads at most finalPerThread of them, one block reduces
+// them all (the final level: each thread first folds its column of the
+// inputs, then the design's tree runs unchanged). So n = 69,451 (a
+// bunny-sized reduction) takes 2 launches in every multi-pass design, n =
+// 2^24 takes 3 in r0–r3 (65,536, 256, 1 blocks) and 2 in r4, r5 (32,768
+// blocks, then one of 1024 threads), n = 2^28 takes 3.
 // Partial last blocks are padded with the identity, so any n works.
 type Variant struct {
 	Name     string // r0 … r7
@@ -41,6 +42,20 @@ type Variant struct {
 	Idea     string
 	Threads  int // threads per block
 	PerBlock int // elements one block reduces per level; 0 = grid-stride (r6, r7)
+	// FinalThreads is the block size of the final one-block level (r0–r5):
+	// Threads, except r4 and r5, whose unrolled tree is also compiled for
+	// 1024 threads (kernel reduce_<op>_<Name>final_f32) so that the final
+	// level takes up to 32·1024 inputs.
+	FinalThreads int
+}
+
+// finalKernel is the kernel of the final one-block level of a multi-pass
+// design for op.
+func (v Variant) finalKernel(op string) string {
+	if v.FinalThreads != v.Threads {
+		return fmt.Sprintf("reduce_%s_%sfinal_f32", op, v.Name)
+	}
+	return v.Kernel(op)
 }
 
 // Kernel returns the kernel name of the variant for op (min, max, minmax).
@@ -64,6 +79,10 @@ const blockSize = 256
 // wideBlock is the thread count of r4 and r5 (reduce.cuh's kThreads45).
 const wideBlock = 256
 
+// finalBlock45 is the thread count of r4's and r5's final level
+// (reduce.cuh's kFinal45).
+const finalBlock45 = 1024
+
 // finalPerThread bounds the inputs per thread of a multi-pass design's final
 // one-block level: up to it, folding a column (four loads in flight, from
 // L2) costs less than one more launch. A variable so that tests can force
@@ -74,14 +93,14 @@ var finalPerThread = 32
 const blocksPerSM = 8
 
 var variants = []Variant{
-	{"r0", "Reduce0", "interleaved addressing, modulo test, global memory (in place in a work array)", blockSize, blockSize},
-	{"r1", "Reduce1", "sequential addressing, global memory (in place in a work array)", blockSize, blockSize},
-	{"r2", "Reduce2", "block values copied to shared memory first", blockSize, blockSize},
-	{"r3", "Reduce3", "running value in a register, shared memory to publish it", blockSize, blockSize},
-	{"r4", "Reduce4", "unrolled, 256 threads; first step during the load; last warp by shuffles; last step folded into the output", wideBlock, 2 * wideBlock},
-	{"r5", "", "r4's load, then warp shuffles for the whole tree", wideBlock, 2 * wideBlock},
-	{"r6", "", "many elements per thread, float4 loads, grid = SMs x 8 blocks, second tiny pass", blockSize, 0},
-	{"r7", "", "one pass: float4 grid-stride loop, last block done (threadfence + self-resetting counter)", blockSize, 0},
+	{"r0", "Reduce0", "interleaved addressing, modulo test, global memory (in place in a work array)", blockSize, blockSize, blockSize},
+	{"r1", "Reduce1", "sequential addressing, global memory (in place in a work array)", blockSize, blockSize, blockSize},
+	{"r2", "Reduce2", "block values copied to shared memory first", blockSize, blockSize, blockSize},
+	{"r3", "Reduce3", "running value in a register, shared memory to publish it", blockSize, blockSize, blockSize},
+	{"r4", "Reduce4", "unrolled, 256 threads; first step during the load; last warp by shuffles; last step folded into the output", wideBlock, 2 * wideBlock, finalBlock45},
+	{"r5", "", "r4's load, then warp shuffles for the whole tree", wideBlock, 2 * wideBlock, finalBlock45},
+	{"r6", "", "many elements per thread, float4 loads, grid = SMs x 8 blocks, second tiny pass", blockSize, 0, blockSize},
+	{"r7", "", "one pass: float4 grid-stride loop, last block done (threadfence + self-resetting counter)", blockSize, 0, blockSize},
 }
 
 // Variants returns the reduction designs, Reduce0 first.

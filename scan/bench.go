@@ -16,7 +16,9 @@ var BenchOps = []string{"scan", "segscan", "compact", "sort"}
 // random from a fixed seed (uint32 items; compaction keeps about half; sort
 // keys are full 32-bit with values). Bytes is the least traffic the work
 // needs: scan 8 bytes per item (read, write), segmented scan 12 (with the
-// heads), compaction 8 per item plus 4 per kept item, sort 16 per pair. Each
+// heads; the offsets form: 8 plus 4 per offset; rows
+// <variant>-offsets and <variant>-heads, segments of about 1000 items),
+// compaction 8 per item plus 4 per kept item, sort 16 per pair. Each
 // variant's result is checked once per size against the Go executor; a
 // wrong result is an error. Sort timings exclude the copy that restores the
 // unsorted keys before each run (timed separately and subtracted).
@@ -134,8 +136,46 @@ func benchSegscan(ex exec.Executor, n, runs int, copyGBps float64) ([]exec.Bench
 		return nil, err
 	}
 	defer freeAll(src, hb, dst)
-	// On a GPU both kernel families, the default first (rows named
-	// production and production-v1 after the scans they are built like).
+	// The offsets form first: segment starts as the builder gives them
+	// (8 bytes per item plus the offsets).
+	offsets := []uint32{0}
+	for i := 1; i < n; i++ {
+		if heads[i] != 0 {
+			offsets = append(offsets, uint32(i))
+		}
+	}
+	offsets = append(offsets, uint32(n))
+	ob, err := exec.FromHost(ex, offsets)
+	if err != nil {
+		return nil, err
+	}
+	defer ob.Free()
+	var rows []exec.BenchRow
+	{
+		v := VariantCPUSerial + "-offsets" // the Go offsets form is one loop per segment
+		if ex.CUDA() != nil {
+			v = VariantProduction + "-offsets"
+		}
+		run := func() error { return SegmentedExclusiveOffsets(ex, dst, src, ob) }
+		if err := run(); err != nil {
+			return nil, err
+		}
+		got, err := dst.ToHost()
+		if err != nil {
+			return nil, err
+		}
+		if err := mismatch("segscan", v, n, got, want); err != nil {
+			return nil, err
+		}
+		t, err := exec.Time(ex, runs, run)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, exec.NewRow("segscan", v, n, 8*int64(n)+4*int64(len(offsets)), t, copyGBps))
+	}
+	// Then the heads form: on a GPU both kernel families, the default first
+	// (rows named production-heads and production-v1-heads after the scans
+	// they are built like).
 	families := []string{""}
 	if ex.CUDA() != nil {
 		families = []string{defaultSegmented, segmentedV1}
@@ -143,7 +183,6 @@ func benchSegscan(ex exec.Executor, n, runs int, copyGBps float64) ([]exec.Bench
 			families = []string{segmentedV1, segmentedV2}
 		}
 	}
-	var rows []exec.BenchRow
 	for _, family := range families {
 		v := DefaultVariant(ex)
 		switch family {
@@ -152,6 +191,7 @@ func benchSegscan(ex exec.Executor, n, runs int, copyGBps float64) ([]exec.Bench
 		case segmentedV1:
 			v = VariantProductionV1
 		}
+		v += "-heads"
 		run := func() error { return segmentedFamilyOf(ex, nil, family, dst, src, hb, false) }
 		if err := run(); err != nil {
 			return nil, err

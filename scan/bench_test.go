@@ -198,3 +198,33 @@ func BenchmarkGPUSortPairs(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCPUScanForms compares, at 2^24 items, the serial loop, the
+// one-pass look-back form of cpu-parallel (the default) and the first
+// two-pass form (chunk sums, then chunk scans), all exclusive uint32:
+//
+//	go test -run '^$' -bench CPUScanForms -count 6 ./scan
+func BenchmarkCPUScanForms(b *testing.B) {
+	const n = 1 << 24
+	src := benchInput(n, 1)
+	dst := make([]uint32, n)
+	w := exec.Go(0).Workers()
+	forms := []struct {
+		name string
+		fn   func()
+	}{
+		{"serial", func() { serialExclusive(dst, src, 0) }},
+		{"lookback", func() { lookbackScan(w, dst, src, false) }},
+		{"two-pass", func() { twoPassScan(w, dst, src, false) }},
+	}
+	for _, f := range forms {
+		b.Run(f.name, func(b *testing.B) {
+			b.SetBytes(8 * n)
+			f.fn()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				f.fn()
+			}
+		})
+	}
+}

@@ -19,9 +19,9 @@ func checkBench(t *testing.T, ex exec.Executor, sizes []int) {
 		case "scan":
 			variants = Variants(ex)
 		case "segscan":
-			variants = []string{DefaultVariant(ex)}
-			if ex.CUDA() != nil {
-				variants = []string{VariantProduction, VariantProductionV1} // the two kernel families
+			variants = []string{VariantCPUSerial + "-offsets", DefaultVariant(ex) + "-heads"}
+			if ex.CUDA() != nil { // the offsets form, then the two kernel families of the heads form
+				variants = []string{VariantProduction + "-offsets", VariantProduction + "-heads", VariantProductionV1 + "-heads"}
 			}
 		case "compact":
 			variants = CompactVariants(ex)
@@ -30,6 +30,11 @@ func checkBench(t *testing.T, ex exec.Executor, sizes []int) {
 		}
 		if len(rows) != len(variants)*len(sizes) {
 			t.Fatalf("%s: %d rows, want %d", op, len(rows), len(variants)*len(sizes))
+		}
+		for i, r := range rows {
+			if want := variants[i%len(variants)]; r.Variant != want {
+				t.Errorf("%s: row %d is %q, want %q", op, i, r.Variant, want)
+			}
 		}
 		for _, r := range rows {
 			if r.Op != op || r.Ms < 0 || r.Bytes <= 0 {

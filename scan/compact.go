@@ -15,9 +15,13 @@ const (
 	CompactCPUScan     = "cpu-scan"     // flags, exclusive scan, scatter (Go, the seeds' formulation)
 	CompactCPUParallel = "cpu-parallel" // per-chunk counts, scan of counts, per-chunk scatter (Go)
 	CompactScanScatter = "scan-scatter" // flags, production scan, scatter: three kernels (GPU)
-	CompactFused       = "fused"        // one single-pass kernel with decoupled look-back, 256 x 24 items (GPU default)
+	CompactFused       = "fused"        // one single-pass kernel with decoupled look-back, 256 x 32 items (GPU)
 	CompactFusedV1     = "fused-v1"     // the first fused kernel: 256 x 16 items, busy polling (GPU)
 	CompactFusedStaged = "fused-staged" // fused, each tile's kept items gathered in shared memory and written as one run (GPU)
+	// CompactFusedPrefetch is fused-staged with 256 x 16 items and each
+	// item's value loaded with its flag at the start of the tile (GPU
+	// default).
+	CompactFusedPrefetch = "fused-prefetch"
 )
 
 // ErrShortDst is returned (wrapped) by the compactions when dst is shorter
@@ -29,7 +33,7 @@ var ErrShortDst = errors.New("scan: dst shorter than the number of kept items")
 func CompactVariants(ex exec.Executor) []string {
 	if ex.CUDA() != nil {
 		v := []string{defaultCompact}
-		for _, s := range []string{CompactFused, CompactFusedStaged, CompactFusedV1, CompactScanScatter} {
+		for _, s := range []string{CompactFusedPrefetch, CompactFusedStaged, CompactFused, CompactFusedV1, CompactScanScatter} {
 			if s != defaultCompact {
 				v = append(v, s)
 			}

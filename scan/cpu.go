@@ -1,6 +1,9 @@
 package scan
 
 import (
+	"math"
+	"runtime"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kernels/exec"
@@ -86,14 +89,87 @@ func sum[T Value](s []T) T {
 // goroutine hand-offs cost more than the work.
 const parallelMin = 1 << 15
 
-// parallelScan is the cpu-parallel variant: src is cut into one contiguous
+// parallelScan is the cpu-parallel variant (see lookbackScan); the two-pass
+// form below it stays as twoPassScan for comparison in the benchmarks.
+func parallelScan[T Value](workers int, dst, src []T, inclusive bool) T {
+	return lookbackScan(workers, dst, src, inclusive)
+}
+
+// lbBlock is the block of lookbackScan: 32768 items (128 KiB of 32-bit
+// items), small enough to stay in a core's L2 cache between the block's sum
+// and its scan.
+const lbBlock = 1 << 15
+
+// lookbackScan scans src in one pass over memory: blocks of lbBlock items
+// go round-robin to the workers; a worker sums its block (which brings it
+// into the cache), publishes the sum, takes its carry as its own previous
+// block's inclusive prefix plus the published sums of the other workers'
+// blocks in between (waiting for them if needed: a CPU form of decoupled
+// look-back), and scans the block from the cache, writing with
+// non-temporal stores (streamScan). Memory sees one read of src and one
+// write of dst, against the three streams (read, read for ownership, write)
+// of the serial loop and of a two-pass scan.
+func lookbackScan[T Value](workers int, dst, src []T, inclusive bool) T {
+	n := len(src)
+	if workers <= 1 || n < parallelMin {
+		return streamScan(dst, src, 0, inclusive)
+	}
+	nb := (n + lbBlock - 1) / lbBlock
+	k := min(workers, nb)
+	// pub[b]: 1<<32 | the bits of block b's sum, once known.
+	pub := make([]atomic.Uint64, nb)
+	var total T
+	forChunks(k, k, func(w, _, _ int) {
+		var prev T // inclusive prefix of this worker's previous block
+		for b := w; b < nb; b += k {
+			lo, hi := b*lbBlock, min((b+1)*lbBlock, n)
+			s := blockSum(src[lo:hi])
+			pub[b].Store(1<<32 | uint64(toBits(s)))
+			carry := prev
+			for j := max(b-k+1, 0); j < b; j++ {
+				v := pub[j].Load()
+				for v>>32 == 0 {
+					runtime.Gosched()
+					v = pub[j].Load()
+				}
+				carry += fromBits[T](uint32(v))
+			}
+			streamScan(dst[lo:hi], src[lo:hi], carry, inclusive)
+			prev = carry + s
+			if b == nb-1 {
+				total = prev
+			}
+		}
+	})
+	return total
+}
+
+// blockSum is sum, with AVX2 for 32-bit integers where the CPU has it
+// (integer sums are exact in any order).
+func blockSum[T Value](s []T) T {
+	if !haveAVX2 || isFloat[T]() || len(s) < 32 {
+		return sum(s)
+	}
+	m := len(s) &^ 31
+	return T(sumAVX2((*uint32)(unsafe.Pointer(&s[0])), m)) + sum(s[m:])
+}
+
+// toBits returns the 32 bits of v.
+func toBits[T Value](v T) uint32 {
+	if f, ok := any(v).(float32); ok {
+		return math.Float32bits(f)
+	}
+	return uint32(v)
+}
+
+// twoPassScan is the first cpu-parallel form: src is cut into one contiguous
 // chunk per worker; pass 1 sums the chunks concurrently, the chunk sums are
 // scanned serially, and pass 2 scans every chunk from its offset
 // concurrently, writing 32-bit integers with non-temporal stores on amd64
 // (streamScan). Two hand-offs in all: measured on the 2-core development
 // machine, finer-grained rounds that keep chunks in the cache between the
 // passes lost more to waking goroutines than they saved.
-func parallelScan[T Value](workers int, dst, src []T, inclusive bool) (total T) {
+func twoPassScan[T Value](workers int, dst, src []T, inclusive bool) (total T) {
 	n := len(src)
 	if workers <= 1 || n < parallelMin {
 		return streamScan(dst, src, 0, inclusive)
@@ -124,6 +200,14 @@ func streamScan[T Value](dst, src []T, carry T, inclusive bool) T {
 	n := len(src)
 	if !haveNT || isFloat[T]() || n < 64 {
 		return scalar(dst, src, carry)
+	}
+	if haveAVX2 {
+		// Items before the first 32-byte boundary of dst, then groups of 8.
+		head := int((32 - uintptr(unsafe.Pointer(&dst[0]))%32) % 32 / 4)
+		mid := (n - head) &^ 7
+		carry = scalar(dst[:head], src[:head], carry)
+		c := scanNT8((*uint32)(unsafe.Pointer(&dst[head])), (*uint32)(unsafe.Pointer(&src[head])), mid, uint32(carry), inclusive)
+		return scalar(dst[head+mid:], src[head+mid:], T(c))
 	}
 	// Items before the first 16-byte boundary of dst, then whole groups of 4.
 	head := int((16 - uintptr(unsafe.Pointer(&dst[0]))%16) % 16 / 4)

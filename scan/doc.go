@@ -21,22 +21,31 @@
 //
 //	scan (ExclusiveVariant, InclusiveVariant; Variants lists them, default first)
 //	  cpu-serial              Go  one loop
-//	  cpu-parallel            Go  one chunk per worker: chunk sums, their scan, chunk scans with non-temporal stores (default)
+//	  cpu-parallel            Go  one pass: 32768-item blocks round-robin over the workers; each block is summed
+//	                              (AVX2 where there is one), its carry found from the other workers' published
+//	                              block sums (a CPU decoupled look-back), and scanned again from the cache with
+//	                              non-temporal AVX2 stores (default)
 //	  naive                   GPU Hillis–Steele in global memory, double-buffered, one launch per level
 //	  work-efficient          GPU Blelloch up-/down-sweep in global memory over a power-of-two copy
 //	  work-efficient-threads  GPU the same, launching only the threads a level needs
 //	  shared-naive            GPU Hillis–Steele per 512-item block in shared memory, block sums scanned recursively
 //	  shared-work-efficient   GPU Blelloch per block in shared memory with bank-conflict padding, recursive block sums
+//	  production-bid          GPU production with the tile number from blockIdx.x instead of an atomic ticket,
+//	                              as CUB does (default)
 //	  production              GPU single pass, decoupled look-back, 256 threads × 32 items, uint4 loads and
 //	                              stores with evict-first hints, look-back polling with backoff, ≤ 64
-//	                              registers: 4 blocks per SM (default)
+//	                              registers: 4 blocks per SM
 //	  production-24           GPU the same with 24 items, ≤ 48 registers: 5 blocks per SM
 //	  production-16           GPU the same with 16 items, ≤ 32 registers: 8 blocks per SM
 //	  production-v1           GPU the first production kernel: 256 threads × 16 items, busy polling
-//	segmented scan (heads or offsets): the production kernel with the (head, sum) operator, 256 × 16 items,
-//	  ≤ 64 registers (4 blocks per SM), backoff; the v1 kernels (80 registers) stay in the image; Go: tiled like cpu-parallel
-//	compaction (CompactVariants): cpu-parallel, cpu-no-scan, cpu-scan; GPU fused-staged (default:
-//	  fused, with each tile's kept items gathered in shared memory and written as one run), fused
+//	segmented scan, heads form: the production kernel with the (head, sum) operator, 256 × 16 items,
+//	  ≤ 64 registers (4 blocks per SM), backoff; the v1 kernels (80 registers) stay in the image; Go: two passes
+//	segmented scan, offsets form: its own kernels (segscan_off_*), reading the values and the offsets only:
+//	  a small kernel finds every 4096-item tile's first segment entry, and each tile sets its heads as bits
+//	  in shared memory while its values load; Go: one loop per segment
+//	compaction (CompactVariants): cpu-parallel, cpu-no-scan, cpu-scan; GPU fused-prefetch (default:
+//	  fused-staged with 256 × 16 items and the values loaded with the flags at the start of each tile),
+//	  fused-staged (fused, with each tile's kept items gathered in shared memory and written as one run), fused
 //	  (the production scan's 256 × 32 tiling, ≤ 64 registers), fused-v1, scan-scatter
 //	sort (SortVariants): Go cpu-lsd8; GPU onesweep (default: one histogram read of the keys, one
 //	  launch per 8-bit pass with 256×15-key tiles ranked by ballots, per-digit decoupled look-back,

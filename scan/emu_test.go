@@ -13,7 +13,7 @@ import (
 // reference loops, withholding look-back prefixes so that the look-back
 // walks back over aggregates and across 32-tile windows. It needs g++ with
 // C++20 and takes minutes, so it runs only with KDBUILD_EMU=1 (optionally
-// KDBUILD_EMU_PART=quick|scan|seg|compact|sort; all by default).
+// KDBUILD_EMU_PART=quick|scan|seg|segoff|compact|sort; all by default).
 func TestEmulatedKernels(t *testing.T) {
 	if os.Getenv("KDBUILD_EMU") != "1" {
 		t.Skip("set KDBUILD_EMU=1 to run the kernels on the CPU emulator (minutes)")

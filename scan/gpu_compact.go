@@ -24,11 +24,12 @@ func gpuCompact(sc *Scanner, variant string, dst, src, flags *exec.Buf[uint32]) 
 	}
 	capacity := uint64(dst.Len())
 	switch variant {
-	case CompactFused, CompactFusedStaged, CompactFusedV1:
+	case CompactFused, CompactFusedStaged, CompactFusedV1, CompactFusedPrefetch:
 		kernel := map[string]string{
-			CompactFused:       "compact_fused_u32",
-			CompactFusedStaged: "compact_fused_staged_u32",
-			CompactFusedV1:     "compact_fused_v1_u32",
+			CompactFused:         "compact_fused_u32",
+			CompactFusedStaged:   "compact_fused_staged_u32",
+			CompactFusedV1:       "compact_fused_v1_u32",
+			CompactFusedPrefetch: "compact_fused_prefetch_u32",
 		}[variant]
 		if err := sc.lookbackLaunch(kernel, n, count, true, src.Ptr(), flags.Ptr(), dstPtr, uint64(n), capacity); err != nil {
 			return 0, err

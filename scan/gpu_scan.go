@@ -130,7 +130,7 @@ func gpuScan[T Value](sc *Scanner, variant string, dst, src *exec.Buf[T], inclus
 	}
 	ctx := sc.ex.CUDA()
 	switch variant {
-	case VariantProduction, VariantProduction24, VariantProduction16, VariantProductionV1:
+	case VariantProduction, VariantProduction24, VariantProduction16, VariantProductionV1, VariantProductionBid:
 		return sc.productionVariant(variant, sfx, dst.Ptr(), src.Ptr(), n, inclusive, 0)
 
 	case VariantNaive:
@@ -249,6 +249,40 @@ func gpuSegmented[T Value](sc *Scanner, family string, dst, src *exec.Buf[T], he
 		kernel = "segscan_" + kind + "_v1_" + suffix[T]()
 	}
 	return sc.lookbackLaunch(kernel, n, 0, false, src.Ptr(), heads, dst.Ptr(), uint64(n))
+}
+
+// gpuSegmentedOffsets runs the offsets-form kernels: segscan_tile_starts
+// finds each 4096-item tile's first segment entry by binary search
+// (scratch, one word per tile), then segscan_off_* scans reading only the
+// values and the offsets.
+func gpuSegmentedOffsets[T Value](sc *Scanner, dst, src *exec.Buf[T], offsets *exec.Buf[uint32], inclusive bool) error {
+	n := src.Len()
+	if err := checkGPUSize("segmented scan", n); err != nil {
+		return err
+	}
+	if err := checkGPUSize("segmented scan offsets", offsets.Len()); err != nil {
+		return err
+	}
+	tiles := tilesFor(n)
+	buf, err := sc.scratchBuf(scratchSegTiles, 4*uint64(tiles))
+	if err != nil {
+		return err
+	}
+	nent := offsets.Len()
+	var offPtr cuda.DevPtr
+	if nent > 0 {
+		offPtr = offsets.Ptr()
+	}
+	if err := sc.ex.CUDA().Launch("segscan_tile_starts", linearGrid(tiles, 256), cuda.Linear(256), 0,
+		offPtr, uint64(nent), buf.Ptr(), uint64(tiles), uint64(prodTile)); err != nil {
+		return err
+	}
+	kind := "excl"
+	if inclusive {
+		kind = "incl"
+	}
+	return sc.lookbackLaunch("segscan_off_"+kind+"_"+suffix[T](), n, 0, false,
+		src.Ptr(), offPtr, buf.Ptr(), uint64(nent), dst.Ptr(), uint64(n))
 }
 
 // gpuHeadsFromOffsets builds head flags for n items from segment offsets in

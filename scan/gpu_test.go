@@ -126,10 +126,16 @@ func TestGPUSegmented(t *testing.T) {
 	if !testing.Short() {
 		sizes = append(sizes, 1<<24+1)
 	}
-	defer func() { segmentedFamily = defaultSegmented }()
-	for _, family := range []string{segmentedV2, segmentedV1} {
-		segmentedFamily = family
-		t.Run(family, func(t *testing.T) {
+	defer func() { segmentedFamily, segmentedOffsetsNative = defaultSegmented, true }()
+	// The offsets form runs its own kernels (segscan_off) in the first
+	// run and goes through heads in the others.
+	for i, family := range []string{segmentedV2, segmentedV2, segmentedV1} {
+		segmentedFamily, segmentedOffsetsNative = family, i == 0
+		name := family + "/offsets-via-heads"
+		if i == 0 {
+			name = family + "/offsets-native"
+		}
+		t.Run(name, func(t *testing.T) {
 			checkSegmented[uint32](t, ex, sizes)
 			checkSegmented[int32](t, ex, sizes[:10])
 			checkSegmented[float32](t, ex, sizes)

@@ -23,13 +23,14 @@ const (
 	VariantProduction24         = "production-24"          // the same, 256 x 24 items, 5 blocks per SM
 	VariantProduction16         = "production-16"          // the same, 256 x 16 items, 8 blocks per SM
 	VariantProductionV1         = "production-v1"          // the first production kernel: 256 x 16 items, busy polling
+	VariantProductionBid        = "production-bid"         // production with the tile number from blockIdx.x, no atomic ticket
 )
 
 var (
 	cpuVariants = []string{VariantCPUSerial, VariantCPUParallel}
 	gpuVariants = []string{VariantNaive, VariantWorkEfficient, VariantWorkEfficientThreads,
 		VariantSharedNaive, VariantSharedWorkEfficient, VariantProduction,
-		VariantProduction24, VariantProduction16, VariantProductionV1}
+		VariantProduction24, VariantProduction16, VariantProductionV1, VariantProductionBid}
 )
 
 // Variants lists the scan variant names valid on ex, the default first.

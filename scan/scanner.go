@@ -118,13 +118,14 @@ func (sc *Scanner) scratchBuf(name string, bytes uint64) (*cuda.Buffer[byte], er
 
 // Names of the scratch buffers.
 const (
-	scratchTiles  = "tiles"  // decoupled look-back state (+ tile counter)
-	scratchFlags  = "flags"  // scanned flags / temporary values
-	scratchTemp   = "temp"   // double buffers and block sums of the teaching variants
-	scratchKeys   = "keys"   // sort: alternate keys
-	scratchVals   = "vals"   // sort: alternate values
-	scratchHist   = "hist"   // sort: digit histograms
-	scratchResult = "result" // one word read back (count, max)
+	scratchTiles    = "tiles"    // decoupled look-back state (+ tile counter)
+	scratchFlags    = "flags"    // scanned flags / temporary values
+	scratchTemp     = "temp"     // double buffers and block sums of the teaching variants
+	scratchKeys     = "keys"     // sort: alternate keys
+	scratchVals     = "vals"     // sort: alternate values
+	scratchHist     = "hist"     // sort: digit histograms
+	scratchResult   = "result"   // one word read back (count, max)
+	scratchSegTiles = "segtiles" // segmented scan, offsets form: first segment entry per tile
 )
 
 var (

@@ -108,11 +108,14 @@ func segmentedOffsets[T Value](ex exec.Executor, sc *Scanner, dst, src *exec.Buf
 			return err
 		}
 		defer unlock()
-		heads, err := gpuHeadsFromOffsets(sc, offsets, n)
-		if err != nil {
-			return err
+		if !segmentedOffsetsNative {
+			heads, err := gpuHeadsFromOffsets(sc, offsets, n)
+			if err != nil {
+				return err
+			}
+			return gpuSegmented(sc, segmentedFamily, dst, src, heads, inclusive)
 		}
-		return gpuSegmented(sc, segmentedFamily, dst, src, heads, inclusive)
+		return gpuSegmentedOffsets(sc, dst, src, offsets, inclusive)
 	}
 	off := offsets.Host()
 	if n > 0 || len(off) > 0 {

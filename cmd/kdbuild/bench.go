@@ -1,14 +1,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math/bits"
+	"os"
+	"os/signal"
 	"slices"
 	"strings"
 
+	"github.com/kdbuild/kdbuild/kdtree"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/reduce"
 	"github.com/kdbuild/kdbuild/scan"
@@ -186,9 +190,20 @@ func benchThesis(e *env, ex exec.Executor, pos []string, out *benchJSON, asJSON,
 	if err != nil {
 		return fail(e, asJSON, arg, err)
 	}
-	rows, err := reduce.ThesisTable(ex, l.scene, out.Runs)
+	// The workload: the node-bounds reductions of a build of the scene
+	// (recorded on the Go executor, with the default options).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	workload, err := kdtree.ReductionWorkload(ctx, l.scene, kdtree.Options{})
 	if err != nil {
 		return fail(e, asJSON, arg, err)
+	}
+	rows, err := reduce.ThesisTable(ex, workload, out.Runs)
+	if err != nil {
+		return fail(e, asJSON, arg, err)
+	}
+	for i := range rows {
+		rows[i].Workload = fmt.Sprintf("scene %s (%d triangles): %s", l.scene.Name, len(l.scene.Tris), rows[i].Workload)
 	}
 	text := reduce.FormatThesisTable(rows)
 	out.Thesis = text

@@ -99,6 +99,7 @@ var loadKeys = map[string]string{
 // Keys a report of a build adds.
 var buildKeys = map[string]string{
 	"build.ms":                     "number",
+	"build.device_ms":              "number",
 	"build.phases":                 "object",
 	"tree.nodes":                   "number",
 	"tree.leaves":                  "number",

@@ -25,6 +25,8 @@
 struct dim3 { unsigned x = 1, y = 1, z = 1; };
 struct uint2 { unsigned x, y; };
 struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(8) float2 { float x, y; };
+inline float2 make_float2(float a, float b) { return float2{a, b}; }
 inline uint2 make_uint2(unsigned a, unsigned b) { return uint2{a, b}; }
 
 inline thread_local dim3 threadIdx, blockIdx;
@@ -75,6 +77,7 @@ inline unsigned atomicMax(unsigned* p, unsigned v) {
 }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 template <class T> inline T __ldcg(const T* p) { return *p; }
+template <class T> inline T __ldg(const T* p) { return *p; }
 inline unsigned __float_as_uint(float f) { unsigned u; std::memcpy(&u, &f, 4); return u; }
 inline float __uint_as_float(unsigned u) { float f; std::memcpy(&f, &u, 4); return f; }
 inline float __int_as_float(int u) { float f; std::memcpy(&f, &u, 4); return f; }

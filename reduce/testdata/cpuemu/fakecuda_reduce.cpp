@@ -30,6 +30,7 @@ constexpr size_t arity(void (*)(P...)) { return sizeof...(P); }
 #define OPS(op)                                                                                          \
   ENTRY(reduce_##op##_r0_f32), ENTRY(reduce_##op##_r1_f32), ENTRY(reduce_##op##_r2_f32),                  \
       ENTRY(reduce_##op##_r3_f32), ENTRY(reduce_##op##_r4_f32), ENTRY(reduce_##op##_r5_f32),              \
+      ENTRY(reduce_##op##_r4final_f32), ENTRY(reduce_##op##_r5final_f32),                                \
       ENTRY(reduce_##op##_r6_f32), ENTRY(reduce_##op##_r7_f32), ENTRY(reduce_segwarp_##op##_f32),         \
       ENTRY(reduce_segbig_##op##_f32)
 
@@ -38,6 +39,9 @@ struct Kernel {
   Launcher fn;
 };
 Kernel table[] = {OPS(min), OPS(max), OPS(minmax), ENTRY(reduce_segwarp_box_f32), ENTRY(reduce_segbig_box_f32),
+                  ENTRY(reduce_segwarp_boxaos_f32), ENTRY(reduce_segbig_boxaos_f32),
+                  ENTRY(reduce_box_r0_f32), ENTRY(reduce_box_r1_f32), ENTRY(reduce_box_r2_f32), ENTRY(reduce_box_r3_f32),
+                  ENTRY(reduce_box_r4_f32), ENTRY(reduce_box_r5_f32), ENTRY(reduce_box_r6_f32), ENTRY(reduce_box_r7_f32),
                   ENTRY(reduce_bounds_f32)};
 
 }  // namespace

@@ -59,25 +59,27 @@ static unsigned long long *fresh_state(size_t n) {
 
 // production: family 0 runs the default kernels (production, TilingP32),
 // 1 production-v1, 2 production24, 3 production16.
-const char *kFamilies[] = {"production", "production-v1", "production-24", "production-16"};
+const char *kFamilies[] = {"production", "production-v1", "production-24", "production-16", "production-bid"};
 template <class V> static void production(const V *src, V *dst, size_t n, bool incl, unsigned *total, int family = 0) {
 	typedef void (*K)(const V *, V *, unsigned long long, unsigned long long *, unsigned *);
 	K k;
 	size_t tile = 4096;
 	if constexpr (std::is_same_v<V, float>) {
-		const K ks[4][2] = {{scan_excl_production_f32, scan_incl_production_f32},
+		const K ks[5][2] = {{scan_excl_production_f32, scan_incl_production_f32},
 		                    {scan_excl_production_v1_f32, scan_incl_production_v1_f32},
 		                    {scan_excl_production24_f32, scan_incl_production24_f32},
-		                    {scan_excl_production16_f32, scan_incl_production16_f32}};
+		                    {scan_excl_production16_f32, scan_incl_production16_f32},
+		                    {scan_excl_productionbid_f32, scan_incl_productionbid_f32}};
 		k = ks[family][incl];
 	} else {
-		const K ks[4][2] = {{scan_excl_production_u32, scan_incl_production_u32},
+		const K ks[5][2] = {{scan_excl_production_u32, scan_incl_production_u32},
 		                    {scan_excl_production_v1_u32, scan_incl_production_v1_u32},
 		                    {scan_excl_production24_u32, scan_incl_production24_u32},
-		                    {scan_excl_production16_u32, scan_incl_production16_u32}};
+		                    {scan_excl_production16_u32, scan_incl_production16_u32},
+		                    {scan_excl_productionbid_u32, scan_incl_productionbid_u32}};
 		k = ks[family][incl];
 	}
-	if (family == 0) tile = kTileV2;
+	if (family == 0 || family == 4) tile = kTileV2;
 	if (family == 2) tile = 6144;
 	launch(k, tiles(n, tile), 256, src, dst, (unsigned long long)n, fresh_state(n), total);
 }
@@ -155,7 +157,7 @@ template <class V> static void test_scans(size_t n) {
 	auto src = rnd<V>(n, (unsigned)n);
 	for (int incl = 0; incl < 2; incl++) {
 		auto want = ref_scan(src, incl);
-		for (int v1 = 0; v1 < 4; v1++)
+		for (int v1 = 0; v1 < 5; v1++)
 		for (int mode = 0; mode < 3; mode++) {
 			g_prefix_mode = mode;
 			Buf<V> in(n, (V)0), out(n, (V)-5);
@@ -229,6 +231,58 @@ template <class V> static void test_seg(size_t n, unsigned every) {
 	g_prefix_mode = 0;
 }
 
+// test_seg_off: the offsets form (segscan_tile_starts + segscan_off_*)
+// against the reference loop over the same segments; every `every`-th item
+// about starts a segment, some starts are repeated (empty segments) and the
+// list ends with n (twice: an empty last segment).
+template <class V> static void test_seg_off(size_t n, unsigned every) {
+	auto src = rnd<V>(n, (unsigned)n + 7);
+	std::mt19937 r(n * every + 1);
+	std::vector<unsigned> off{0}, heads(n, 0);
+	if (n > 0) heads[0] = 1;
+	for (size_t i = 1; i < n; i++)
+		if (r() % every == 0) {
+			off.push_back((unsigned)i);
+			heads[i] = 1;
+			if (r() % 4 == 0) off.push_back((unsigned)i); // an empty segment
+		}
+	off.push_back((unsigned)n);
+	off.push_back((unsigned)n);
+	const size_t ntiles = tiles(n);
+	for (int incl = 0; incl < 2; incl++) {
+		std::vector<V> want(n);
+		V acc = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (heads[i]) acc = 0;
+			if (incl) { acc += src[i]; want[i] = acc; }
+			else { want[i] = acc; acc += src[i]; }
+		}
+		for (int mode = 0; mode < 3; mode++) {
+			g_prefix_mode = mode;
+			Buf<V> out(n, (V)-5);
+			Buf<unsigned> ts(ntiles, 0u);
+			launch(segscan_tile_starts, gs(ntiles, 256), 256, (const unsigned *)off.data(), (unsigned long long)off.size(), ts.p(), (unsigned long long)ntiles, (unsigned long long)4096);
+			std::vector<unsigned> want_ts(ntiles);
+			for (size_t t = 0; t < ntiles; t++)
+				want_ts[t] = (unsigned)(std::lower_bound(off.begin(), off.end(), (unsigned)(t * 4096)) - off.begin());
+			std::string what = std::string("segscan-off ") + (incl ? "incl" : "excl") + " n=" + std::to_string(n) + " every=" + std::to_string(every) + " mode=" + std::to_string(mode) + (std::is_same_v<V, float> ? " f32" : " u32");
+			expect(what + " tile starts", ts.out(), want_ts, ntiles);
+			ts.check(what + " tile starts");
+			void (*k)(const V *, const unsigned *, const unsigned *, unsigned long long, V *, unsigned long long, unsigned long long *);
+			if constexpr (std::is_same_v<V, float>) k = incl ? segscan_off_incl_f32 : segscan_off_excl_f32;
+			else k = incl ? segscan_off_incl_u32 : segscan_off_excl_u32;
+			launch(k, tiles(n), 256, (const V *)src.data(), (const unsigned *)off.data(), (const unsigned *)ts.p(), (unsigned long long)off.size(), out.p(), (unsigned long long)n, fresh_state(n));
+			expect(what, out.out(), want, n);
+			out.check(what);
+			// in place
+			std::vector<V> in(src);
+			launch(k, tiles(n), 256, (const V *)in.data(), (const unsigned *)off.data(), (const unsigned *)ts.p(), (unsigned long long)off.size(), in.data(), (unsigned long long)n, fresh_state(n));
+			expect(what + " in place", in, want, n);
+		}
+	}
+	g_prefix_mode = 0;
+}
+
 static void test_compact(size_t n, unsigned density) {
 	std::mt19937 r(n + density);
 	std::vector<unsigned> src(n), flags(n);
@@ -241,12 +295,12 @@ static void test_compact(size_t n, unsigned density) {
 	for (int mode = 0; mode < 3; mode++) {
 		g_prefix_mode = mode;
 		for (size_t cap : {n, want.size() / 2}) {
-			for (int v1 = 0; v1 < 3; v1++) { // 0 fused, 1 fused-v1, 2 fused-staged
+			for (int v1 = 0; v1 < 4; v1++) { // 0 fused, 1 fused-v1, 2 fused-staged, 3 fused-prefetch
 			Buf<unsigned> out(cap, 0xabababab);
 			unsigned count = 0xdeadbeef;
-			auto k = v1 == 0 ? compact_fused_u32 : v1 == 1 ? compact_fused_v1_u32 : compact_fused_staged_u32;
-			launch(k, tiles(n, v1 == 1 ? 4096 : kTileV2), 256, (const unsigned *)src.data(), (const unsigned *)flags.data(), out.p(), (unsigned long long)n, (unsigned long long)cap, fresh_state(n), &count);
-			std::string what = std::string(v1 == 0 ? "compact fused n=" : v1 == 1 ? "compact fused-v1 n=" : "compact fused-staged n=") + std::to_string(n) + " d=" + std::to_string(density) + " cap=" + std::to_string(cap) + " mode=" + std::to_string(mode);
+			auto k = v1 == 0 ? compact_fused_u32 : v1 == 1 ? compact_fused_v1_u32 : v1 == 2 ? compact_fused_staged_u32 : compact_fused_prefetch_u32;
+			launch(k, tiles(n, v1 == 1 || v1 == 3 ? 4096 : kTileV2), 256, (const unsigned *)src.data(), (const unsigned *)flags.data(), out.p(), (unsigned long long)n, (unsigned long long)cap, fresh_state(n), &count);
+			std::string what = std::string(v1 == 0 ? "compact fused n=" : v1 == 1 ? "compact fused-v1 n=" : v1 == 2 ? "compact fused-staged n=" : "compact fused-prefetch n=") + std::to_string(n) + " d=" + std::to_string(density) + " cap=" + std::to_string(cap) + " mode=" + std::to_string(mode);
 			expect1(what + " count", count, want.size());
 			expect(what, out.out(), want, std::min(cap, want.size()));
 			out.check(what);
@@ -394,6 +448,8 @@ int main(int argc, char **argv) {
 			for (unsigned every : {1u, 3u, 100u, 5000u, 1000000u}) {
 				test_seg<unsigned>(n, every);
 				if (n < 5000) test_seg<float>(n, every);
+				test_seg_off<unsigned>(n, every);
+				if (n < 5000) test_seg_off<float>(n, every);
 			}
 			fprintf(stderr, "seg n=%zu fails=%d\n", n, fails);
 		}
@@ -442,6 +498,25 @@ int main(int argc, char **argv) {
 			fprintf(stderr, "onesweep n=%zu fails=%d\n", n, fails);
 		}
 	}
+	if (only == "new") { // the kernels of the second session, a few sizes each
+		test_seg_off<unsigned>(1, 1);
+		test_seg_off<unsigned>(4097, 3);
+		test_seg_off<float>(4097, 100);
+		test_seg_off<unsigned>(8192, 1);
+		test_seg_off<unsigned>(40 * 4096 + 3, 100);
+		test_seg_off<unsigned>(40 * 4096 + 3, 1000000);
+		test_compact(4097, 50);
+		test_compact(33, 100);
+		test_compact(35 * 4096 + 7, 50);
+		test_scans<unsigned>(8193);
+	}
+	if (only == "segoff") { // the offsets form alone
+		for (size_t n : {1, 2, 33, 4095, 4096, 4097, 40 * 4096 + 3})
+			for (unsigned every : {1u, 3u, 100u, 5000u, 1000000u}) {
+				test_seg_off<unsigned>(n, every);
+				if (n < 5000) test_seg_off<float>(n, every);
+			}
+	}
 	if (only == "quick") {
 		g_prefix_mode = 1;
 		test_onesweep(36 * 3840 + 7, 0, 0, true, true, 3);
@@ -450,6 +525,10 @@ int main(int argc, char **argv) {
 		test_scans<unsigned>(33 * 8192 + 5); // every family past one 32-tile window
 		test_scans<unsigned>(8193);
 		test_seg<unsigned>(40 * 4096 + 3, 100);
+		test_seg_off<unsigned>(40 * 4096 + 3, 100);
+		test_seg_off<unsigned>(40 * 4096 + 3, 9000);
+		test_seg_off<float>(4097, 3);
+		test_seg_off<unsigned>(8192, 1);
 		test_compact(33 * 8192 + 7, 50);
 		test_sort(70001, 0, false, true, 2);
 		test_sort(70001, 0, false, true, 2, true);

@@ -1,0 +1,253 @@
+package kdtree
+
+import (
+	"fmt"
+	"math"
+	"os"
+
+	"github.com/kdbuild/kdbuild/kernels/cuda"
+	"github.com/kdbuild/kdbuild/kernels/exec"
+)
+
+// The CUDA path of the small-node phase: the subtrees of the small roots
+// the large phase parked, built on the device (kdtree_small_f32), or the
+// parked references brought home for the Go small phase.
+
+// cudaSmallOnDevice selects the CUDA small-node phase (kdtree_small_f32) on
+// the CUDA executor; when false, or when the kernel's output space
+// overflows, the small phase runs in Go on the parked references (the same
+// tree either way). Tests flip it to check both.
+var cudaSmallOnDevice = true
+
+// cudaSmallV1 selects the first device small-phase kernel,
+// kdtree_small_f32 (one root per block of 32 threads, a global atomic per
+// node), instead of kdtree_small_w_f32 (smallWarps roots per block, output
+// reserved in chunks); both make the same tree. Tests flip it; the
+// environment variable KDBUILD_GPU_SMALL=v1 does the same without
+// rebuilding, to compare the two on a device.
+var cudaSmallV1 = false
+
+func smallKernelV1() bool { return cudaSmallV1 || os.Getenv("KDBUILD_GPU_SMALL") == "v1" }
+
+// smallWarps, smallRecChunk and smallRefChunk are kd_small::kWarps,
+// kRecChunk and kRefChunk of kernels/kdtree.cu: roots per block of
+// kdtree_small_w_f32, and the records and (at least) leaf references a warp
+// reserves at a time; each root can leave one chunk of each partly unused.
+const (
+	smallWarps    = 4
+	smallRecChunk = 32
+	smallRefChunk = 64
+)
+
+// smallCaps are the output room of the device small phase's attempts, in
+// records and leaf references per reference of the small roots (tests
+// shrink it to force a retry or the Go fallback).
+var smallCaps = [][2]int{{6, 4}, {16, 8}, {64, 32}}
+
+// smallDev is the output of the device small phase: the subtrees of every
+// small root as small records (see smallRecords) and their leaves'
+// references, still on the device.
+type smallDev struct {
+	rec, refs   *exec.Buf[uint32]
+	nrec, nrefs int
+	roots       int
+	bufs        []*exec.Buf[uint32]
+	box         *exec.Buf[float32]
+	// size holds kdtree_small_size_u32's output (nodes and leaf references
+	// of every small root's subtree, 2·roots words) when the kernel
+	// kdtree_small_w_f32 wrote it; nil after kdtree_small_f32.
+	size *exec.Buf[uint32]
+}
+
+func (so *smallDev) free() {
+	if so == nil {
+		return
+	}
+	for _, x := range so.bufs {
+		x.Free()
+	}
+	so.box.Free()
+}
+
+// runSmallCUDA runs the small-node phase on the device: one warp per small
+// root (kdtree_small_w_f32, or kdtree_small_f32: see cudaSmallV1). It returns nil (and changes nothing) when the
+// record or reference space overflowed even with the largest room it
+// tries; the caller then runs the Go small phase.
+func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []uint32) (*smallDev, error) {
+	R := len(rs.small)
+	so := &smallDev{roots: R}
+	// One upload for the per-root words: offsets, counts, depths, then the
+	// counters (next record, next reference, overflow).
+	words := make([]uint32, 3*R+3)
+	box := make([]float32, 6*max(R, 1))
+	total := 0
+	for i := range rs.small {
+		sr := &rs.small[i]
+		words[i], words[R+i], words[2*R+i] = smallOff[i], smallCnt[i], uint32(sr.depth)
+		copy(box[6*i:6*i+3], sr.box.lo[:])
+		copy(box[6*i+3:6*i+6], sr.box.hi[:])
+		total += int(smallCnt[i])
+	}
+	words[3*R] = uint32(R)
+	if R == 0 {
+		return so, nil
+	}
+	fail := func(err error) (*smallDev, error) {
+		so.free()
+		return nil, err
+	}
+	w, err := exec.FromHost(b.ex, words)
+	if err != nil {
+		return fail(err)
+	}
+	so.bufs = append(so.bufs, w)
+	if so.box, err = exec.FromHost(b.ex, box); err != nil {
+		return fail(err)
+	}
+	ctr := w.Slice(3*R, 3)
+	p := newSAH(&b.opt)
+	// Output space per reference of the small roots: measured on the shared
+	// scenes, at most 3.0 records and 2.8 leaf references (bunny); on
+	// overflow the kernel runs again with more room, then the caller falls
+	// back to the Go small phase.
+	v1 := smallKernelV1()
+	kernel, grid, block := "kdtree_small_w_f32", cuda.Linear((R+smallWarps-1)/smallWarps), cuda.Linear(32*smallWarps)
+	args := []any{d.ptri.Ptr(), d.pbox.Ptr(), d.tv.Ptr(), w.Slice(0, R).Ptr(), w.Slice(R, R).Ptr(), so.box.Ptr(),
+		w.Slice(2*R, R).Ptr(), uint32(R), int32(b.opt.MaxDepth), p.ct, p.ci, p.keep, nil, nil, nil, nil, ctr.Ptr()}
+	if v1 {
+		kernel, grid, block = "kdtree_small_f32", cuda.Linear(R), cuda.Linear(32)
+	} else {
+		if so.size, err = exec.Alloc[uint32](b.ex, 2*R); err != nil {
+			return fail(err)
+		}
+		so.bufs = append(so.bufs, so.size)
+		args = append(args, so.size.Ptr())
+	}
+	for _, k := range smallCaps {
+		recCap := 2*R + k[0]*total + 1024
+		refCap := k[1]*total + 1024
+		if !v1 {
+			// Room for the chunks a warp leaves partly unused: its last
+			// ones, and the tails skipped when a leaf does not fit.
+			recCap += smallRecChunk * R
+			refCap += smallRefChunk*R + k[1]*total/4
+		}
+		so.rec.Free()
+		so.refs.Free()
+		if so.rec, err = exec.Alloc[uint32](b.ex, 3*recCap); err != nil {
+			return fail(err)
+		}
+		so.bufs = append(so.bufs, so.rec)
+		if so.refs, err = exec.Alloc[uint32](b.ex, refCap); err != nil {
+			return fail(err)
+		}
+		so.bufs = append(so.bufs, so.refs)
+		args[12], args[13], args[14], args[15] = so.rec.Ptr(), uint32(recCap), so.refs.Ptr(), uint32(refCap)
+		if err := d.ctx.Launch(kernel, grid, block, 0, args...); err != nil {
+			return fail(fmt.Errorf("kdtree: %s: %w", kernel, err))
+		}
+		hc := make([]uint32, 3)
+		if err := ctr.CopyToHost(hc); err != nil {
+			return fail(err)
+		}
+		if hc[2] == 0 {
+			so.nrec, so.nrefs = int(hc[0]), int(hc[1])
+			return so, nil
+		}
+		if err := ctr.CopyFromHost([]uint32{uint32(R), 0, 0}); err != nil {
+			return fail(err)
+		}
+	}
+	so.free()
+	return nil, nil
+}
+
+// toRecords downloads the small records into rs.shared (the host layout).
+// Only the records reachable from the roots are read: kdtree_small_w_f32
+// leaves unused records in its chunks (rs.shared keeps zero records there,
+// which no walk reaches).
+func (so *smallDev) toRecords(rs *records) error {
+	if so.roots == 0 {
+		return nil
+	}
+	hrec := make([]uint32, 3*so.nrec)
+	if err := so.rec.Slice(0, len(hrec)).CopyToHost(hrec); err != nil {
+		return err
+	}
+	hrefs := make([]uint32, so.nrefs)
+	if err := so.refs.Slice(0, len(hrefs)).CopyToHost(hrefs); err != nil {
+		return err
+	}
+	list := make([]record, so.nrec)
+	seen := make([]bool, so.nrec)
+	var st []uint32
+	for r := 0; r < so.roots && r < len(list); r++ {
+		st = append(st[:0], uint32(r))
+		for len(st) > 0 {
+			i := st[len(st)-1]
+			st = st[:len(st)-1]
+			if seen[i] {
+				return fmt.Errorf("kdtree: small-phase record %d is reached twice", i)
+			}
+			seen[i] = true
+			w0, w1, w2 := hrec[3*i], hrec[3*i+1], hrec[3*i+2]
+			if w0&0xFF == smallLeafFate {
+				if uint64(w1)+uint64(w2) > uint64(len(hrefs)) {
+					return fmt.Errorf("kdtree: small-phase leaf %d refers to [%d, %d+%d) of %d references", i, w1, w1, w2, len(hrefs))
+				}
+				list[i] = record{fate: fateLeaf, refs: hrefs[w1 : w1+w2 : w1+w2]}
+				continue
+			}
+			if w0&0xFF != 0 || w2+1 >= uint32(len(list)) || w0>>8 > 2 {
+				return fmt.Errorf("kdtree: small-phase record %d is corrupt (%d %d %d)", i, w0, w1, w2)
+			}
+			list[i] = record{fate: fateSplit, axis: uint8(w0 >> 8), pos: math.Float32frombits(w1), left: int32(w2)}
+			st = append(st, w2+1, w2)
+		}
+	}
+	rs.shared = list
+	return nil
+}
+
+// smallBoxes downloads the parked boxes of the small roots for the Go small
+// phase.
+func (d *devLevel) smallBoxes(rs *records, smallOff []uint32) error {
+	if d.parked == 0 {
+		return nil
+	}
+	pbox := make([]float32, 6*d.parked)
+	if err := d.pbox.Slice(0, 6*d.parked).CopyToHost(pbox); err != nil {
+		return err
+	}
+	for i := range rs.small {
+		sr := &rs.small[i]
+		sr.box2 = make([]aabb, len(sr.tri))
+		for k := range sr.box2 {
+			o := 6 * (int(smallOff[i]) + k)
+			copy(sr.box2[k].lo[:], pbox[o:o+3])
+			copy(sr.box2[k].hi[:], pbox[o+3:o+6])
+		}
+	}
+	return nil
+}
+
+// parkedToHost downloads the parked references and gives the records of
+// parked leaves and small roots their triangle indices (the host small
+// phase and layoutGo need them).
+func (d *devLevel) parkedToHost(rs *records, smallOff, smallCnt []uint32) error {
+	ptri := make([]uint32, d.parked)
+	if d.parked > 0 {
+		if err := d.ptri.Slice(0, d.parked).CopyToHost(ptri); err != nil {
+			return err
+		}
+	}
+	for i := range rs.recs {
+		if r := &rs.recs[i]; r.fate == fateLeaf && r.parked {
+			rs.setLeaf(int32(i), ptri[r.park:r.park+r.pcnt])
+		}
+	}
+	for k := range rs.small {
+		rs.small[k].tri = ptri[smallOff[k] : smallOff[k]+smallCnt[k] : smallOff[k]+smallCnt[k]]
+	}
+	return nil
+}
