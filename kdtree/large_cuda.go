@@ -3,6 +3,7 @@ package kdtree
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
@@ -246,32 +247,15 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	b.startPhase()
 	rs := &records{}
 	nodes := []lnode{{box: root, off: 0, cnt: uint32(n), depth: 0, rec: rs.add()}}
-	var parked []parkedRange
-	capRefs := max(64*n, 1<<20)
-	forceLeaf := false
-	for level := 0; len(nodes) > 0; level++ {
-		if err := b.ctx.Err(); err != nil {
-			return nil, err
-		}
-		if b.opt.Progress != nil && !forceLeaf {
-			b.opt.Progress(level, len(nodes))
-		}
-		nodes, n, parked, err = b.levelCUDA(d, nodes, n, rs, parked, forceLeaf)
-		if err != nil {
-			return nil, err
-		}
-		if !forceLeaf {
-			b.levels++
-		}
-		// Memory guard as in buildGo: past capRefs the next level's nodes
-		// all become leaves.
-		forceLeaf = n > capRefs
+	parked, err := b.largeCUDA(d, nodes, n, rs)
+	if err != nil {
+		return nil, err
 	}
 	// The records of the parked ranges: leaves and small roots whose
 	// references stay on the device; parkedToHost brings them home when a
 	// host step needs them.
 	devLayout := cudaSmallOnDevice && cudaLayoutOnDevice()
-	var smallOff, smallCnt []uint32
+	smallOff, smallCnt := make([]uint32, 0, len(parked)), make([]uint32, 0, len(parked))
 	for _, pr := range parked {
 		if !pr.small {
 			rs.recs[pr.rec] = record{fate: fateLeaf, parked: true, park: pr.off, pcnt: pr.cnt}
@@ -346,13 +330,93 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	return res, nil
 }
 
+// largeCUDA runs the levels of the CUDA large phase from nodes (the root,
+// n references) and returns the parked ranges. A level waits for the
+// device once, at the read-back of its decisions and child counts; from
+// it the host counts what the device work after it needs (lb.count: the
+// next level's nodes and references, the references parked), queues the
+// rest of the level (levelTailCUDA) and the next level up to its read-back
+// (levelFrontCUDA), and only then keeps the level's records (lb.book), in
+// parallel, while the device works. The device runs the same work in the
+// same order as when the host kept its records first; the records are
+// levelGo's.
+func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]parkedRange, error) {
+	var parked []parkedRange
+	lb := &levelBook{}
+	workers := b.ex.Workers()
+	capRefs := max(64*n, 1<<20)
+	if err := b.ctx.Err(); err != nil {
+		return nil, err
+	}
+	if b.opt.Progress != nil {
+		b.opt.Progress(0, len(nodes))
+	}
+	t0 := time.Now()
+	if err := b.levelFrontCUDA(d, nodes, len(nodes), n, false); err != nil {
+		return nil, err
+	}
+	b.levels++
+	t0 = b.subPhase("large.upload", t0)
+	forceLeaf := false
+	for level := 0; ; level++ {
+		nn := len(nodes)
+		if err := d.readBack(lb, nn); err != nil {
+			return nil, err
+		}
+		t0 = b.subPhase("large.device", t0)
+		if b.onLevel != nil && !forceLeaf {
+			b.onLevel(nodes, lb.levelDecisions(nn))
+		}
+		if err := lb.count(workers, nodes, d.parked); err != nil {
+			return nil, err
+		}
+		if err := b.levelTailCUDA(d, nn, n, lb); err != nil {
+			return nil, err
+		}
+		n = int(lb.total)
+		nn2 := 2 * lb.nsplit
+		// Memory guard as in buildGo: past capRefs the next level's nodes
+		// all become leaves.
+		forceLeaf = n > capRefs
+		if nn2 > 0 {
+			if err := b.ctx.Err(); err != nil {
+				return nil, err
+			}
+			if b.opt.Progress != nil && !forceLeaf {
+				b.opt.Progress(level+1, nn2)
+			}
+			if err := b.levelFrontCUDA(d, nil, nn2, n, forceLeaf); err != nil {
+				return nil, err
+			}
+			if !forceLeaf {
+				b.levels++
+			}
+		}
+		t0 = b.subPhase("large.host", t0)
+		var next []lnode
+		next, parked = lb.book(workers, nodes, rs, parked)
+		lb.spare, nodes = nodes, next
+		t0 = b.subPhase("large.book", t0)
+		if nn2 == 0 {
+			return parked, nil
+		}
+		if b.onLevel != nil {
+			// Tests: the table made on the device is the host's nodes.
+			if err := d.checkTable(nodes, n); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
 // subPhase adds the time since t0 to phase name and returns now. The
 // CUDA large phase is split this way into sub-phases (their sum is about
-// "large"): large.upload (the first level's node table built and sent, the
-// per-node buffers sized), large.device (decisions, classification and
-// addresses queued, until the one read-back returns, so mostly device time)
-// and large.host (the host's bookkeeping and the launches of scatter,
-// parking and the next node table).
+// "large"): large.upload (the first level's node table built and sent,
+// its work up to the read-back queued), large.device (waiting for a
+// level's read-back: the device time the host did not hide), large.host
+// (the read-back counted, the rest of the level and the next level up to
+// its read-back queued) and large.book (the level's records kept while
+// the device works).
 func (b *builder) subPhase(name string, t0 time.Time) time.Time {
 	now := time.Now()
 	b.phases[name] += float64(now.Sub(t0).Nanoseconds()) / 1e6
@@ -428,179 +492,277 @@ func (d *devLevel) rootBox(n int) (aabb, error) {
 	return root, nil
 }
 
-// levelCUDA is levelGo on the device: it returns the next level's nodes and
-// reference count. A level costs one host synchronisation: the read-back of
-// the decisions with the child counts, from which the host keeps its
-// records. The node table of the next level (offsets, info, boxes) and the
-// parking offsets are made on the device (kdtree_nodewords_u32, a scan,
-// kdtree_next_f32), with the same rules the host applies to its copy of
-// the nodes; only the first level's table is uploaded.
-func (b *builder) levelCUDA(d *devLevel, nodes []lnode, n int, rs *records, parked []parkedRange, forceLeaf bool) ([]lnode, int, []parkedRange, error) {
-	nn := len(nodes)
-	t0 := time.Now()
+// levelFrontCUDA queues a level's device work up to its read-back: the
+// node table (uploaded from nodes for the first level, else made on the
+// device by the previous level's kdtree_next_f32), the decisions (all
+// leaves when forceLeaf), classification with clipping and the addresses.
+// It waits for nothing: the launches are asynchronous on the one stream,
+// so buildCUDA queues a level's front before it does the previous level's
+// bookkeeping, which then runs while the device works.
+func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLeaf bool) error {
 	if d.tableOK {
 		if err := d.sizeNodes(nn); err != nil {
-			return nil, 0, nil, err
+			return err
 		}
-		if b.onLevel != nil {
-			// Tests: the table made on the device is the host's nodes.
-			if err := d.checkTable(nodes, n); err != nil {
-				return nil, 0, nil, err
-			}
+	} else {
+		if len(nodes) != nn {
+			return fmt.Errorf("kdtree: level of %d nodes has no node table", nn)
 		}
-	} else if err := d.upload(nodes, n); err != nil {
-		return nil, 0, nil, err
+		if err := d.upload(nodes, n); err != nil {
+			return err
+		}
 	}
 	d.tableOK = false
 	if d.red == nil {
 		d.red = reduce.NewReducer(d.ex)
 	}
-	t0 = b.subPhase("large.upload", t0)
 	if forceLeaf {
 		dec := make([]uint32, 3*nn)
 		for i := 0; i < nn; i++ {
 			dec[3*i] = fateLeaf
 		}
 		if err := d.dec.CopyFromHost(dec); err != nil {
-			return nil, 0, nil, err
+			return err
 		}
 	} else if err := b.decideCUDA(d, nn, n); err != nil {
-		return nil, 0, nil, err
+		return err
 	}
 	// Classify and clip, addresses (queued, no read-back).
 	for _, e := range []error{ensure(d.ex, &d.flags, n), ensure(d.ex, &d.dstL, n), ensure(d.ex, &d.dstR, n),
 		ensure(d.ex, &d.clipL, 6*n), ensure(d.ex, &d.clipR, 6*n)} {
 		if e != nil {
-			return nil, 0, nil, e
+			return e
 		}
 	}
 	if err := d.launch("kdtree_classify_f32", n, d.box[0].Ptr(), d.tri[0].Ptr(), d.tv.Ptr(), d.nboxP,
 		d.offsets.Ptr(), uint32(nn), uint32(n), d.dec.Ptr(), d.flags.Ptr(), d.clipL.Ptr(), d.clipR.Ptr()); err != nil {
-		return nil, 0, nil, err
+		return err
 	}
 	if d.sc == nil || d.scRefs < n || d.scN < nn {
 		d.sc.Free()
 		d.scRefs, d.scN = max(n+n/2, 1024), max(nn+nn/2, 256)
 		var err error
 		if d.sc, err = split.NewScratch(d.ex, d.scRefs, d.scN); err != nil {
-			return nil, 0, nil, err
+			return err
 		}
 	}
 	// d.dec holds the decisions (3 words per node), then CountL, CountR and
 	// ChildBase (nn words each): one read-back brings all of them.
-	if err := split.AddressesQueued(d.ex, d.sc, d.flags.Slice(0, n), d.offsets.Slice(0, nn+1), split.Result{
+	return split.AddressesQueued(d.ex, d.sc, d.flags.Slice(0, n), d.offsets.Slice(0, nn+1), split.Result{
 		DstL: d.dstL, DstR: d.dstR,
-		CountL: d.dec.Slice(3*nn, nn), CountR: d.dec.Slice(4*nn, nn), ChildBase: d.dec.Slice(5*nn, nn)}); err != nil {
-		return nil, 0, nil, err
-	}
-	h := make([]uint32, 6*nn)
-	if err := d.dec.Slice(0, 6*nn).CopyToHost(h); err != nil {
-		return nil, 0, nil, err
-	}
-	dec, cnt := h[:3*nn], h[3*nn:]
-	b.subPhase("large.device", t0)
-	defer b.subPhase("large.host", time.Now())
-	// The children are laid out node after node: ChildBase is the running
-	// sum of the counts, and the last node's end is the total.
-	var sum uint64
-	nsplit, park := 0, d.parked
-	for i := 0; i < nn; i++ {
-		if uint64(cnt[2*nn+i]) != sum {
-			return nil, 0, nil, fmt.Errorf("kdtree: level node %d: child base %d, want %d", i, cnt[2*nn+i], sum)
-		}
-		sum += uint64(cnt[i]) + uint64(cnt[nn+i])
-		switch dec[3*i] {
-		case fateSplit:
-			nsplit++
-		case fateLeaf, fateSmall:
-			park += int(nodes[i].cnt)
-		default:
-			return nil, 0, nil, fmt.Errorf("kdtree: node %d of level has fate %d after the SAH", i, dec[3*i])
-		}
-	}
-	if sum > math.MaxUint32 || park > math.MaxUint32 {
-		return nil, 0, nil, fmt.Errorf("kdtree: %d references in a level (%d parked) overflow uint32", sum, park)
-	}
-	total := uint32(sum)
-	if b.onLevel != nil && !forceLeaf {
-		dd := make([]decision, nn)
-		for i := range dd {
-			dd[i] = decision{fate: int(dec[3*i]), axis: int(dec[3*i+1]), pos: math.Float32frombits(dec[3*i+2])}
-			if dd[i].fate != fateSplit {
-				dd[i].axis, dd[i].pos = 0, 0
-			}
-		}
-		b.onLevel(nodes, dd)
-	}
+		CountL: d.dec.Slice(3*nn, nn), CountR: d.dec.Slice(4*nn, nn), ChildBase: d.dec.Slice(5*nn, nn)})
+}
+
+// readBack waits for a level's front and brings its decisions and child
+// counts (6 words per node) into lb.h.
+func (d *devLevel) readBack(lb *levelBook, nn int) error {
+	lb.h = growU32(lb.h, 6*nn)
+	return d.dec.Slice(0, 6*nn).CopyToHost(lb.h)
+}
+
+// levelTailCUDA queues the rest of a level of nn nodes holding n
+// references once lb.count has read its counts: scatter, the node words
+// and their scan, parking, and the next level's node table (made on the
+// device and swapped into d.offsets). It waits for nothing; the level's
+// bookkeeping (lb.book) is independent of it.
+func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook) error {
+	total, park := lb.total, lb.park
 	if err := ensure(d.ex, &d.tri[1], int(total)); err != nil {
-		return nil, 0, nil, err
+		return err
 	}
 	if err := ensure(d.ex, &d.box[1], 6*int(total)); err != nil {
-		return nil, 0, nil, err
+		return err
 	}
 	if err := d.launch("kdtree_scatter_f32", n, d.tri[0].Ptr(), d.box[0].Ptr(), d.flags.Ptr(), d.dstL.Ptr(),
 		d.dstR.Ptr(), d.clipL.Ptr(), d.clipR.Ptr(), uint32(n), d.tri[1].Ptr(), d.box[1].Ptr()); err != nil {
-		return nil, 0, nil, err
+		return err
 	}
 	// Where the children and the parked references go: one scan over the
 	// node words.
 	pre := d.pre.Slice(0, 2*nn+2)
 	if err := d.launch("kdtree_nodewords_u32", nn+1, d.info.Ptr(), d.dec.Ptr(), uint32(nn), pre.Ptr()); err != nil {
-		return nil, 0, nil, err
+		return err
 	}
 	if err := scan.Exclusive(d.ex, pre, pre); err != nil {
-		return nil, 0, nil, err
+		return err
 	}
 	// Park the references of leaves and small roots.
 	if park > d.parked {
 		if err := ensureKeep(d.ex, &d.ptri, park, d.parked); err != nil {
-			return nil, 0, nil, err
+			return err
 		}
 		if err := ensureKeep(d.ex, &d.pbox, 6*park, 6*d.parked); err != nil {
-			return nil, 0, nil, err
+			return err
 		}
 		if err := d.launch("kdtree_park_f32", n, d.tri[0].Ptr(), d.box[0].Ptr(), d.offsets.Ptr(), pre.Ptr(),
 			uint32(nn), uint32(n), d.dec.Ptr(), uint32(d.parked), d.ptri.Ptr(), d.pbox.Ptr()); err != nil {
-			return nil, 0, nil, err
+			return err
 		}
 	}
 	// The next level's node table, into d.next, then swapped in.
-	if nsplit > 0 {
-		nn2 := 2 * nsplit
+	if lb.nsplit > 0 {
+		nn2 := 2 * lb.nsplit
 		if err := ensure(d.ex, &d.next, tableLen(nn2)); err != nil {
-			return nil, 0, nil, err
+			return err
 		}
 		if err := d.launch("kdtree_next_f32", nn+1, d.nboxP, d.info.Ptr(), d.dec.Ptr(), d.dec.Slice(3*nn, 3*nn).Ptr(),
 			pre.Ptr(), uint32(nn), uint32(nn2), total, d.next.Ptr()); err != nil {
-			return nil, 0, nil, err
+			return err
 		}
 		d.offsets, d.next = d.next, d.offsets
 		d.tableOK = true
 	}
-	// The host's records, parked ranges and nodes, by the same rules.
-	out := make([]lnode, 0, 2*nsplit)
-	off := d.parked
-	for i := range nodes {
-		x := &nodes[i]
-		switch fate := int(dec[3*i]); fate {
-		case fateLeaf, fateSmall:
-			parked = append(parked, parkedRange{rec: x.rec, off: uint32(off), cnt: x.cnt, small: fate == fateSmall,
-				box: x.box, depth: x.depth})
-			off += int(x.cnt)
-		default:
-			axis, pos := int(dec[3*i+1]), math.Float32frombits(dec[3*i+2])
-			left := rs.setInterior(x.rec, axis, pos)
-			lb, rb := childBoxes(x.box, axis, pos)
-			cl, cr, cb := cnt[i], cnt[nn+i], cnt[2*nn+i]
-			out = append(out,
-				lnode{box: lb, off: cb, cnt: cl, depth: x.depth + 1, rec: left},
-				lnode{box: rb, off: cb + cl, cnt: cr, depth: x.depth + 1, rec: left + 1})
-		}
-	}
 	d.parked = park
 	d.tri[0], d.tri[1] = d.tri[1], d.tri[0]
 	d.box[0], d.box[1] = d.box[1], d.box[0]
-	return out, int(total), parked, nil
+	return nil
+}
+
+// levelBook is the host's side of a CUDA level, its scratch reused from
+// level to level: the read-back (h: decisions, 3 words a node, then
+// CountL, CountR and ChildBase, nn words each), what count finds in it
+// and the chunks of nodes over which count and book run in parallel.
+type levelBook struct {
+	h      []uint32
+	chunks []bookChunk
+	spare  []lnode // the nodes of the level before last, reused for the next
+
+	nsplit, npark int    // nodes that split, nodes parked (leaves and small roots)
+	park          int    // references parked once the level is done
+	total         uint32 // references of the next level
+}
+
+// bookChunk is one chunk of bookGrain nodes: count's counts, then their
+// exclusive prefix (the chunk's first split rank, parked rank and parking
+// offset).
+type bookChunk struct {
+	split, npark int
+	refs         uint64
+	err          error
+}
+
+// bookGrain is the number of nodes of a bookChunk.
+const bookGrain = 4096
+
+// count checks a level's read-back for its nodes (the children laid out
+// node after node: ChildBase is the running sum of the counts; every fate
+// a split, a leaf or a small root) and counts what the device work after
+// it needs: splits, parked nodes and references (parked0 parked before),
+// the next level's references.
+func (lb *levelBook) count(workers int, nodes []lnode, parked0 int) error {
+	nn := len(nodes)
+	h := lb.h
+	dec, cl, cr, cb := h[:3*nn], h[3*nn:4*nn], h[4*nn:5*nn], h[5*nn:6*nn]
+	nch := (nn + bookGrain - 1) / bookGrain
+	if cap(lb.chunks) < nch {
+		lb.chunks = make([]bookChunk, nch, nch+nch/4)
+	}
+	lb.chunks = lb.chunks[:nch]
+	exec.ParallelFor(workers, nch, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			var k bookChunk
+			for i := c * bookGrain; i < min((c+1)*bookGrain, nn); i++ {
+				want := uint64(0)
+				if i > 0 {
+					want = uint64(cb[i-1]) + uint64(cl[i-1]) + uint64(cr[i-1])
+				}
+				if uint64(cb[i]) != want {
+					k.err = fmt.Errorf("kdtree: level node %d: child base %d, want %d", i, cb[i], want)
+					break
+				}
+				f := dec[3*i]
+				if f == fateSplit {
+					k.split++
+				} else if f == fateLeaf || f == fateSmall {
+					k.npark++
+					k.refs += uint64(nodes[i].cnt)
+				} else {
+					k.err = fmt.Errorf("kdtree: node %d of level has fate %d after the SAH", i, f)
+					break
+				}
+			}
+			lb.chunks[c] = k
+		}
+	})
+	split, npark, refs := 0, 0, uint64(parked0)
+	for c := range lb.chunks {
+		k := &lb.chunks[c]
+		if k.err != nil {
+			return k.err
+		}
+		k.split, k.npark, k.refs, split, npark, refs = split, npark, refs, split+k.split, npark+k.npark, refs+k.refs
+	}
+	sum := uint64(cb[nn-1]) + uint64(cl[nn-1]) + uint64(cr[nn-1])
+	if sum > math.MaxUint32 || refs > math.MaxUint32 {
+		return fmt.Errorf("kdtree: %d references in a level (%d parked) overflow uint32", sum, refs)
+	}
+	lb.nsplit, lb.npark, lb.park, lb.total = split, npark, int(refs), uint32(sum)
+	return nil
+}
+
+// book keeps the host's records of a level counted by count, by the rules
+// of levelGo: a split node's record becomes interior with its children's
+// records appended in node order (what records.setInterior does node
+// after node: the children of the s-th split are records base+2s and
+// base+2s+1), its children become the next level's nodes (returned, in
+// lb.spare's memory), and a leaf or small root gets a parked range, its
+// references parked after those of the nodes before it. Each chunk writes
+// at the indices count's prefix gives it, so the chunks run in parallel
+// and the result is the sequential one.
+func (lb *levelBook) book(workers int, nodes []lnode, rs *records, parked []parkedRange) ([]lnode, []parkedRange) {
+	nn := len(nodes)
+	h := lb.h
+	dec, cl, cr, cb := h[:3*nn], h[3*nn:4*nn], h[4*nn:5*nn], h[5*nn:6*nn]
+	out := lb.spare
+	if cap(out) < 2*lb.nsplit {
+		out = make([]lnode, 2*lb.nsplit, 2*lb.nsplit+lb.nsplit/2)
+	}
+	out = out[:2*lb.nsplit]
+	recBase := len(rs.recs)
+	rs.recs = slices.Grow(rs.recs, 2*lb.nsplit)[:recBase+2*lb.nsplit]
+	clear(rs.recs[recBase:])
+	pBase := len(parked)
+	parked = slices.Grow(parked, lb.npark)[:pBase+lb.npark]
+	recs := rs.recs
+	exec.ParallelFor(workers, len(lb.chunks), 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			k := &lb.chunks[c]
+			s, p, off := k.split, pBase+k.npark, uint32(k.refs)
+			for i := c * bookGrain; i < min((c+1)*bookGrain, nn); i++ {
+				x := &nodes[i]
+				if fate := dec[3*i]; fate != fateSplit {
+					parked[p] = parkedRange{rec: x.rec, off: off, cnt: x.cnt, small: fate == fateSmall,
+						box: x.box, depth: x.depth}
+					p++
+					off += x.cnt
+					continue
+				}
+				axis, pos := int(dec[3*i+1]), math.Float32frombits(dec[3*i+2])
+				left := int32(recBase + 2*s)
+				recs[x.rec] = record{fate: fateSplit, axis: uint8(axis), pos: pos, left: left}
+				lbox, rbox := childBoxes(x.box, axis, pos)
+				c0, c1, base := cl[i], cr[i], cb[i]
+				out[2*s] = lnode{box: lbox, off: base, cnt: c0, depth: x.depth + 1, rec: left}
+				out[2*s+1] = lnode{box: rbox, off: base + c0, cnt: c1, depth: x.depth + 1, rec: left + 1}
+				s++
+			}
+		}
+	})
+	return out, parked
+}
+
+// levelDecisions returns a level's decisions from lb.h as levelGo makes
+// them (the onLevel hook of tests).
+func (lb *levelBook) levelDecisions(nn int) []decision {
+	dec := lb.h[:3*nn]
+	dd := make([]decision, nn)
+	for i := range dd {
+		dd[i] = decision{fate: int(dec[3*i]), axis: int(dec[3*i+1]), pos: math.Float32frombits(dec[3*i+2])}
+		if dd[i].fate != fateSplit {
+			dd[i].axis, dd[i].pos = 0, 0
+		}
+	}
+	return dd
 }
 
 // decideCUDA queues the decisions of a level's nn nodes holding n

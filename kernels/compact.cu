@@ -33,6 +33,45 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 	kd_scan::tile_scan<kd_scan::Add<unsigned>, Cfg>(io, n, state, count);
 }
 
+// Tuning variants of compact_fused_staged_u32 (scan/doc.go, "tuning"): the
+// same contract, grid = ceil(n/tile) blocks of the tiling's threads, state
+// zeroed (8*(grid+1) bytes):
+//   compact_fused_staged_bid_u32       TilingPB32 (256 x 32, tile numbers from blockIdx.x)
+//   compact_fused_staged_wide_u32      TilingP32, the run written as uint4 stores (IoCompactStagedWide)
+//   compact_fused_staged_bid_wide_u32  TilingPB32, uint4 stores
+//   compact_fused_staged_16_u32        256 x 16 (tile 4096), 6 blocks per SM
+//   compact_fused_staged_24_u32        256 x 24 (tile 6144), 5 blocks per SM
+//   compact_fused_staged_16x512_u32    512 x 16 (tile 8192), 2 blocks per SM
+#define KD_COMPACT_STAGED(NAME, CFG, THREADS, MINB, IO, EXTRA)                                                 \
+	extern "C" __global__ void __launch_bounds__(THREADS, KD_MIN_BLOCKS_C(MINB))                           \
+	    NAME(const unsigned *src, const unsigned *flags, unsigned *dst, unsigned long long n,              \
+	         unsigned long long cap, unsigned long long *state, unsigned *count) {                         \
+		using Cfg = CFG;                                                                               \
+		__shared__ uint4 s_stage4[(Cfg::kTile + EXTRA) / 4];                                           \
+		kd_scan::IO<Cfg::kStream> io(src, flags, dst, cap, reinterpret_cast<unsigned *>(s_stage4));    \
+		kd_scan::tile_scan<kd_scan::Add<unsigned>, Cfg>(io, n, state, count);                          \
+	}
+namespace kd_scan {
+using TilingCS16 = TT<256, 16, 6>;
+using TilingCS24 = TT<256, 24, 5>;
+using TilingCS16x512 = TT<512, 16, 2>;
+} // namespace kd_scan
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+#define KD_MIN_BLOCKS_C(n) ((n) > 4 ? 4 : (n))
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890)
+#define KD_MIN_BLOCKS_C(n) ((n) > 6 ? 6 : (n))
+#else
+#define KD_MIN_BLOCKS_C(n) (n)
+#endif
+KD_COMPACT_STAGED(compact_fused_staged_bid_u32, kd_scan::TilingPB32, 256, 4, IoCompactStaged, 0)
+KD_COMPACT_STAGED(compact_fused_staged_wide_u32, kd_scan::TilingP32, 256, 4, IoCompactStagedWide, 4)
+KD_COMPACT_STAGED(compact_fused_staged_bid_wide_u32, kd_scan::TilingPB32, 256, 4, IoCompactStagedWide, 4)
+KD_COMPACT_STAGED(compact_fused_staged_16_u32, kd_scan::TilingCS16, 256, 6, IoCompactStaged, 0)
+KD_COMPACT_STAGED(compact_fused_staged_24_u32, kd_scan::TilingCS24, 256, 5, IoCompactStaged, 0)
+KD_COMPACT_STAGED(compact_fused_staged_16x512_u32, kd_scan::TilingCS16x512, 512, 2, IoCompactStaged, 0)
+#undef KD_COMPACT_STAGED
+#undef KD_MIN_BLOCKS_C
+
 // compact_fused_prefetch_u32: the staged kernel with each item's value
 // loaded together with its flag at the start of the tile (kd_scan::
 // IoCompactPre), 256 x 16 items (kd_scan::TilingCP16): grid = ceil(n/4096)

@@ -9,17 +9,17 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "71bc11c235de19f6b94cc7a4bf9b3452e962685f664493647caa982a09e7342c"
+const SourcesSHA256 = "1129f0c8968dac398256e5467cbfdf1bd32495f48d18edd87894cba761c5b01e"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
-	"compact.cu": "e31ce975dbda3fc37454666196e597cc565e6b6c867d371caf2052de7d1d94ec",
+	"compact.cu": "be92da06c0645288af2dd612d66b7122fb3da950a72f60f08f32696ccad08849",
 	"kdtree.cu":  "84cb179719b5fd1722c71f862057ef23417f15ab643e0cb20fe26c15f06fc697",
 	"reduce.cu":  "b6c94b53819784ed89d869a999af7bf37a6ee982c738249152fc13f081e36236",
 	"reduce.cuh": "fa3d8d18dce25d9ad952448818186a9ab86564de359532ceff31b5b29af42a21",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
-	"scan.cu":    "f54bd47dbbf51243c9922256451d54f4bb51b105c00d0d62e2dc9dfa251d9455",
-	"scan.cuh":   "ba9a33536c631edc59e6bb7c80ce0f003eb30ff1e05d43d5de5bfc924fe4f7a5",
+	"scan.cu":    "14bbf6994e46461da9edcd124617c473d74983e6b51f28c4da9060f7127f4f61",
+	"scan.cuh":   "c37359dfbdbaa22cfde686e0d5635f91d18ce157498d5a60c474e385c22e903a",
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":   "227851d02f75b66c8fc1e29c542904f94082ff692e40d85792fc86e6d85f0946",
 }

@@ -51,6 +51,11 @@ using TilingP24 = Tiling<256, 24, 5, true, true>;
 using TilingP16 = Tiling<256, 16, 8, true, true>;
 // PB32: P32 with the tile number from blockIdx.x (no ticket).
 using TilingPB32 = Tiling<256, 32, 4, true, true, false>;
+// Tuning tilings (scan.cu, compact.cu: the "tuning" variants, measured
+// against the defaults; scan/doc.go lists them). TB<Threads, Items,
+// MinBlocks>: blockIdx.x tile numbers (no ticket); TT: with the ticket.
+template <int Threads, int Items, int MinBlocks> using TB = Tiling<Threads, Items, MinBlocks, true, true, false>;
+template <int Threads, int Items, int MinBlocks> using TT = Tiling<Threads, Items, MinBlocks, true, true, true>;
 // CP16: the prefetching compaction (IoCompactPre): 256 x 16 items (the
 // items' values are held in registers from the start: 16 + 16 words),
 // bounded to 4 blocks per SM (<= 64 registers).
@@ -455,7 +460,11 @@ template <class Cfg, typename V, bool kInclusive> struct IoSegOffsets {
 // at their offset inside the tile and the block then writes the tile's
 // whole output run [carry, carry + count) with consecutive threads on
 // consecutive words, instead of each thread storing its items where they go.
-template <bool kStream, bool Staged> struct IoCompactT {
+// Wide (kStaged only): item k is staged at k - (carry & ~3), so that stage
+// and dst agree modulo 16 bytes, and the run is written as uint4 stores
+// (scalar stores at its ragged ends, at cap, or when dst is not 16-byte
+// aligned); stage then holds kTile + 4 words and must be 16-byte aligned.
+template <bool kStream, bool Staged, bool Wide = false> struct IoCompactT {
 	using Op = Add<unsigned>;
 	using P = Op::P;
 	static constexpr bool kStaged = Staged;
@@ -467,13 +476,17 @@ template <bool kStream, bool Staged> struct IoCompactT {
 	unsigned long long cap;
 	bool vec;
 	unsigned *stage;         // kStaged: the tile's kept items
-	unsigned long long base; // kStaged: items kept before the tile
+	unsigned long long base; // kStaged: items kept before the tile (Wide: rounded down to a multiple of 4)
+	unsigned lo3;            // Wide: the items kept before the tile, modulo 4
 
 	__device__ __forceinline__ IoCompactT(const unsigned *s, const unsigned *f, unsigned *d, unsigned long long c,
 	                                      unsigned *st = nullptr)
-	    : src(s), flags(f), dst(d), cap(c), vec(aligned16(f) && aligned16(s)), stage(st), base(0) {}
+	    : src(s), flags(f), dst(d), cap(c), vec(aligned16(f) && aligned16(s)), stage(st), base(0), lo3(0) {}
 
-	__device__ __forceinline__ void begin(unsigned carry) { base = carry; }
+	__device__ __forceinline__ void begin(unsigned carry) {
+		base = Wide ? (carry & ~3u) : carry;
+		lo3 = carry & 3u;
+	}
 
 	__device__ __forceinline__ void put(unsigned long long k, unsigned v) const {
 		if (kStaged)
@@ -482,10 +495,33 @@ template <bool kStream, bool Staged> struct IoCompactT {
 			dst[k] = v;
 	}
 
+	// finish: count kept items; Wide: they lie at stage[lo, lo + count)
+	// with lo = carry & 3 (base is then carry & ~3), Staged: at stage[0, count).
 	__device__ __forceinline__ void finish(unsigned count, int tid, int threads) const {
-		for (unsigned i = tid; i < count; i += threads) {
-			const unsigned long long k = base + i;
-			if (k < cap) dst[k] = stage[i];
+		if constexpr (Wide) {
+			const unsigned lo = lo3, hi = lo + count;
+			if (!aligned16(dst)) {
+				for (unsigned j = lo + tid; j < hi; j += threads) {
+					const unsigned long long k = base + j;
+					if (k < cap) dst[k] = stage[j];
+				}
+				return;
+			}
+			for (unsigned j = 4u * tid; j < hi; j += 4u * threads) {
+				const unsigned long long k = base + j;
+				if (j >= lo && j + 4 <= hi && k + 4 <= cap) {
+					store4(dst + k, *reinterpret_cast<const uint4 *>(stage + j));
+				} else {
+#pragma unroll
+					for (unsigned m = 0; m < 4; m++)
+						if (j + m >= lo && j + m < hi && k + m < cap) dst[k + m] = stage[j + m];
+				}
+			}
+		} else {
+			for (unsigned i = tid; i < count; i += threads) {
+				const unsigned long long k = base + i;
+				if (k < cap) dst[k] = stage[i];
+			}
 		}
 	}
 
@@ -567,5 +603,6 @@ template <class Cfg> struct IoCompactPre {
 // IoCompact: the unstaged form; IoCompactStaged: the staged one.
 template <bool kStream = false> using IoCompact = IoCompactT<kStream, false>;
 template <bool kStream = false> using IoCompactStaged = IoCompactT<kStream, true>;
+template <bool kStream = false> using IoCompactStagedWide = IoCompactT<kStream, true, true>;
 
 } // namespace kd_scan

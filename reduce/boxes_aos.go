@@ -24,8 +24,12 @@ func (l BoxLevel) Segments() int { return max(0, len(l.Offsets)-1) }
 
 // aosWarpLimit is the longest segment one warp reduces in SegmentedBoxesAoS;
 // longer ones are cut into tiles of aosTile elements shared by the blocks of
-// the second launch.
-const aosWarpLimit = 1024
+// the second launch. 256, not more: a warp keeps six 8-byte loads per lane
+// in flight, so a longer segment costs one memory latency per 64 boxes on
+// a single warp; with 1024 the middle levels of a bunny build (a few
+// hundred segments of a few hundred boxes) took about 10 us a level on an
+// H200, latency-bound on a few hundred warps.
+const aosWarpLimit = 256
 
 // aosTile is reduce.cuh's kAosTile.
 const aosTile = 2048

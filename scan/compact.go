@@ -33,7 +33,8 @@ var ErrShortDst = errors.New("scan: dst shorter than the number of kept items")
 func CompactVariants(ex exec.Executor) []string {
 	if ex.CUDA() != nil {
 		v := []string{defaultCompact}
-		for _, s := range []string{CompactFusedPrefetch, CompactFusedStaged, CompactFused, CompactFusedV1, CompactScanScatter} {
+		for _, s := range append([]string{CompactFusedPrefetch, CompactFusedStaged, CompactFused, CompactFusedV1, CompactScanScatter},
+			tuningCompactVariants()...) {
 			if s != defaultCompact {
 				v = append(v, s)
 			}

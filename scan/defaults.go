@@ -10,7 +10,11 @@ import "strings"
 // CompactFusedV1, defaultSegmented to segmentedV1 and defaultSort to SortLSD8.
 // Second session, same H200: fused-prefetch (fused-staged loading the
 // values with the flags) measured 1.204 ms against fused-staged's 1.099 at
-// 2^28, so fused-staged stays the default compaction.
+// 2^28, so fused-staged stays the default compaction; production-bid
+// (tile number from blockIdx) 0.697 ms against production's 0.712 is the
+// default scan. Tuning sweep, same run: best compaction fused-staged-24
+// 1.071 ms, fused-staged-bid-wide 1.084 (both under 4% better: left as
+// tuning variants); no scan tiling beat production-bid.
 // Every kernel stays selectable by name (Variants, CompactVariants,
 // SortVariants) whatever the default.
 const (
@@ -50,8 +54,11 @@ var productionFamily = map[string]string{
 
 // lookbackTile returns the items per tile of a single-pass kernel
 // (kernels/scan.cuh: TilingP32 8192, TilingP24 6144, TilingP16, TilingV1 and
-// the segmented kernels 4096).
+// the segmented kernels 4096; the tuning kernels: tuning.go).
 func lookbackTile(kernel string) int {
+	if s, ok := tuningShape(kernel); ok {
+		return s.tile
+	}
 	switch {
 	case strings.Contains(kernel, "_production_u32"), strings.Contains(kernel, "_production_f32"),
 		strings.Contains(kernel, "_productionbid_"),
@@ -61,4 +68,13 @@ func lookbackTile(kernel string) int {
 		return 6144
 	}
 	return prodTile
+}
+
+// lookbackThreads returns the threads per block of a single-pass kernel:
+// 256 but for the 512-thread tuning kernels.
+func lookbackThreads(kernel string) int {
+	if s, ok := tuningShape(kernel); ok {
+		return s.threads
+	}
+	return prodThreads
 }

@@ -38,6 +38,14 @@
 //	  production-24           GPU the same with 24 items, ≤ 48 registers: 5 blocks per SM
 //	  production-16           GPU the same with 16 items, ≤ 32 registers: 8 blocks per SM
 //	  production-v1           GPU the first production kernel: 256 threads × 16 items, busy polling
+//	  tuning (tuning.go): production-bid's kernel with other tilings, threads × items per thread, at most
+//	  the registers that __launch_bounds__' blocks per SM allow; all uint4 loads and stores, backoff, streaming
+//	  production-bid-16x512   GPU 512 × 16 (tile 8192), 2 blocks per SM
+//	  production-bid-24x512   GPU 512 × 24 (tile 12288), 2 blocks per SM
+//	  production-bid-32x3     GPU 256 × 32 (tile 8192), 3 blocks per SM (≤ 80 registers)
+//	  production-bid-24       GPU 256 × 24 (tile 6144), 5 blocks per SM
+//	  production-bid-20       GPU 256 × 20 (tile 5120), 5 blocks per SM
+//	  production-bid-16       GPU 256 × 16 (tile 4096), 6 blocks per SM
 //	segmented scan, heads form: the production kernel with the (head, sum) operator, 256 × 16 items,
 //	  ≤ 64 registers (4 blocks per SM), backoff; the v1 kernels (80 registers) stay in the image; Go: two passes
 //	segmented scan, offsets form: its own kernels (segscan_off_*), reading the values and the offsets only:
@@ -47,13 +55,19 @@
 //	  fused-staged with 256 × 16 items and the values loaded with the flags at the start of each tile),
 //	  fused-staged (fused, with each tile's kept items gathered in shared memory and written as one run), fused
 //	  (the production scan's 256 × 32 tiling, ≤ 64 registers), fused-v1, scan-scatter
+//	  tuning (tuning.go): fused-staged-bid (tile numbers from blockIdx.x, as production-bid),
+//	  fused-staged-wide (each tile's run staged at dst's 16-byte phase and written as uint4 stores),
+//	  fused-staged-bid-wide (both), fused-staged-16 (256 × 16, 6 blocks per SM), fused-staged-24
+//	  (256 × 24, 5 blocks per SM), fused-staged-16x512 (512 × 16, 2 blocks per SM)
 //	sort (SortVariants): Go cpu-lsd8; GPU onesweep (default: one histogram read of the keys, one
 //	  launch per 8-bit pass with 256×15-key tiles ranked by ballots, per-digit decoupled look-back,
 //	  contiguous digit runs; n < 2^30, else lsd8-prefetch), lsd8-prefetch (lsd8 whose scatter
 //	  loads a whole sub-tile at once and the next one during the write-out), lsd8, split
 //
 // The GPU defaults are one-line switches in defaults.go (defaultScan,
-// defaultCompact, defaultSegmented, defaultSort).
+// defaultCompact, defaultSegmented, defaultSort). The tuning variants exist
+// to be measured against them (kdbuild bench scan, kdbuild bench compact
+// print every variant); none is a default.
 //
 // # Scratch
 //

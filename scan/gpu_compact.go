@@ -23,6 +23,13 @@ func gpuCompact(sc *Scanner, variant string, dst, src, flags *exec.Buf[uint32]) 
 		dstPtr = dst.Ptr()
 	}
 	capacity := uint64(dst.Len())
+	if kernel, ok := tuningCompactKernel(variant); ok {
+		if err := sc.lookbackLaunch(kernel, n, count, true, src.Ptr(), flags.Ptr(), dstPtr, uint64(n), capacity); err != nil {
+			return 0, err
+		}
+		k, err := sc.readResult(0)
+		return int(k), err
+	}
 	switch variant {
 	case CompactFused, CompactFusedStaged, CompactFusedV1, CompactFusedPrefetch:
 		kernel := map[string]string{

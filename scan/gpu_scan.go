@@ -72,7 +72,7 @@ func (sc *Scanner) lookbackLaunch(kernel string, n int, total cuda.DevPtr, withT
 	if withTotal {
 		args = append(args, total)
 	}
-	return sc.ex.CUDA().Launch(kernel, cuda.Linear(tiles), cuda.Linear(prodThreads), 0, args...)
+	return sc.ex.CUDA().Launch(kernel, cuda.Linear(tiles), cuda.Linear(lookbackThreads(kernel)), 0, args...)
 }
 
 // productionRaw runs the default production scan (defaultScan) over raw
@@ -129,10 +129,10 @@ func gpuScan[T Value](sc *Scanner, variant string, dst, src *exec.Buf[T], inclus
 		incl = 1
 	}
 	ctx := sc.ex.CUDA()
-	switch variant {
-	case VariantProduction, VariantProduction24, VariantProduction16, VariantProductionV1, VariantProductionBid:
+	if _, ok := productionFamily[variant]; ok { // the production and tuning variants
 		return sc.productionVariant(variant, sfx, dst.Ptr(), src.Ptr(), n, inclusive, 0)
-
+	}
+	switch variant {
 	case VariantNaive:
 		// Hillis–Steele: a = shifted (or plain) src, then ping-pong between
 		// a and dst, one launch per level; copy to dst if it ends in a.

@@ -32,7 +32,8 @@ func gpuSizes(slowVariants bool) []int {
 	if testing.Short() || slowVariants {
 		limit = 1<<20 + 1
 	}
-	return sizesUpTo(limit, []int{256, 512, 512 * 512, prodTile, 32 * prodTile, 6144, 33 * 6144, prodTileV2, 33 * prodTileV2}, []int{10, 12, 13, 16, 17, 20, 22, 24})
+	return sizesUpTo(limit, []int{256, 512, 512 * 512, prodTile, 32 * prodTile, 6144, 33 * 6144, prodTileV2, 33 * prodTileV2,
+		5120, 33 * 5120, 12288, 33 * 12288}, []int{10, 12, 13, 16, 17, 20, 22, 24})
 }
 
 func TestGPUScan(t *testing.T) {
@@ -42,6 +43,11 @@ func TestGPUScan(t *testing.T) {
 	t.Run("production/uint32", func(t *testing.T) { checkScans[uint32](t, ex, prod, gpuSizes(false)) })
 	t.Run("production/int32", func(t *testing.T) { checkScans[int32](t, ex, prod, gpuSizes(true)) })
 	t.Run("production/float32", func(t *testing.T) { checkScans[float32](t, ex, prod, gpuSizes(false)) })
+	// The tuning variants (tuning.go): their tiles (4096 to 12288 items)
+	// and block sizes (256, 512) are among gpuSizes' edges.
+	tuning := append([]string{VariantProductionBid}, tuningScanVariants()...)
+	t.Run("tuning/uint32", func(t *testing.T) { checkScans[uint32](t, ex, tuning, gpuSizes(false)) })
+	t.Run("tuning/float32", func(t *testing.T) { checkScans[float32](t, ex, tuning, gpuSizes(true)) })
 	t.Run("teaching/uint32", func(t *testing.T) { checkScans[uint32](t, ex, teaching, gpuSizes(false)) })
 	t.Run("teaching/float32", func(t *testing.T) { checkScans[float32](t, ex, teaching, gpuSizes(true)) })
 }
@@ -145,7 +151,7 @@ func TestGPUSegmented(t *testing.T) {
 
 func TestGPUCompact(t *testing.T) {
 	ex := gpuOrSkip(t)
-	sizes := sizesUpTo(1<<20+1, []int{prodTile, 33 * prodTile, prodTileV2, 33 * prodTileV2}, []int{10, 13, 17, 20})
+	sizes := sizesUpTo(1<<20+1, []int{prodTile, 33 * prodTile, 6144, 33 * 6144, prodTileV2, 33 * prodTileV2}, []int{10, 13, 17, 20})
 	if !testing.Short() {
 		sizes = append(sizes, 1<<24+1)
 	}

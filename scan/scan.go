@@ -28,9 +28,10 @@ const (
 
 var (
 	cpuVariants = []string{VariantCPUSerial, VariantCPUParallel}
-	gpuVariants = []string{VariantNaive, VariantWorkEfficient, VariantWorkEfficientThreads,
+	gpuVariants = append([]string{VariantNaive, VariantWorkEfficient, VariantWorkEfficientThreads,
 		VariantSharedNaive, VariantSharedWorkEfficient, VariantProduction,
-		VariantProduction24, VariantProduction16, VariantProductionV1, VariantProductionBid}
+		VariantProduction24, VariantProduction16, VariantProductionV1, VariantProductionBid},
+		tuningScanVariants()...) // tuning.go
 )
 
 // Variants lists the scan variant names valid on ex, the default first.

@@ -58,30 +58,45 @@ static unsigned long long *fresh_state(size_t n) {
 }
 
 // production: family 0 runs the default kernels (production, TilingP32),
-// 1 production-v1, 2 production24, 3 production16.
-const char *kFamilies[] = {"production", "production-v1", "production-24", "production-16", "production-bid"};
+// 1 production-v1, 2 production24, 3 production16, 4 production-bid; 5..10
+// the tuning kernels (scan/tuning.go), with their tiles and block sizes.
+const char *kFamilies[] = {"production", "production-v1", "production-24", "production-16", "production-bid",
+                           "production-bid-16x512", "production-bid-24x512", "production-bid-32x3",
+                           "production-bid-24", "production-bid-20", "production-bid-16"};
+constexpr int kNumFamilies = 11, kOldFamilies = 5;
+const size_t kFamilyTile[kNumFamilies] = {kTileV2, 4096, 6144, 4096, kTileV2, 8192, 12288, 8192, 6144, 5120, 4096};
+const unsigned kFamilyThreads[kNumFamilies] = {256, 256, 256, 256, 256, 512, 512, 256, 256, 256, 256};
 template <class V> static void production(const V *src, V *dst, size_t n, bool incl, unsigned *total, int family = 0) {
 	typedef void (*K)(const V *, V *, unsigned long long, unsigned long long *, unsigned *);
 	K k;
-	size_t tile = 4096;
 	if constexpr (std::is_same_v<V, float>) {
-		const K ks[5][2] = {{scan_excl_production_f32, scan_incl_production_f32},
+		const K ks[kNumFamilies][2] = {{scan_excl_production_f32, scan_incl_production_f32},
 		                    {scan_excl_production_v1_f32, scan_incl_production_v1_f32},
 		                    {scan_excl_production24_f32, scan_incl_production24_f32},
 		                    {scan_excl_production16_f32, scan_incl_production16_f32},
-		                    {scan_excl_productionbid_f32, scan_incl_productionbid_f32}};
+		                    {scan_excl_productionbid_f32, scan_incl_productionbid_f32},
+		                    {scan_excl_productionbid_16x512_f32, scan_incl_productionbid_16x512_f32},
+		                    {scan_excl_productionbid_24x512_f32, scan_incl_productionbid_24x512_f32},
+		                    {scan_excl_productionbid_32x3_f32, scan_incl_productionbid_32x3_f32},
+		                    {scan_excl_productionbid_24_f32, scan_incl_productionbid_24_f32},
+		                    {scan_excl_productionbid_20_f32, scan_incl_productionbid_20_f32},
+		                    {scan_excl_productionbid_16_f32, scan_incl_productionbid_16_f32}};
 		k = ks[family][incl];
 	} else {
-		const K ks[5][2] = {{scan_excl_production_u32, scan_incl_production_u32},
+		const K ks[kNumFamilies][2] = {{scan_excl_production_u32, scan_incl_production_u32},
 		                    {scan_excl_production_v1_u32, scan_incl_production_v1_u32},
 		                    {scan_excl_production24_u32, scan_incl_production24_u32},
 		                    {scan_excl_production16_u32, scan_incl_production16_u32},
-		                    {scan_excl_productionbid_u32, scan_incl_productionbid_u32}};
+		                    {scan_excl_productionbid_u32, scan_incl_productionbid_u32},
+		                    {scan_excl_productionbid_16x512_u32, scan_incl_productionbid_16x512_u32},
+		                    {scan_excl_productionbid_24x512_u32, scan_incl_productionbid_24x512_u32},
+		                    {scan_excl_productionbid_32x3_u32, scan_incl_productionbid_32x3_u32},
+		                    {scan_excl_productionbid_24_u32, scan_incl_productionbid_24_u32},
+		                    {scan_excl_productionbid_20_u32, scan_incl_productionbid_20_u32},
+		                    {scan_excl_productionbid_16_u32, scan_incl_productionbid_16_u32}};
 		k = ks[family][incl];
 	}
-	if (family == 0 || family == 4) tile = kTileV2;
-	if (family == 2) tile = 6144;
-	launch(k, tiles(n, tile), 256, src, dst, (unsigned long long)n, fresh_state(n), total);
+	launch(k, tiles(n, kFamilyTile[family]), kFamilyThreads[family], src, dst, (unsigned long long)n, fresh_state(n), total);
 }
 
 template <class V> static std::vector<V> ref_scan(const std::vector<V> &s, bool incl) {
@@ -153,11 +168,13 @@ template <class V> static void teaching(const std::string &variant, const V *src
 	rec(src, dst, n, inc, sums.data());
 }
 
-template <class V> static void test_scans(size_t n) {
+// test_scans: families [f0, f1) (the first five by default) and, unless
+// tuning_only, the teaching variants.
+template <class V> static void test_scans(size_t n, int f0 = 0, int f1 = kOldFamilies, bool tuning_only = false) {
 	auto src = rnd<V>(n, (unsigned)n);
 	for (int incl = 0; incl < 2; incl++) {
 		auto want = ref_scan(src, incl);
-		for (int v1 = 0; v1 < 5; v1++)
+		for (int v1 = f0; v1 < f1; v1++)
 		for (int mode = 0; mode < 3; mode++) {
 			g_prefix_mode = mode;
 			Buf<V> in(n, (V)0), out(n, (V)-5);
@@ -181,7 +198,7 @@ template <class V> static void test_scans(size_t n) {
 			expect(what + " unaligned", std::vector<V>(o2.begin() + 1, o2.end()), want, n);
 		}
 		g_prefix_mode = 0;
-		if (n <= 70000) {
+		if (n <= 70000 && !tuning_only) {
 			for (std::string v : {"naive", "we", "we-threads", "shared-naive", "shared-we"}) {
 				Buf<V> in(n, (V)0), out(n, (V)-5);
 				std::copy(src.begin(), src.end(), in.p());
@@ -283,7 +300,34 @@ template <class V> static void test_seg_off(size_t n, unsigned every) {
 	g_prefix_mode = 0;
 }
 
-static void test_compact(size_t n, unsigned density) {
+// The fused compaction kernels: 0 fused, 1 fused-v1, 2 fused-staged,
+// 3 fused-prefetch; 4..9 the tuning kernels (scan/tuning.go).
+typedef void (*KC)(const unsigned *, const unsigned *, unsigned *, unsigned long long, unsigned long long,
+                   unsigned long long *, unsigned *);
+struct CompactKernel {
+	const char *name;
+	KC k;
+	size_t tile;
+	unsigned threads;
+};
+const CompactKernel kCompact[] = {
+    {"fused", compact_fused_u32, kTileV2, 256},
+    {"fused-v1", compact_fused_v1_u32, 4096, 256},
+    {"fused-staged", compact_fused_staged_u32, kTileV2, 256},
+    {"fused-prefetch", compact_fused_prefetch_u32, 4096, 256},
+    {"fused-staged-bid", compact_fused_staged_bid_u32, 8192, 256},
+    {"fused-staged-wide", compact_fused_staged_wide_u32, 8192, 256},
+    {"fused-staged-bid-wide", compact_fused_staged_bid_wide_u32, 8192, 256},
+    {"fused-staged-16", compact_fused_staged_16_u32, 4096, 256},
+    {"fused-staged-24", compact_fused_staged_24_u32, 6144, 256},
+    {"fused-staged-16x512", compact_fused_staged_16x512_u32, 8192, 512},
+};
+constexpr int kNumCompact = 10, kOldCompact = 4;
+
+// test_compact: kernels [c0, c1) (the first four by default); the tuning
+// kernels also write to a dst one word off 16-byte alignment; unless
+// tuning_only, the three-kernel form too.
+static void test_compact(size_t n, unsigned density, int c0 = 0, int c1 = kOldCompact, bool tuning_only = false) {
 	std::mt19937 r(n + density);
 	std::vector<unsigned> src(n), flags(n);
 	std::vector<unsigned> want;
@@ -295,16 +339,21 @@ static void test_compact(size_t n, unsigned density) {
 	for (int mode = 0; mode < 3; mode++) {
 		g_prefix_mode = mode;
 		for (size_t cap : {n, want.size() / 2}) {
-			for (int v1 = 0; v1 < 4; v1++) { // 0 fused, 1 fused-v1, 2 fused-staged, 3 fused-prefetch
-			Buf<unsigned> out(cap, 0xabababab);
+			for (int v1 = c0; v1 < c1; v1++) {
+			const CompactKernel &ck = kCompact[v1];
+			for (int off = 0; off < (v1 >= kOldCompact ? 2 : 1); off++) { // off: dst one word past 16-byte alignment
+			Buf<unsigned> out(cap + off, 0xabababab);
 			unsigned count = 0xdeadbeef;
-			auto k = v1 == 0 ? compact_fused_u32 : v1 == 1 ? compact_fused_v1_u32 : v1 == 2 ? compact_fused_staged_u32 : compact_fused_prefetch_u32;
-			launch(k, tiles(n, v1 == 1 || v1 == 3 ? 4096 : kTileV2), 256, (const unsigned *)src.data(), (const unsigned *)flags.data(), out.p(), (unsigned long long)n, (unsigned long long)cap, fresh_state(n), &count);
-			std::string what = std::string(v1 == 0 ? "compact fused n=" : v1 == 1 ? "compact fused-v1 n=" : v1 == 2 ? "compact fused-staged n=" : "compact fused-prefetch n=") + std::to_string(n) + " d=" + std::to_string(density) + " cap=" + std::to_string(cap) + " mode=" + std::to_string(mode);
+			launch(ck.k, tiles(n, ck.tile), ck.threads, (const unsigned *)src.data(), (const unsigned *)flags.data(), out.p() + off, (unsigned long long)n, (unsigned long long)cap, fresh_state(n), &count);
+			std::string what = std::string("compact ") + ck.name + " n=" + std::to_string(n) + " d=" + std::to_string(density) + " cap=" + std::to_string(cap) + " mode=" + std::to_string(mode) + " off=" + std::to_string(off);
 			expect1(what + " count", count, want.size());
-			expect(what, out.out(), want, std::min(cap, want.size()));
+			auto o = out.out();
+			if (off) expect1(what + " word before dst", o[0], 0xababababu);
+			expect(what, std::vector<unsigned>(o.begin() + off, o.end()), want, std::min(cap, want.size()));
 			out.check(what);
 			}
+			}
+			if (tuning_only) continue;
 			std::string what = "compact n=" + std::to_string(n) + " d=" + std::to_string(density) + " cap=" + std::to_string(cap) + " mode=" + std::to_string(mode);
 			// scan-scatter
 			Buf<unsigned> out2(cap, 0xabababab);
@@ -509,6 +558,19 @@ int main(int argc, char **argv) {
 		test_compact(33, 100);
 		test_compact(35 * 4096 + 7, 50);
 		test_scans<unsigned>(8193);
+	}
+	if (only == "" || only == "tuning") { // the tuning kernels (scan/tuning.go), every one past a 32-tile window
+		for (size_t n : {1, 33, 4097, 8193, 12289, 33 * 12288 + 5})
+			test_scans<unsigned>(n, kOldFamilies, kNumFamilies, true);
+		test_scans<float>(12289, kOldFamilies, kNumFamilies, true);
+		for (size_t n : {1, 33, 4097, 8193, 33 * 8192 + 7})
+			for (unsigned d : {1u, 50u, 100u}) test_compact(n, d, kOldCompact, kNumCompact, true);
+		fprintf(stderr, "tuning fails=%d\n", fails);
+	}
+	if (only == "quick" || only == "tuning-quick") { // the tuning kernels, a few sizes
+		for (size_t n : {33, 8193, 12289}) test_scans<unsigned>(n, kOldFamilies, kNumFamilies, true);
+		test_compact(4097, 50, kOldCompact, kNumCompact, true);
+		test_compact(33 * 8192 + 7, 50, kOldCompact, kNumCompact, true);
 	}
 	if (only == "segoff") { // the offsets form alone
 		for (size_t n : {1, 2, 33, 4095, 4096, 4097, 40 * 4096 + 3})

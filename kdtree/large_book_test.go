@@ -1,0 +1,159 @@
+package kdtree
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// bookLevel is a level's read-back as the device returns it, with the
+// host's nodes: the input of levelBook.
+type bookLevel struct {
+	nodes []lnode
+	h     []uint32
+}
+
+// makeBookLevel makes a level of nn nodes whose records follow recBase
+// (as every level's do), with random fates (leaf, small, split with
+// probability pSplit), planes and child counts laid out node after node.
+func makeBookLevel(rng *rand.Rand, nn, recBase int, pSplit float64) bookLevel {
+	l := bookLevel{nodes: make([]lnode, nn), h: make([]uint32, 6*nn)}
+	dec, cl, cr, cb := l.h[:3*nn], l.h[3*nn:4*nn], l.h[4*nn:5*nn], l.h[5*nn:]
+	var off, base uint32
+	for i := range l.nodes {
+		var box aabb
+		for a := 0; a < 3; a++ {
+			box.lo[a] = rng.Float32()
+			box.hi[a] = box.lo[a] + 1 + rng.Float32()
+		}
+		cnt := uint32(rng.Intn(200))
+		l.nodes[i] = lnode{box: box, off: off, cnt: cnt, depth: 7, rec: int32(recBase + i)}
+		off += cnt
+		cb[i] = base
+		switch r := rng.Float64(); {
+		case r < pSplit:
+			a := rng.Intn(3)
+			dec[3*i], dec[3*i+1] = fateSplit, uint32(a)
+			dec[3*i+2] = math.Float32bits(box.lo[a] + rng.Float32())
+			cl[i], cr[i] = uint32(rng.Intn(int(cnt)+1)), uint32(rng.Intn(int(cnt)+1))
+		case r < (1+pSplit)/2:
+			dec[3*i] = fateLeaf
+		default:
+			dec[3*i] = fateSmall
+		}
+		base += cl[i] + cr[i]
+	}
+	return l
+}
+
+// bookSequential is the level bookkeeping node after node with
+// records.setInterior and appends, as levelCUDA kept it before levelBook.
+func bookSequential(l bookLevel, rs *records, parked []parkedRange, parked0 int) ([]lnode, []parkedRange, int, uint32) {
+	nn := len(l.nodes)
+	dec, cl, cr, cb := l.h[:3*nn], l.h[3*nn:4*nn], l.h[4*nn:5*nn], l.h[5*nn:]
+	var out []lnode
+	off := parked0
+	for i := range l.nodes {
+		x := &l.nodes[i]
+		switch fate := int(dec[3*i]); fate {
+		case fateLeaf, fateSmall:
+			parked = append(parked, parkedRange{rec: x.rec, off: uint32(off), cnt: x.cnt, small: fate == fateSmall,
+				box: x.box, depth: x.depth})
+			off += int(x.cnt)
+		default:
+			axis, pos := int(dec[3*i+1]), math.Float32frombits(dec[3*i+2])
+			left := rs.setInterior(x.rec, axis, pos)
+			lb, rb := childBoxes(x.box, axis, pos)
+			out = append(out,
+				lnode{box: lb, off: cb[i], cnt: cl[i], depth: x.depth + 1, rec: left},
+				lnode{box: rb, off: cb[i] + cl[i], cnt: cr[i], depth: x.depth + 1, rec: left + 1})
+		}
+	}
+	return out, parked, off, cb[nn-1] + cl[nn-1] + cr[nn-1]
+}
+
+// TestLevelBookEqualsSequential: levelBook's parallel count and book give
+// the records, next nodes and parked ranges of the sequential loop, over
+// chunk edges, worker counts and levels in a row (reused scratch).
+func TestLevelBookEqualsSequential(t *testing.T) {
+	cases := []struct {
+		sizes  []int
+		pSplit float64
+	}{
+		{[]int{1}, 1},
+		{[]int{1}, 0},
+		{[]int{1, 2, 4}, 1},
+		{[]int{bookGrain - 1, bookGrain, bookGrain + 1}, 0.5},
+		{[]int{3*bookGrain + 17, 5, 2 * bookGrain}, 0.7},
+		{[]int{2*bookGrain + 3, 1}, 0},
+	}
+	for ci, c := range cases {
+		for _, workers := range []int{1, 3, 8} {
+			name := fmt.Sprintf("case%d/workers%d", ci, workers)
+			rng := rand.New(rand.NewSource(int64(17 + ci)))
+			// Records of a tree so far: the level's nodes are the last ones.
+			want, got := &records{}, &records{}
+			for i := 0; i < 5; i++ {
+				want.add()
+				got.add()
+			}
+			var wantP, gotP []parkedRange
+			lb := &levelBook{}
+			parked0 := 11
+			for _, nn := range c.sizes {
+				for len(got.recs) < 5+nn {
+					want.add()
+					got.add()
+				}
+				l := makeBookLevel(rng, nn, len(got.recs)-nn, c.pSplit)
+				wantOut, wp, wantPark, wantTotal := bookSequential(l, want, wantP, parked0)
+				wantP = wp
+				lb.h = append(lb.h[:0], l.h...)
+				require.NoError(t, lb.count(workers, l.nodes, parked0), name)
+				require.Equal(t, len(wantOut)/2, lb.nsplit, name)
+				require.Equal(t, wantPark, lb.park, name)
+				require.Equal(t, wantTotal, lb.total, name)
+				var out []lnode
+				out, gotP = lb.book(workers, l.nodes, got, gotP)
+				require.Equal(t, len(wantOut), len(out), name)
+				if len(wantOut) > 0 {
+					require.Equal(t, wantOut, out, name)
+				}
+				require.Equal(t, want.recs, got.recs, name)
+				require.Equal(t, wantP, gotP, name)
+				lb.spare = l.nodes[:0] // reused as the next call's output
+				parked0 = lb.park
+			}
+		}
+	}
+}
+
+// TestLevelBookCountErrors: a child base off the running sum, a fate the
+// SAH cannot give and a level past uint32 are errors naming the node.
+func TestLevelBookCountErrors(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	nn := 2*bookGrain + 9
+	cases := []struct {
+		name  string
+		spoil func(h []uint32)
+		want  string
+	}{
+		{"first base", func(h []uint32) { h[5*nn] = 1 }, "level node 0: child base 1, want 0"},
+		{"base in a later chunk", func(h []uint32) { h[5*nn+bookGrain+3]++ }, fmt.Sprintf("level node %d:", bookGrain+3)},
+		{"fate", func(h []uint32) { h[3*(bookGrain+1)] = 3 }, fmt.Sprintf("node %d of level has fate 3", bookGrain+1)},
+		{"two errors: the first", func(h []uint32) { h[3*(2*bookGrain)] = 9; h[3*5] = 7 }, "node 5 of level has fate 7"},
+		{"overflow", func(h []uint32) { h[5*nn-1] = math.MaxUint32 }, "overflow uint32"},
+	}
+	for _, c := range cases {
+		l := makeBookLevel(rng, nn, 0, 0.5)
+		lb := &levelBook{h: append([]uint32(nil), l.h...)}
+		require.NoError(t, lb.count(4, l.nodes, 0), c.name)
+		c.spoil(lb.h)
+		err := lb.count(4, l.nodes, 0)
+		require.Error(t, err, c.name)
+		require.Contains(t, err.Error(), c.want, c.name)
+	}
+}

@@ -1,0 +1,105 @@
+package scan
+
+import "strings"
+
+// Tuning variants: the default GPU kernels' templates instantiated with
+// other tilings (items per thread, threads per block, __launch_bounds__
+// blocks per SM) and, for the compaction, other tile numbering and wider
+// stores, so that one benchmark run ranks them (kernels/scan.cu,
+// kernels/compact.cu; scan/doc.go lists them). Every one keeps the contract
+// of the kernel it varies and is selectable by name; none is a default.
+const (
+	VariantProductionBid16x512 = "production-bid-16x512" // production-bid, 512 threads × 16 items, 2 blocks per SM
+	VariantProductionBid24x512 = "production-bid-24x512" // production-bid, 512 × 24, 2 blocks per SM
+	VariantProductionBid32x3   = "production-bid-32x3"   // production-bid, 256 × 32, 3 blocks per SM (≤ 80 registers)
+	VariantProductionBid24     = "production-bid-24"     // production-bid, 256 × 24, 5 blocks per SM
+	VariantProductionBid20     = "production-bid-20"     // production-bid, 256 × 20, 5 blocks per SM
+	VariantProductionBid16     = "production-bid-16"     // production-bid, 256 × 16, 6 blocks per SM
+
+	CompactFusedStagedBid     = "fused-staged-bid"      // fused-staged with the tile number from blockIdx.x
+	CompactFusedStagedWide    = "fused-staged-wide"     // fused-staged writing each tile's run as uint4 stores
+	CompactFusedStagedBidWide = "fused-staged-bid-wide" // both
+	CompactFusedStaged16      = "fused-staged-16"       // fused-staged, 256 × 16 items, 6 blocks per SM
+	CompactFusedStaged24      = "fused-staged-24"       // fused-staged, 256 × 24 items, 5 blocks per SM
+	CompactFusedStaged16x512  = "fused-staged-16x512"   // fused-staged, 512 × 16 items, 2 blocks per SM
+)
+
+// lookbackShape is the tile and block size of a tuning kernel.
+type lookbackShape struct{ tile, threads int }
+
+// tuningScan maps the tuning scan variants to their kernel families
+// (scan_{excl,incl}_<family>_{u32,f32}) and shapes.
+var tuningScan = []struct {
+	variant, family string
+	shape           lookbackShape
+}{
+	{VariantProductionBid16x512, "productionbid_16x512", lookbackShape{8192, 512}},
+	{VariantProductionBid24x512, "productionbid_24x512", lookbackShape{12288, 512}},
+	{VariantProductionBid32x3, "productionbid_32x3", lookbackShape{8192, 256}},
+	{VariantProductionBid24, "productionbid_24", lookbackShape{6144, 256}},
+	{VariantProductionBid20, "productionbid_20", lookbackShape{5120, 256}},
+	{VariantProductionBid16, "productionbid_16", lookbackShape{4096, 256}},
+}
+
+// tuningCompact maps the tuning compaction variants to their kernels and
+// shapes.
+var tuningCompact = []struct {
+	variant, kernel string
+	shape           lookbackShape
+}{
+	{CompactFusedStagedBid, "compact_fused_staged_bid_u32", lookbackShape{8192, 256}},
+	{CompactFusedStagedWide, "compact_fused_staged_wide_u32", lookbackShape{8192, 256}},
+	{CompactFusedStagedBidWide, "compact_fused_staged_bid_wide_u32", lookbackShape{8192, 256}},
+	{CompactFusedStaged16, "compact_fused_staged_16_u32", lookbackShape{4096, 256}},
+	{CompactFusedStaged24, "compact_fused_staged_24_u32", lookbackShape{6144, 256}},
+	{CompactFusedStaged16x512, "compact_fused_staged_16x512_u32", lookbackShape{8192, 512}},
+}
+
+// tuningScanVariants and tuningCompactVariants list the names in table order.
+func tuningScanVariants() []string {
+	v := make([]string, len(tuningScan))
+	for i, t := range tuningScan {
+		v[i] = t.variant
+	}
+	return v
+}
+
+func tuningCompactVariants() []string {
+	v := make([]string, len(tuningCompact))
+	for i, t := range tuningCompact {
+		v[i] = t.variant
+	}
+	return v
+}
+
+// tuningCompactKernel returns the kernel of a tuning compaction variant.
+func tuningCompactKernel(variant string) (string, bool) {
+	for _, t := range tuningCompact {
+		if t.variant == variant {
+			return t.kernel, true
+		}
+	}
+	return "", false
+}
+
+// tuningShape returns the shape of a tuning kernel (ok false for the
+// others).
+func tuningShape(kernel string) (lookbackShape, bool) {
+	for _, t := range tuningScan {
+		if strings.HasSuffix(kernel, "_"+t.family+"_u32") || strings.HasSuffix(kernel, "_"+t.family+"_f32") {
+			return t.shape, true
+		}
+	}
+	for _, t := range tuningCompact {
+		if kernel == t.kernel {
+			return t.shape, true
+		}
+	}
+	return lookbackShape{}, false
+}
+
+func init() {
+	for _, t := range tuningScan {
+		productionFamily[t.variant] = t.family
+	}
+}
