@@ -156,22 +156,12 @@ func benchSegscan(ex exec.Executor, n, runs int, copyGBps float64) ([]exec.Bench
 		if ex.CUDA() != nil {
 			v = VariantProduction + "-offsets"
 		}
-		run := func() error { return SegmentedExclusiveOffsets(ex, dst, src, ob) }
-		if err := run(); err != nil {
-			return nil, err
-		}
-		got, err := dst.ToHost()
+		row, err := checkedRow(ex, v, n, 8*int64(n)+4*int64(len(offsets)), runs, copyGBps, dst, want,
+			func() error { return SegmentedExclusiveOffsets(ex, dst, src, ob) })
 		if err != nil {
 			return nil, err
 		}
-		if err := mismatch("segscan", v, n, got, want); err != nil {
-			return nil, err
-		}
-		t, err := exec.Time(ex, runs, run)
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, exec.NewRow("segscan", v, n, 8*int64(n)+4*int64(len(offsets)), t, copyGBps))
+		rows = append(rows, row)
 	}
 	// Then the heads form: on a GPU both kernel families, the default first
 	// (rows named production-heads and production-v1-heads after the scans
@@ -192,24 +182,34 @@ func benchSegscan(ex exec.Executor, n, runs int, copyGBps float64) ([]exec.Bench
 			v = VariantProductionV1
 		}
 		v += "-heads"
-		run := func() error { return segmentedFamilyOf(ex, nil, family, dst, src, hb, false) }
-		if err := run(); err != nil {
-			return nil, err
-		}
-		got, err := dst.ToHost()
+		row, err := checkedRow(ex, v, n, 12*int64(n), runs, copyGBps, dst, want,
+			func() error { return segmentedFamilyOf(ex, nil, family, dst, src, hb, false) })
 		if err != nil {
 			return nil, err
 		}
-		if err := mismatch("segscan", v, n, got, want); err != nil {
-			return nil, err
-		}
-		t, err := exec.Time(ex, runs, run)
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, exec.NewRow("segscan", v, n, 12*int64(n), t, copyGBps))
+		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// checkedRow runs a segmented scan once, checks dst against want, then
+// times run: one row of the segscan bench moving bytes per run.
+func checkedRow(ex exec.Executor, v string, n int, bytes int64, runs int, copyGBps float64, dst *exec.Buf[uint32], want []uint32, run func() error) (exec.BenchRow, error) {
+	if err := run(); err != nil {
+		return exec.BenchRow{}, err
+	}
+	got, err := dst.ToHost()
+	if err != nil {
+		return exec.BenchRow{}, err
+	}
+	if err := mismatch("segscan", v, n, got, want); err != nil {
+		return exec.BenchRow{}, err
+	}
+	t, err := exec.Time(ex, runs, run)
+	if err != nil {
+		return exec.BenchRow{}, err
+	}
+	return exec.NewRow("segscan", v, n, bytes, t, copyGBps), nil
 }
 
 func benchCompact(ex exec.Executor, n, runs int, copyGBps float64) ([]exec.BenchRow, error) {
