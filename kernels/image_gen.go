@@ -9,12 +9,12 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "1129f0c8968dac398256e5467cbfdf1bd32495f48d18edd87894cba761c5b01e"
+const SourcesSHA256 = "bef71df87b24d347ec3174e6f12541ae6a52d360ef909f8f85c643bba2dafbff"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
 	"compact.cu": "be92da06c0645288af2dd612d66b7122fb3da950a72f60f08f32696ccad08849",
-	"kdtree.cu":  "84cb179719b5fd1722c71f862057ef23417f15ab643e0cb20fe26c15f06fc697",
+	"kdtree.cu":  "e3450904bf1234b181a629bfd8a55258415511261d89b12717c32dc333709ec4",
 	"reduce.cu":  "b6c94b53819784ed89d869a999af7bf37a6ee982c738249152fc13f081e36236",
 	"reduce.cuh": "fa3d8d18dce25d9ad952448818186a9ab86564de359532ceff31b5b29af42a21",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",

@@ -910,6 +910,25 @@ __device__ void reaches(const float *tv, const float *box, int a, float pos, boo
 	okR = okR || hi >= (double)pos;
 }
 
+// reserve gives the warp a chunk of want words of an output counted by
+// *ctr: lane 0 takes them with one atomicAdd and sets *overflow when they
+// pass cap; every lane learns the chunk [next, end). It returns false when
+// the chunk does not fit (the warp must stop; the host retries with more
+// room).
+__device__ __forceinline__ bool reserve(unsigned int *ctr, unsigned int *overflow, unsigned int want, unsigned int cap,
+                                        unsigned int lane, unsigned int &next, unsigned int &end) {
+	unsigned int first = 0;
+	if (lane == 0) {
+		first = atomicAdd(ctr, want);
+		if (first + want > cap) *overflow = 1;
+	}
+	first = __shfl_sync(0xFFFFFFFFu, first, 0);
+	if (first + want > cap) return false;
+	next = first;
+	end = first + want;
+	return true;
+}
+
 } // namespace kd_small
 
 // kdtree_small_w_f32: kdtree_small_f32 (same parameters, same records, the
@@ -1053,17 +1072,9 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 		}
 		if (ba > 2 || !(cost < ci * (double)n)) {
 			// A leaf of S's triangles, ascending.
-			if (refNext + (unsigned int)n > refEnd) {
-				unsigned int want = max((unsigned int)n, kRefChunk), first = 0;
-				if (lane == 0) {
-					first = atomicAdd(&ctr[1], want);
-					if (first + want > refCap) ctr[2] = 1;
-				}
-				first = __shfl_sync(full, first, 0);
-				if (first + want > refCap) return;
-				refNext = first;
-				refEnd = first + want;
-			}
+			if (refNext + (unsigned int)n > refEnd &&
+			    !kd_small::reserve(&ctr[1], &ctr[2], max((unsigned int)n, kRefChunk), refCap, lane, refNext, refEnd))
+				return;
 			unsigned int first = refNext;
 			refNext += (unsigned int)n;
 			leafRefs += (unsigned int)n;
@@ -1098,17 +1109,8 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 		}
 		SL &= ~dropL;
 		SR &= ~dropR;
-		if (recNext + 2 > recEnd) {
-			unsigned int first = 0;
-			if (lane == 0) {
-				first = atomicAdd(&ctr[0], kRecChunk);
-				if (first + kRecChunk > recCap) ctr[2] = 1;
-			}
-			first = __shfl_sync(full, first, 0);
-			if (first + kRecChunk > recCap) return;
-			recNext = first;
-			recEnd = first + kRecChunk;
-		}
+		if (recNext + 2 > recEnd && !kd_small::reserve(&ctr[0], &ctr[2], kRecChunk, recCap, lane, recNext, recEnd))
+			return;
 		unsigned int left = recNext;
 		recNext += 2;
 		if (lane == 0) {
