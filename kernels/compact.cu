@@ -36,12 +36,9 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 // Tuning variants of compact_fused_staged_u32 (scan/doc.go, "tuning"): the
 // same contract, grid = ceil(n/tile) blocks of the tiling's threads, state
 // zeroed (8*(grid+1) bytes):
-//   compact_fused_staged_bid_u32       TilingPB32 (256 x 32, tile numbers from blockIdx.x)
-//   compact_fused_staged_wide_u32      TilingP32, the run written as uint4 stores (IoCompactStagedWide)
-//   compact_fused_staged_bid_wide_u32  TilingPB32, uint4 stores
-//   compact_fused_staged_16_u32        256 x 16 (tile 4096), 6 blocks per SM
+//   compact_fused_staged_bid_wide_u32  TilingPB32 (256 x 32, tile numbers from blockIdx.x), the run
+//                                      written as uint4 stores (IoCompactStagedWide)
 //   compact_fused_staged_24_u32        256 x 24 (tile 6144), 5 blocks per SM
-//   compact_fused_staged_16x512_u32    512 x 16 (tile 8192), 2 blocks per SM
 #define KD_COMPACT_STAGED(NAME, CFG, THREADS, MINB, IO, EXTRA)                                                 \
 	extern "C" __global__ void __launch_bounds__(THREADS, KD_MIN_BLOCKS_C(MINB))                           \
 	    NAME(const unsigned *src, const unsigned *flags, unsigned *dst, unsigned long long n,              \
@@ -52,9 +49,7 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 		kd_scan::tile_scan<kd_scan::Add<unsigned>, Cfg>(io, n, state, count);                          \
 	}
 namespace kd_scan {
-using TilingCS16 = TT<256, 16, 6>;
 using TilingCS24 = TT<256, 24, 5>;
-using TilingCS16x512 = TT<512, 16, 2>;
 } // namespace kd_scan
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
 #define KD_MIN_BLOCKS_C(n) ((n) > 4 ? 4 : (n))
@@ -63,12 +58,8 @@ using TilingCS16x512 = TT<512, 16, 2>;
 #else
 #define KD_MIN_BLOCKS_C(n) (n)
 #endif
-KD_COMPACT_STAGED(compact_fused_staged_bid_u32, kd_scan::TilingPB32, 256, 4, IoCompactStaged, 0)
-KD_COMPACT_STAGED(compact_fused_staged_wide_u32, kd_scan::TilingP32, 256, 4, IoCompactStagedWide, 4)
 KD_COMPACT_STAGED(compact_fused_staged_bid_wide_u32, kd_scan::TilingPB32, 256, 4, IoCompactStagedWide, 4)
-KD_COMPACT_STAGED(compact_fused_staged_16_u32, kd_scan::TilingCS16, 256, 6, IoCompactStaged, 0)
 KD_COMPACT_STAGED(compact_fused_staged_24_u32, kd_scan::TilingCS24, 256, 5, IoCompactStaged, 0)
-KD_COMPACT_STAGED(compact_fused_staged_16x512_u32, kd_scan::TilingCS16x512, 512, 2, IoCompactStaged, 0)
 #undef KD_COMPACT_STAGED
 #undef KD_MIN_BLOCKS_C
 
@@ -85,6 +76,119 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 	kd_scan::IoCompactPre<Cfg> io(src, flags, dst, cap, s_stage);
 	kd_scan::tile_scan<kd_scan::Add<unsigned>, Cfg>(io, n, state, count);
 }
+
+// IoCompactAsync: the staged compaction with the tile's values copied to
+// shared memory at the start of the tile, next to the flag loads, by
+// asynchronous copies (cp.async, sm_80 and later: no registers held, the
+// copies overlap the flag loads, the scan and the look-back; plain loads
+// before sm_80, and in a partial or unaligned tile). Instead of the kept
+// values the store phase records, for the tile's k-th kept item, its place
+// in the tile (idx[k], 16 bits), and finish writes dst[carry + k] =
+// vals[idx[k]] with consecutive threads on consecutive words. Shared memory:
+// 6 bytes per tile item.
+namespace kd_scan {
+//
+// Early (kEarly): tile_scan gives store_row the prefixes inside the tile
+// before the look-back (EarlyRanks), so the places are recorded while warp
+// 0 looks back; finish then writes with streaming stores.
+template <class Cfg, bool Early = false> struct IoCompactAsync {
+	using Op = Add<unsigned>;
+	using P = Op::P;
+	static constexpr bool kStaged = true;
+	static constexpr bool kMarks = false;
+	static constexpr bool kPrefetch = true;
+	static constexpr bool kEarly = Early;
+	static_assert(Cfg::kTile <= 65536, "16-bit tile places");
+	IoCompactT<Cfg::kStream, false> c; // flag loads
+	unsigned *vals;                    // kTile words, 16-byte aligned
+	unsigned short *idx;               // kTile places
+	unsigned long long base;           // items kept before the tile
+
+	__device__ __forceinline__ IoCompactAsync(const unsigned *s, const unsigned *f, unsigned *d,
+	                                          unsigned long long cap, unsigned *v, unsigned short *ix)
+	    : c(s, f, d, cap), vals(v), idx(ix), base(0) {}
+
+	__device__ __forceinline__ void prefetch(int, unsigned long long i, bool full, unsigned long long n) {
+		const unsigned at = (unsigned)(i % (unsigned long long)Cfg::kTile);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+		if (full && c.vec) {
+			const unsigned s = (unsigned)__cvta_generic_to_shared(vals + at);
+			asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(c.src + i) : "memory");
+			return;
+		}
+#endif
+#pragma unroll
+		for (int k = 0; k < 4; k++) vals[at + k] = i + k < n ? c.src[i + k] : 0u;
+	}
+	__device__ __forceinline__ void load(unsigned long long i, bool full, unsigned long long n, P x[4]) const {
+		c.load(i, full, n, x);
+	}
+	// begin runs after the look-back, before the store phase: every thread
+	// waits for its own copies here; the barrier before finish publishes them.
+	__device__ __forceinline__ void begin(unsigned carry) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+		asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+		base = carry;
+	}
+	__device__ __forceinline__ void store_row(int, unsigned long long i, bool, unsigned long long, const P ex[4],
+	                                          const P in[4]) const {
+		if (in[3].v == ex[0].v) return; // none of the four is kept (items beyond n never are)
+		const unsigned at = (unsigned)(i % (unsigned long long)Cfg::kTile);
+#pragma unroll
+		for (int k = 0; k < 4; k++)
+			if (in[k].v != ex[k].v) idx[ex[k].v - (Early ? 0u : (unsigned)base)] = (unsigned short)(at + k);
+	}
+	__device__ __forceinline__ void finish(unsigned count, int tid, int threads) const {
+		for (unsigned j = tid; j < count; j += threads) {
+			const unsigned long long k = base + j;
+			if (k < c.cap) {
+				if constexpr (Early)
+					__stcs(c.dst + k, vals[idx[j]]);
+				else
+					c.dst[k] = vals[idx[j]];
+			}
+		}
+	}
+};
+} // namespace kd_scan
+
+// compact_fused_async_u32 (the default compaction, "fused-async") and its
+// tuning variants compact_fused_async_<shape>_u32 (scan/tuning.go):
+// compact_fused_staged_u32's contract with kd_scan::IoCompactAsync; grid =
+// ceil(n/tile) blocks of 256 threads, state zeroed (8*(grid+1) bytes). The
+// default: 256 x 24 items (tile 6144, 36 KiB of shared memory, 5 blocks per
+// SM), tile numbers from blockIdx.x. 16: 256 x 16 items (tile 4096, 24 KiB, 8
+// blocks per SM) with the ticket; *_early: with early ranks (IoCompactAsync's
+// Early), tile numbers from blockIdx.x.
+#define KD_COMPACT_ASYNC(NAME, CFG, MINB, EARLY)                                                                \
+	extern "C" __global__ void __launch_bounds__(256, MINB)                                                  \
+	    NAME(const unsigned *src, const unsigned *flags, unsigned *dst, unsigned long long n,               \
+	         unsigned long long cap, unsigned long long *state, unsigned *count) {                          \
+		using Cfg = CFG;                                                                                \
+		__shared__ uint4 s_vals4[Cfg::kTile / 4];                                                       \
+		__shared__ unsigned short s_idx[Cfg::kTile];                                                    \
+		kd_scan::IoCompactAsync<Cfg, EARLY> io(src, flags, dst, cap, reinterpret_cast<unsigned *>(s_vals4), s_idx); \
+		kd_scan::tile_scan<kd_scan::Add<unsigned>, Cfg>(io, n, state, count);                           \
+	}
+namespace kd_scan {
+using TilingCA16 = TT<256, 16, 8>;
+using TilingCA24B = TB<256, 24, 5>;
+using TilingCA16B = TB<256, 16, 8>;
+} // namespace kd_scan
+// Blocks per SM the shared memory allows: 2 before sm_80 (96 or 64 KiB) and
+// on sm_86/sm_89 (100 KiB), else the tiling's own.
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 800 || __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890)
+#define KD_ASYNC_MINB(n) 2
+#else
+#define KD_ASYNC_MINB(n) (n)
+#endif
+KD_COMPACT_ASYNC(compact_fused_async_16_u32, kd_scan::TilingCA16, KD_ASYNC_MINB(8), false)
+KD_COMPACT_ASYNC(compact_fused_async_u32, kd_scan::TilingCA24B, KD_ASYNC_MINB(5), false)
+KD_COMPACT_ASYNC(compact_fused_async_24bid_early_u32, kd_scan::TilingCA24B, KD_ASYNC_MINB(5), true)
+KD_COMPACT_ASYNC(compact_fused_async_16bid_early_u32, kd_scan::TilingCA16B, KD_ASYNC_MINB(8), true)
+#undef KD_ASYNC_MINB
+#undef KD_COMPACT_ASYNC
 
 // compact_flags_u32: out[i] = flags[i] != 0 (0 or 1).
 extern "C" __global__ void compact_flags_u32(const unsigned *flags, unsigned *out, unsigned long long n) {

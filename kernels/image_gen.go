@@ -9,17 +9,17 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "bef71df87b24d347ec3174e6f12541ae6a52d360ef909f8f85c643bba2dafbff"
+const SourcesSHA256 = "65ea5209d2929ed4cfb2198f15d04eb32df507c0969ce1db65c016558e520adc"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
-	"compact.cu": "be92da06c0645288af2dd612d66b7122fb3da950a72f60f08f32696ccad08849",
+	"compact.cu": "723deea43cd7e55def532ab2ca1101531c0c8deffb2df1fb5c45d9761de9bf46",
 	"kdtree.cu":  "e3450904bf1234b181a629bfd8a55258415511261d89b12717c32dc333709ec4",
-	"reduce.cu":  "b6c94b53819784ed89d869a999af7bf37a6ee982c738249152fc13f081e36236",
-	"reduce.cuh": "fa3d8d18dce25d9ad952448818186a9ab86564de359532ceff31b5b29af42a21",
+	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
+	"reduce.cuh": "0de99dbbdde1aef8b604df1b9471ebc60686775934edbae059daf4215f941bb3",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
 	"scan.cu":    "14bbf6994e46461da9edcd124617c473d74983e6b51f28c4da9060f7127f4f61",
-	"scan.cuh":   "c37359dfbdbaa22cfde686e0d5635f91d18ce157498d5a60c474e385c22e903a",
+	"scan.cuh":   "d7b1d3c067a468a7f8e2615aeee79e8b77cea74ea147bf037a3e7b4e672a4bcb",
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":   "227851d02f75b66c8fc1e29c542904f94082ff692e40d85792fc86e6d85f0946",
 }

@@ -16,6 +16,12 @@
 //   grid-stride share (r6); a grid of one block (r0–r5) reduces all n inputs
 //   (the final level). r4 and r5 run their final level as
 //   reduce_<op>_r4final_f32 / r5final (same design, 1024 threads).
+// Tuning variants (package reduce, TuningVariants): the same entry points
+// for designs r0, r4 and r5 at other block sizes, named
+//   reduce_<op>_r<k>_t<T>_f32, launched with T threads, T inputs per block
+//   (r0: work holds T/2 states per block) or 2·T (r4, r5).
+// Their final level runs reduce_<op>_r4final_f32 / r5final (r4, r5) or
+// the tuning kernel itself in one block (r0).
 // Design r7 (one pass):
 //   reduce_<op>_r7_f32(const float* in, float* partLo, float* partHi,
 //                      unsigned* counter, float* outLo, float* outHi, unsigned n)
@@ -108,6 +114,37 @@ KD_REDUCE_DESIGNS(max, RMax)
 KD_REDUCE_DESIGNS(minmax, RMinMax)
 
 #undef KD_REDUCE_DESIGNS
+
+// One tuning kernel: design K (0, 4 or 5) of operator R at T threads.
+#define KD_REDUCE_TUNING(OP, R, K, T)                                                             \
+  extern "C" __global__ void __launch_bounds__(T)                                                 \
+      reduce_##OP##_r##K##_t##T##_f32(const float* inLo, const float* inHi, float* outLo,         \
+                                      float* outHi, unsigned* work, unsigned n) {                 \
+    KD_TUNING_BODY_##K(R, T)                                                                      \
+  }
+#define KD_TUNING_BODY_0(R, T)                                                                     \
+  kd_reduce::reduce0<kd_reduce::R, T>(inLo, inHi, outLo, outHi,                                    \
+                                      reinterpret_cast<kd_reduce::R::S*>(work), n);
+#define KD_TUNING_BODY_4(R, T) (void)work; kd_reduce::reduce4<kd_reduce::R, T>(inLo, inHi, outLo, outHi, n);
+#define KD_TUNING_BODY_5(R, T) (void)work; kd_reduce::reduce5<kd_reduce::R, T>(inLo, inHi, outLo, outHi, n);
+// The list package reduce's TuningVariants names (keep the two in step).
+#define KD_REDUCE_TUNINGS(OP, R)     \
+  KD_REDUCE_TUNING(OP, R, 0, 128)    \
+  KD_REDUCE_TUNING(OP, R, 0, 512)    \
+  KD_REDUCE_TUNING(OP, R, 4, 64)     \
+  KD_REDUCE_TUNING(OP, R, 4, 128)    \
+  KD_REDUCE_TUNING(OP, R, 4, 512)    \
+  KD_REDUCE_TUNING(OP, R, 5, 128)
+
+KD_REDUCE_TUNINGS(min, RMin)
+KD_REDUCE_TUNINGS(max, RMax)
+KD_REDUCE_TUNINGS(minmax, RMinMax)
+
+#undef KD_REDUCE_TUNINGS
+#undef KD_TUNING_BODY_5
+#undef KD_TUNING_BODY_4
+#undef KD_TUNING_BODY_0
+#undef KD_REDUCE_TUNING
 
 // Boxes, segmented like reduce_segwarp/segbig (6 key words per big entry).
 extern "C" __global__ void __launch_bounds__(kd_reduce::kBlock)

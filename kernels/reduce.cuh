@@ -205,7 +205,8 @@ __device__ __forceinline__ typename R::S thread_range(const float* __restrict__ 
 // The designs r0 … r5 (multi-pass). One level is one launch: block b reduces
 // its span of the n inputs and writes result b to outLo/outHi[b]; the host
 // runs the next level over the block results until one is left. A block of
-// T threads (T = kThreads03 for r0–r3, kThreads45 for r4 and r5) spans
+// T threads (T = kThreads03 for r0–r3, kThreads45 for r4 and r5; other
+// powers of two for the tuning variants of r0, r4, r5, see reduce.cu) spans
 // kSpan = T inputs (r0–r3) or 2·T (r4, r5), except in a grid of one block
 // (the final level), which spans all n inputs: the host launches a single
 // block as soon as each thread would get at most 32 inputs (package reduce,
@@ -244,8 +245,14 @@ __device__ __forceinline__ void span_of(unsigned n, unsigned span, size_t& base,
 }
 
 // column folds the inputs base + p, base + p + T, … below base + count. A
-// full span of K·T inputs (K = 1 or 2) takes K unconditional loads; a final
-// level's long column keeps four loads in flight.
+// full span of K·T inputs (K = 1 or 2) takes K unconditional loads. Any
+// other column (a partial last block, or a final level's column of up to
+// 32 inputs) is read in rounds of eight loads, all issued before any of
+// them is combined (a load past the end reads the column's last input
+// instead, which leaves a min or a max unchanged): a column of c inputs costs
+// ⌈c/8⌉ dependent memory round trips (4 for a full final-level column).
+// min and max are order-independent, so the grouping does not change the
+// result.
 template <class R, int T, int K>
 __device__ __forceinline__ typename R::S column(const float* inLo, const float* inHi, size_t base,
                                                 unsigned count, unsigned p) {
@@ -264,14 +271,24 @@ __device__ __forceinline__ typename R::S column(const float* inLo, const float* 
     if (K == 2) v = R::combine(v, load<R>(inLo, inHi, base + p + T));
     return v;
   }
+  constexpr int kInFlight = 8;
   S acc = R::identity();
-  unsigned i = p;
-  for (; i + 3u * T < count; i += 4u * T) {
-    const S a = load<R>(inLo, inHi, base + i), b = load<R>(inLo, inHi, base + i + T);
-    const S c = load<R>(inLo, inHi, base + i + 2u * T), d = load<R>(inLo, inHi, base + i + 3u * T);
-    acc = R::combine(acc, R::combine(R::combine(a, b), R::combine(c, d)));
+  for (unsigned i = p; i < count; i += kInFlight * (unsigned)T) {
+    S v[kInFlight];
+#pragma unroll
+    for (int j = 0; j < kInFlight; j++) {
+      // Past the end, read the last input again: min and max are
+      // idempotent, and unconditional loads are all issued up front.
+      const unsigned k = min(i + j * (unsigned)T, count - 1u);  // count < 2^31: no wrap-around
+      v[j] = load<R>(inLo, inHi, base + k);
+    }
+#pragma unroll
+    for (int w = 1; w < kInFlight; w *= 2) {  // pairwise: a tree of depth 3
+#pragma unroll
+      for (int j = 0; j < kInFlight; j += 2 * w) v[j] = R::combine(v[j], v[j + w]);
+    }
+    acc = R::combine(acc, v[0]);
   }
-  for (; i < count; i += T) acc = R::combine(acc, load<R>(inLo, inHi, base + i));
   return acc;
 }
 
@@ -280,12 +297,13 @@ __device__ __forceinline__ typename R::S column(const float* inLo, const float* 
 // so the first step (offset 1) reads the input and writes its results to a
 // global work array, where every later step works in place: even thread t's
 // value lives at work[t / 2] of the block's T/2 words, so there is no copy
-// pass, and the memory traffic is the thesis's.
-template <class R>
+// pass, and the memory traffic is the thesis's. T (a power of two, at most
+// 1024) is the block size: kThreads03, or another for the tuning variants
+// (reduce.cu).
+template <class R, int T = kThreads03>
 __device__ void reduce0(const float* inLo, const float* inHi, float* outLo, float* outHi,
                         typename R::S* work, unsigned n, const unsigned* blocks = nullptr) {
   typedef typename R::S S;
-  constexpr int T = kThreads03;
   const unsigned tid = threadIdx.x;
   size_t base;
   unsigned count;
@@ -374,7 +392,7 @@ __device__ void reduce3(const float* inLo, const float* inHi, float* outLo, floa
 }
 
 // Reduce4: the block size is a compile-time constant (T = 256; 1024 for the
-// final level) and the tree is unrolled; each block reduces 2·T elements,
+// final level; 64 … 512 for the tuning variants) and the tree is unrolled; each block reduces 2·T elements,
 // the first step while loading (thread t combines its element pair, 2t and
 // 2t + 1, read as one 8-byte load when aligned, else t and t + T: half the
 // shared memory per element); below 64 active threads the last warp goes on without block

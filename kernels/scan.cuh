@@ -3,6 +3,7 @@
 // single-pass tile scan with decoupled look-back that the production scan,
 // the segmented scan and the fused compaction are made of.
 #pragma once
+#include <type_traits>
 
 namespace kd_scan {
 
@@ -199,6 +200,16 @@ __device__ __forceinline__ typename Op::P lookback(const unsigned long long *til
 	return acc;
 }
 
+// EarlyRanks<Io>::value: Io has kEarly = true, so tile_scan hands it the
+// items' prefixes inside the tile (without the carry) through store_row
+// before the look-back, and no final prefixes after it.
+template <class Io, class = void> struct EarlyRanks {
+	static constexpr bool value = false;
+};
+template <class Io> struct EarlyRanks<Io, std::void_t<decltype(Io::kEarly)>> {
+	static constexpr bool value = Io::kEarly;
+};
+
 // tile_scan: one block scans tile number atomicAdd(counter) of the n items
 // that io loads and stores, with the carry from the tiles before it found by
 // decoupled look-back. The grid must have exactly ceil(n / kTile) blocks of
@@ -278,6 +289,22 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 	for (int w = 0; w < kWarps; w++)
 		if (w < warp) warp_pre = Op::combine(warp_pre, s_warp[w]);
 
+	// An Io with early ranks (EarlyRanks) takes every item's prefix inside
+	// the tile now, while warp 0 looks back, instead of the final ones after.
+	if constexpr (EarlyRanks<Io>::value) {
+#pragma unroll
+		for (int r = 0; r < kRows; r++) {
+			P pre = Op::combine(warp_pre, row_pre[r]);
+			P in[4], ex[4];
+#pragma unroll
+			for (int k = 0; k < 4; k++) in[k] = Op::combine(pre, x[r * 4 + k]);
+			ex[0] = pre;
+#pragma unroll
+			for (int k = 1; k < 4; k++) ex[k] = in[k - 1];
+			io.store_row(r, first + r * 128, full, n, ex, in);
+		}
+	}
+
 	// Warp 0 publishes the tile and looks back for its carry.
 	if (warp == 0) {
 		P agg = Op::identity();
@@ -306,7 +333,7 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 	if constexpr (Io::kStaged) io.begin(s_carry.v);
 	const P pre_w = Op::combine(s_carry, warp_pre);
 #pragma unroll
-	for (int r = 0; r < kRows; r++) {
+	for (int r = 0; r < (EarlyRanks<Io>::value ? 0 : kRows); r++) {
 		P pre = Op::combine(pre_w, row_pre[r]);
 		P in[4], ex[4];
 #pragma unroll

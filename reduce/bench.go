@@ -27,8 +27,9 @@ func benchData(n int) []float32 {
 }
 
 // Bench times every design's min reduction at each size (BenchSizes when
-// sizes is empty), one row per design and size, its note the thesis label
-// and the number of launches: the median of runs (at least 20) runs
+// sizes is empty), one row per design and size, the designs of Variants
+// followed by the TuningVariants (so each design is seen at several block
+// sizes), its note the label and the number of launches: the median of runs (at least 20) runs
 // measured with exec.Time, kernels only (the result stays on the device).
 // Bytes counts the input read once (4n). Before timing a size, every
 // design's min and min+max results are checked against the Go executor's;
@@ -80,7 +81,7 @@ func Bench(ex exec.Executor, sizes []int, runs int, copyGBps float64) ([]exec.Be
 			rows = append(rows, exec.NewRow("reduce_min", "go", n, int64(4*n), t, copyGBps))
 			continue
 		}
-		for _, v := range variants { // each design once per size
+		for _, v := range benchVariants() { // each design once per size
 			// min+max checks both results; the min alone is timed.
 			lo, hi, err := r.reduce(v.Name, opMinMax, in)
 			if err != nil {
@@ -132,5 +133,9 @@ func benchCopy(ex exec.Executor, src *exec.Buf[float32], runs int) (exec.BenchRo
 	row.Note = "device-to-device copy, read+write bytes"
 	return row, nil
 }
+
+// benchVariants lists the variants Bench times, in row order: the designs,
+// then the tuning variants.
+func benchVariants() []Variant { return append(Variants(), tuning...) }
 
 func sameBits(a, b float32) bool { return orderKey(a) == orderKey(b) }

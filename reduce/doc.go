@@ -35,6 +35,19 @@
 //	                   (threadfence + self-resetting atomic counter)
 //	                   reduces the block results
 //
+// Tuning variants (TuningVariants, not defaults, not in Variants or the
+// thesis table): the same designs at other block sizes, so that each design
+// is measured at its best block size; Bench (kdbuild bench reduce) times
+// them after the designs above, against the defaults:
+//
+//	Variant  Design at    Kernel (op = min, max, minmax)   Final level
+//	r0-t128  r0, 128 thr  reduce_<op>_r0_t128_f32          itself, one block
+//	r0-t512  r0, 512 thr  reduce_<op>_r0_t512_f32          itself, one block
+//	r4-t64   r4, 64 thr   reduce_<op>_r4_t64_f32           reduce_<op>_r4final_f32
+//	r4-t128  r4, 128 thr  reduce_<op>_r4_t128_f32          reduce_<op>_r4final_f32
+//	r4-t512  r4, 512 thr  reduce_<op>_r4_t512_f32          reduce_<op>_r4final_f32
+//	r5-t128  r5, 128 thr  reduce_<op>_r5_t128_f32          reduce_<op>_r5final_f32
+//
 // r0–r3 reduce 256 elements per block (256 threads), r4 and r5 512 (256
 // threads), and run again over the block results, level after level; once
 // the remaining values give each thread of the final block at most 32, a
@@ -64,6 +77,12 @@
 //     offset) takes the two scalar loads (a uniform test per block).
 //
 // Reduce0 is unchanged.
+//
+// The final one-block level of every multi-pass design (and tuning
+// variant) reads each thread's column of up to 32 partial results in
+// rounds of eight loads issued together (a load past the column's end
+// rereads its last input, which leaves a min or max unchanged): at most 4
+// dependent memory round trips per thread instead of 8 or more.
 //
 // The thesis reduces its input in place; ours must stay intact, so r0 and
 // r1 do their first tree step (offset 1, resp. half the block) reading the

@@ -87,7 +87,7 @@ func TestGPUVariantsMatchGo(t *testing.T) {
 			wantLo, wantHi, err := MinMax(ref, exec.Wrap(s))
 			require.NoError(t, err)
 			src, free := upload(t, ex, s)
-			for _, v := range Variants() {
+			for _, v := range benchVariants() { // the designs and the tuning variants
 				name := fmt.Sprintf("%s/%s/n=%d", v.Name, kind, n)
 				lo, err := MinVariant(ex, v.Name, src)
 				require.NoError(t, err, name)
@@ -108,9 +108,10 @@ func TestGPUVariantsMatchGo(t *testing.T) {
 	}
 }
 
-// With finalPerThread = 1 every multi-pass design runs level after level
-// (blocks of PerBlock inputs) down to one block of at most FinalThreads inputs:
-// the path large inputs take, here at sizes the emulator can run too.
+// With finalPerThread = 1 every multi-pass design (and tuning variant) runs
+// level after level (blocks of PerBlock inputs) down to one block of at
+// most FinalThreads inputs: the path large inputs take, here at sizes the
+// emulator can run too.
 func TestGPUVariantsLevels(t *testing.T) {
 	ex := gpuOrSkip(t)
 	defer func(old int) { finalPerThread = old }(finalPerThread)
@@ -126,7 +127,7 @@ func TestGPUVariantsLevels(t *testing.T) {
 			s := genData(kind, n, 41)
 			wantLo, wantHi := refMin(s), refMax(s)
 			src, free := upload(t, ex, s)
-			for _, v := range Variants()[:6] {
+			for _, v := range append(Variants()[:6], TuningVariants()...) {
 				name := fmt.Sprintf("%s/%s/n=%d (%d launches)", v.Name, kind, n, v.Launches(n))
 				if n > finalPerThread*v.FinalThreads {
 					require.Greater(t, v.Launches(n), 1, name)
@@ -144,8 +145,9 @@ func TestGPUVariantsLevels(t *testing.T) {
 	}
 }
 
-// Every design launches as many kernels as Variant.Launches says (counted
-// by the CUDA context's debug mode), at the thesis size and at 2^24.
+// Every design and tuning variant launches as many kernels as
+// Variant.Launches says (counted by the CUDA context's debug mode), at the
+// thesis size and at 2^24.
 func TestGPULaunchCounts(t *testing.T) {
 	ex := gpuOrSkip(t)
 	ctx := ex.CUDA()
@@ -161,7 +163,7 @@ func TestGPULaunchCounts(t *testing.T) {
 	for _, n := range sizes {
 		s := genData("uniform", n, 43)
 		src, free := upload(t, ex, s)
-		for _, v := range Variants() {
+		for _, v := range benchVariants() {
 			ctx.ResetKernelTimes()
 			lo, err := MinVariant(ex, v.Name, src)
 			require.NoError(t, err)
@@ -389,7 +391,8 @@ func TestGPUBoundsMatchesGo(t *testing.T) {
 	}
 }
 
-// Bench validates every design against the Go executor before timing it.
+// Bench validates every design and tuning variant against the Go executor
+// before timing it.
 func TestGPUBenchValidates(t *testing.T) {
 	ex := gpuOrSkip(t)
 	var sizes []int
@@ -400,9 +403,10 @@ func TestGPUBenchValidates(t *testing.T) {
 	}
 	rows, err := Bench(ex, sizes, 20, 0)
 	require.NoError(t, err)
-	require.Len(t, rows, 1+len(sizes)*len(Variants()))
-	for i, r := range rows[1:] { // each design once per size, in Variants order
-		require.Equal(t, Variants()[i%len(Variants())].Name, r.Variant, "%+v", r)
+	all := benchVariants()
+	require.Len(t, rows, 1+len(sizes)*len(all))
+	for i, r := range rows[1:] { // each variant once per size: Variants, then TuningVariants
+		require.Equal(t, all[i%len(all)].Name, r.Variant, "%+v", r)
 	}
 	for _, r := range rows {
 		require.Greater(t, r.Ms, 0.0, "%+v", r)
@@ -454,7 +458,7 @@ func BenchmarkGPUReduce(b *testing.B) {
 		src, err := exec.FromHost(ex, host)
 		require.NoError(b, err)
 		r := NewReducer(ex)
-		for _, v := range Variants() {
+		for _, v := range benchVariants() {
 			for _, o := range []op{opMin, opMinMax} {
 				b.Run(fmt.Sprintf("%s/%s/n=2^%d", o, v.Name, int(math.Log2(float64(n)))), func(b *testing.B) {
 					if _, _, err := r.reduce(v.Name, o, src); err != nil {

@@ -169,7 +169,7 @@ func (r *Reducer) enqueue(v Variant, o op, src, dst *exec.Buf[float32], loAt, hi
 	}
 
 	switch {
-	case v.PerBlock > 0: // r0 … r5: one launch per level, the last one a single block
+	case v.PerBlock > 0: // r0 … r5 and the tuning variants: one launch per level, the last one a single block
 		g1 := v.levelGrid(n)
 		stride := roundUp(g1, 64) // hi partials start here
 		if g1 > 1 {
@@ -180,7 +180,7 @@ func (r *Reducer) enqueue(v Variant, o op, src, dst *exec.Buf[float32], loAt, hi
 			}
 		}
 		work := cuda.DevPtr(0)
-		if v.Name == "r0" || v.Name == "r1" { // v.Threads/2 states per block
+		if d := v.design(); d == "r0" || d == "r1" { // v.Threads/2 states per block
 			if err := ensureU32(r.ex, &r.work, lanes*g1*v.Threads/2); err != nil {
 				return err
 			}
@@ -217,7 +217,7 @@ func (r *Reducer) enqueue(v Variant, o op, src, dst *exec.Buf[float32], loAt, hi
 			inLo, inHi, cnt = outLo, outHi, g
 		}
 
-	case v.Name == "r6": // grid-stride pass, then one block over the block results
+	case v.design() == "r6": // grid-stride pass, then one block over the block results
 		g := r.gridFor(n)
 		outLo, outHi := outFinal()
 		in := cuda.DevPtr(0)
@@ -298,7 +298,7 @@ func (v Variant) Launches(n int) int {
 			k++
 		}
 		return k
-	case v.Name == "r6" && ceilDiv(n, blockSize*16) > 1:
+	case v.design() == "r6" && ceilDiv(n, blockSize*16) > 1:
 		return 2
 	}
 	return 1

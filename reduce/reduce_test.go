@@ -35,7 +35,7 @@ func TestGoMinMaxMatchesOracle(t *testing.T) {
 func TestVariantsOnGoExecutor(t *testing.T) {
 	ex := exec.Go(2)
 	s := genData("special", 5000, 3)
-	for _, v := range Variants() {
+	for _, v := range benchVariants() {
 		for _, name := range []string{v.Name, v.Label()} {
 			lo, err := MinVariant(ex, name, exec.Wrap(s))
 			require.NoError(t, err)

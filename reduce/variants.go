@@ -1,6 +1,9 @@
 package reduce
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Variant describes one reduction design. Its kernels are named
 // reduce_<op>_<Name>_f32 with op one of min, max, minmax (for example
@@ -36,38 +39,52 @@ import "fmt"
 // 2^24 takes 3 in r0–r3 (65,536, 256, 1 blocks) and 2 in r4, r5 (32,768
 // blocks, then one of 1024 threads), n = 2^28 takes 3.
 // Partial last blocks are padded with the identity, so any n works.
+//
+// TuningVariants (tuning.go) lists the same designs at other block sizes (see there);
+// a tuning variant is named <design>-t<threads>, for example r4-t128.
 type Variant struct {
-	Name     string // r0 … r7
+	Name     string // r0 … r7, or a tuning variant's r<k>-t<threads>
 	Thesis   string // Reduce0 … Reduce4, or "" for the designs beyond the thesis
 	Idea     string
 	Threads  int // threads per block
 	PerBlock int // elements one block reduces per level; 0 = grid-stride (r6, r7)
 	// FinalThreads is the block size of the final one-block level (r0–r5):
-	// Threads, except r4 and r5, whose unrolled tree is also compiled for
-	// 1024 threads (kernel reduce_<op>_<Name>final_f32) so that the final
-	// level takes up to 32·1024 inputs.
+	// Threads, except r4 and r5 (and their tuning variants), whose
+	// unrolled tree is also compiled for 1024 threads (kernel
+	// reduce_<op>_r4final_f32, r5final) so that the final level takes up to
+	// 32·1024 inputs.
 	FinalThreads int
 }
 
+// design is the name of the design v runs: its Name up to a "-t" block
+// size suffix (r4 for r4-t128).
+func (v Variant) design() string {
+	d, _, _ := strings.Cut(v.Name, "-")
+	return d
+}
+
 // finalKernel is the kernel of the final one-block level of a multi-pass
-// design for op.
+// design for op: the design's 1024-thread kernel where FinalThreads differs
+// from Threads (one block reduces all its inputs whatever the block size of
+// the earlier levels, so tuning variants share it), else Kernel.
 func (v Variant) finalKernel(op string) string {
 	if v.FinalThreads != v.Threads {
-		return fmt.Sprintf("reduce_%s_%sfinal_f32", op, v.Name)
+		return fmt.Sprintf("reduce_%s_%sfinal_f32", op, v.design())
 	}
 	return v.Kernel(op)
 }
 
-// Kernel returns the kernel name of the variant for op (min, max, minmax).
-func (v Variant) Kernel(op string) string { return fmt.Sprintf("reduce_%s_%s_f32", op, v.Name) }
-
-// Label is the thesis name where there is one, else "Reduce<k>".
-func (v Variant) Label() string {
-	if v.Thesis != "" {
-		return v.Thesis
-	}
-	return "Reduce" + v.Name[1:]
+// Kernel returns the kernel name of the variant for op (min, max, minmax):
+// reduce_<op>_<Name>_f32 with the Name's '-' written '_' (reduce_min_r4_f32,
+// reduce_min_r4_t128_f32).
+func (v Variant) Kernel(op string) string {
+	return fmt.Sprintf("reduce_%s_%s_f32", op, strings.ReplaceAll(v.Name, "-", "_"))
 }
+
+// Label is "Reduce" followed by the Name without its "r": the thesis name
+// where there is one (Reduce0 … Reduce4), Reduce5 … Reduce7 beyond it and
+// Reduce4-t128 for a tuning variant.
+func (v Variant) Label() string { return "Reduce" + v.Name[1:] }
 
 // DefaultVariant is the design Min, Max and MinMax use on a GPU.
 const DefaultVariant = "r7"
@@ -106,12 +123,15 @@ var variants = []Variant{
 // Variants returns the reduction designs, Reduce0 first.
 func Variants() []Variant { return append([]Variant(nil), variants...) }
 
-// lookup returns the variant called name (r0 … r7, or Reduce0 … Reduce7).
+// lookup returns the variant called name (r0 … r7, Reduce0 … Reduce7, or a
+// tuning variant's name or label).
 func lookup(name string) (Variant, error) {
-	for _, v := range variants {
-		if v.Name == name || v.Label() == name {
-			return v, nil
+	for _, vs := range [][]Variant{variants, tuning} {
+		for _, v := range vs {
+			if v.Name == name || v.Label() == name {
+				return v, nil
+			}
 		}
 	}
-	return Variant{}, fmt.Errorf("reduce: unknown variant %q (want r0 … r7)", name)
+	return Variant{}, fmt.Errorf("reduce: unknown variant %q (want r0 … r7 or a tuning variant such as r4-t128)", name)
 }

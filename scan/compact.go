@@ -18,9 +18,13 @@ const (
 	CompactFused       = "fused"        // one single-pass kernel with decoupled look-back, 256 x 32 items (GPU)
 	CompactFusedV1     = "fused-v1"     // the first fused kernel: 256 x 16 items, busy polling (GPU)
 	CompactFusedStaged = "fused-staged" // fused, each tile's kept items gathered in shared memory and written as one run (GPU)
+	// CompactFusedAsync is fused-staged with each tile's values copied to
+	// shared memory by asynchronous copies beside the flag loads, 256 x 24
+	// items, tile numbers from blockIdx.x (GPU default).
+	CompactFusedAsync = "fused-async"
 	// CompactFusedPrefetch is fused-staged with 256 x 16 items and each
-	// item's value loaded with its flag at the start of the tile (GPU
-	// default).
+	// item's value loaded with its flag at the start of the tile, in
+	// registers.
 	CompactFusedPrefetch = "fused-prefetch"
 )
 
@@ -33,7 +37,7 @@ var ErrShortDst = errors.New("scan: dst shorter than the number of kept items")
 func CompactVariants(ex exec.Executor) []string {
 	if ex.CUDA() != nil {
 		v := []string{defaultCompact}
-		for _, s := range append([]string{CompactFusedPrefetch, CompactFusedStaged, CompactFused, CompactFusedV1, CompactScanScatter},
+		for _, s := range append([]string{CompactFusedAsync, CompactFusedPrefetch, CompactFusedStaged, CompactFused, CompactFusedV1, CompactScanScatter},
 			tuningCompactVariants()...) {
 			if s != defaultCompact {
 				v = append(v, s)

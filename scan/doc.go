@@ -51,14 +51,18 @@
 //	segmented scan, offsets form: its own kernels (segscan_off_*), reading the values and the offsets only:
 //	  a small kernel finds every 4096-item tile's first segment entry, and each tile sets its heads as bits
 //	  in shared memory while its values load; Go: one loop per segment
-//	compaction (CompactVariants): cpu-parallel, cpu-no-scan, cpu-scan; GPU fused-prefetch (default:
-//	  fused-staged with 256 × 16 items and the values loaded with the flags at the start of each tile),
-//	  fused-staged (fused, with each tile's kept items gathered in shared memory and written as one run), fused
-//	  (the production scan's 256 × 32 tiling, ≤ 64 registers), fused-v1, scan-scatter
-//	  tuning (tuning.go): fused-staged-bid (tile numbers from blockIdx.x, as production-bid),
-//	  fused-staged-wide (each tile's run staged at dst's 16-byte phase and written as uint4 stores),
-//	  fused-staged-bid-wide (both), fused-staged-16 (256 × 16, 6 blocks per SM), fused-staged-24
-//	  (256 × 24, 5 blocks per SM), fused-staged-16x512 (512 × 16, 2 blocks per SM)
+//	compaction (CompactVariants): cpu-parallel, cpu-no-scan, cpu-scan; GPU fused-async (default: each
+//	  tile's values copied to shared memory by cp.async beside the flag loads, so that they arrive during
+//	  the scan and the look-back; the store phase records the kept items' 16-bit places in the tile and
+//	  the block writes dst[carry + k] = value[place[k]] as one run; 256 × 24 items, tile numbers from
+//	  blockIdx.x; plain loads before sm_80), fused-prefetch (fused-staged with 256 × 16 items and the
+//	  values loaded into registers with the flags), fused-staged (fused, with each tile's kept items
+//	  gathered in shared memory and written as one run), fused (the production scan's 256 × 32 tiling,
+//	  ≤ 64 registers), fused-v1, scan-scatter
+//	  tuning (tuning.go): fused-staged-bid-wide (tile numbers from blockIdx.x, as production-bid, and
+//	  each tile's run staged at dst's 16-byte phase and written as uint4 stores), fused-staged-24 (256 × 24,
+//	  5 blocks per SM), fused-async-16 (256 × 16, 8 blocks per SM, the ticket), fused-async-24-early and
+//	  fused-async-16-early (the places recorded while warp 0 looks back, streaming stores)
 //	sort (SortVariants): Go cpu-lsd8; GPU onesweep (default: one histogram read of the keys, one
 //	  launch per 8-bit pass with 256×15-key tiles ranked by ballots, per-digit decoupled look-back,
 //	  contiguous digit runs; n < 2^30, else lsd8-prefetch), lsd8-prefetch (lsd8 whose scatter

@@ -31,8 +31,9 @@ func gpuCompact(sc *Scanner, variant string, dst, src, flags *exec.Buf[uint32]) 
 		return int(k), err
 	}
 	switch variant {
-	case CompactFused, CompactFusedStaged, CompactFusedV1, CompactFusedPrefetch:
+	case CompactFused, CompactFusedStaged, CompactFusedV1, CompactFusedPrefetch, CompactFusedAsync:
 		kernel := map[string]string{
+			CompactFusedAsync:    "compact_fused_async_u32",
 			CompactFused:         "compact_fused_u32",
 			CompactFusedStaged:   "compact_fused_staged_u32",
 			CompactFusedV1:       "compact_fused_v1_u32",

@@ -16,12 +16,11 @@ const (
 	VariantProductionBid20     = "production-bid-20"     // production-bid, 256 × 20, 5 blocks per SM
 	VariantProductionBid16     = "production-bid-16"     // production-bid, 256 × 16, 6 blocks per SM
 
-	CompactFusedStagedBid     = "fused-staged-bid"      // fused-staged with the tile number from blockIdx.x
-	CompactFusedStagedWide    = "fused-staged-wide"     // fused-staged writing each tile's run as uint4 stores
-	CompactFusedStagedBidWide = "fused-staged-bid-wide" // both
-	CompactFusedStaged16      = "fused-staged-16"       // fused-staged, 256 × 16 items, 6 blocks per SM
+	CompactFusedStagedBidWide = "fused-staged-bid-wide" // fused-staged with the tile number from blockIdx.x and uint4 stores
 	CompactFusedStaged24      = "fused-staged-24"       // fused-staged, 256 × 24 items, 5 blocks per SM
-	CompactFusedStaged16x512  = "fused-staged-16x512"   // fused-staged, 512 × 16 items, 2 blocks per SM
+	CompactFusedAsync16       = "fused-async-16"        // fused-async with 256 × 16 items, 8 blocks per SM, the ticket
+	CompactFusedAsync24Early  = "fused-async-24-early"  // fused-async with the kept items' places recorded during the look-back
+	CompactFusedAsync16Early  = "fused-async-16-early"  // the same, 256 × 16 items, 8 blocks per SM
 )
 
 // lookbackShape is the tile and block size of a tuning kernel.
@@ -47,12 +46,11 @@ var tuningCompact = []struct {
 	variant, kernel string
 	shape           lookbackShape
 }{
-	{CompactFusedStagedBid, "compact_fused_staged_bid_u32", lookbackShape{8192, 256}},
-	{CompactFusedStagedWide, "compact_fused_staged_wide_u32", lookbackShape{8192, 256}},
 	{CompactFusedStagedBidWide, "compact_fused_staged_bid_wide_u32", lookbackShape{8192, 256}},
-	{CompactFusedStaged16, "compact_fused_staged_16_u32", lookbackShape{4096, 256}},
 	{CompactFusedStaged24, "compact_fused_staged_24_u32", lookbackShape{6144, 256}},
-	{CompactFusedStaged16x512, "compact_fused_staged_16x512_u32", lookbackShape{8192, 512}},
+	{CompactFusedAsync16, "compact_fused_async_16_u32", lookbackShape{4096, 256}},
+	{CompactFusedAsync24Early, "compact_fused_async_24bid_early_u32", lookbackShape{6144, 256}},
+	{CompactFusedAsync16Early, "compact_fused_async_16bid_early_u32", lookbackShape{4096, 256}},
 }
 
 // tuningScanVariants and tuningCompactVariants list the names in table order.

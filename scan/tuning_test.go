@@ -28,12 +28,12 @@ func TestTuningShapes(t *testing.T) {
 		{"scan_excl_productionbid_24_u32", 6144, 256},
 		{"scan_incl_productionbid_20_f32", 5120, 256},
 		{"scan_excl_productionbid_16_u32", 4096, 256},
-		{"compact_fused_staged_bid_u32", 8192, 256},
-		{"compact_fused_staged_wide_u32", 8192, 256},
 		{"compact_fused_staged_bid_wide_u32", 8192, 256},
-		{"compact_fused_staged_16_u32", 4096, 256},
 		{"compact_fused_staged_24_u32", 6144, 256},
-		{"compact_fused_staged_16x512_u32", 8192, 512},
+		{"compact_fused_async_16_u32", 4096, 256},
+		{"compact_fused_async_u32", 6144, 256},
+		{"compact_fused_async_24bid_early_u32", 6144, 256},
+		{"compact_fused_async_16bid_early_u32", 4096, 256},
 	}
 	for _, c := range cases {
 		if got := lookbackTile(c.kernel); got != c.tile {

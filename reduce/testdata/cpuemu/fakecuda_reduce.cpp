@@ -32,7 +32,9 @@ constexpr size_t arity(void (*)(P...)) { return sizeof...(P); }
       ENTRY(reduce_##op##_r3_f32), ENTRY(reduce_##op##_r4_f32), ENTRY(reduce_##op##_r5_f32),              \
       ENTRY(reduce_##op##_r4final_f32), ENTRY(reduce_##op##_r5final_f32),                                \
       ENTRY(reduce_##op##_r6_f32), ENTRY(reduce_##op##_r7_f32), ENTRY(reduce_segwarp_##op##_f32),         \
-      ENTRY(reduce_segbig_##op##_f32)
+      ENTRY(reduce_segbig_##op##_f32), ENTRY(reduce_##op##_r0_t128_f32), ENTRY(reduce_##op##_r0_t512_f32),   \
+      ENTRY(reduce_##op##_r4_t64_f32), ENTRY(reduce_##op##_r4_t128_f32), ENTRY(reduce_##op##_r4_t512_f32),  \
+      ENTRY(reduce_##op##_r5_t128_f32)
 
 struct Kernel {
   const char* name;

@@ -301,7 +301,7 @@ template <class V> static void test_seg_off(size_t n, unsigned every) {
 }
 
 // The fused compaction kernels: 0 fused, 1 fused-v1, 2 fused-staged,
-// 3 fused-prefetch; 4..9 the tuning kernels (scan/tuning.go).
+// 3 fused-prefetch, 4 fused-async; 5..9 the tuning kernels (scan/tuning.go).
 typedef void (*KC)(const unsigned *, const unsigned *, unsigned *, unsigned long long, unsigned long long,
                    unsigned long long *, unsigned *);
 struct CompactKernel {
@@ -315,16 +315,16 @@ const CompactKernel kCompact[] = {
     {"fused-v1", compact_fused_v1_u32, 4096, 256},
     {"fused-staged", compact_fused_staged_u32, kTileV2, 256},
     {"fused-prefetch", compact_fused_prefetch_u32, 4096, 256},
-    {"fused-staged-bid", compact_fused_staged_bid_u32, 8192, 256},
-    {"fused-staged-wide", compact_fused_staged_wide_u32, 8192, 256},
+    {"fused-async", compact_fused_async_u32, 6144, 256},
     {"fused-staged-bid-wide", compact_fused_staged_bid_wide_u32, 8192, 256},
-    {"fused-staged-16", compact_fused_staged_16_u32, 4096, 256},
     {"fused-staged-24", compact_fused_staged_24_u32, 6144, 256},
-    {"fused-staged-16x512", compact_fused_staged_16x512_u32, 8192, 512},
+    {"fused-async-16", compact_fused_async_16_u32, 4096, 256},
+    {"fused-async-24-early", compact_fused_async_24bid_early_u32, 6144, 256},
+    {"fused-async-16-early", compact_fused_async_16bid_early_u32, 4096, 256},
 };
-constexpr int kNumCompact = 10, kOldCompact = 4;
+constexpr int kNumCompact = 10, kOldCompact = 5;
 
-// test_compact: kernels [c0, c1) (the first four by default); the tuning
+// test_compact: kernels [c0, c1) (the first five by default); the tuning
 // kernels also write to a dst one word off 16-byte alignment; unless
 // tuning_only, the three-kernel form too.
 static void test_compact(size_t n, unsigned density, int c0 = 0, int c1 = kOldCompact, bool tuning_only = false) {
