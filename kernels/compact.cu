@@ -157,12 +157,14 @@ template <class Cfg, bool Early = false> struct IoCompactAsync {
 // tuning variants compact_fused_async_<shape>_u32 (scan/tuning.go):
 // compact_fused_staged_u32's contract with kd_scan::IoCompactAsync; grid =
 // ceil(n/tile) blocks of 256 threads, state zeroed (8*(grid+1) bytes). The
-// default: 256 x 24 items (tile 6144, 36 KiB of shared memory, 5 blocks per
-// SM), tile numbers from blockIdx.x. 16: 256 x 16 items (tile 4096, 24 KiB, 8
-// blocks per SM) with the ticket; *_early: with early ranks (IoCompactAsync's
-// Early), tile numbers from blockIdx.x.
+// default: 256 x 16 items (tile 4096, 24 KiB of shared memory, 8 blocks per
+// SM), tile numbers from blockIdx.x, early ranks (IoCompactAsync's Early).
+// Tuning: 16: 256 x 16 with the ticket and late ranks; 24bid: 256 x 24 (tile
+// 6144, 36 KiB, 5 blocks per SM), blockIdx.x, late ranks; 20bid_early: 256 x
+// 20 (tile 5120, 30 KiB, 6 blocks per SM), blockIdx.x, early ranks;
+// 16_early: the default with the ticket.
 #define KD_COMPACT_ASYNC(NAME, CFG, MINB, EARLY)                                                                \
-	extern "C" __global__ void __launch_bounds__(256, MINB)                                                  \
+	extern "C" __global__ void __launch_bounds__(CFG::kThreads, MINB)                                        \
 	    NAME(const unsigned *src, const unsigned *flags, unsigned *dst, unsigned long long n,               \
 	         unsigned long long cap, unsigned long long *state, unsigned *count) {                          \
 		using Cfg = CFG;                                                                                \
@@ -175,6 +177,7 @@ namespace kd_scan {
 using TilingCA16 = TT<256, 16, 8>;
 using TilingCA24B = TB<256, 24, 5>;
 using TilingCA16B = TB<256, 16, 8>;
+using TilingCA20B = TB<256, 20, 6>;
 } // namespace kd_scan
 // Blocks per SM the shared memory allows: 2 before sm_80 (96 or 64 KiB) and
 // on sm_86/sm_89 (100 KiB), else the tiling's own.
@@ -184,9 +187,10 @@ using TilingCA16B = TB<256, 16, 8>;
 #define KD_ASYNC_MINB(n) (n)
 #endif
 KD_COMPACT_ASYNC(compact_fused_async_16_u32, kd_scan::TilingCA16, KD_ASYNC_MINB(8), false)
-KD_COMPACT_ASYNC(compact_fused_async_u32, kd_scan::TilingCA24B, KD_ASYNC_MINB(5), false)
-KD_COMPACT_ASYNC(compact_fused_async_24bid_early_u32, kd_scan::TilingCA24B, KD_ASYNC_MINB(5), true)
-KD_COMPACT_ASYNC(compact_fused_async_16bid_early_u32, kd_scan::TilingCA16B, KD_ASYNC_MINB(8), true)
+KD_COMPACT_ASYNC(compact_fused_async_u32, kd_scan::TilingCA16B, KD_ASYNC_MINB(8), true)
+KD_COMPACT_ASYNC(compact_fused_async_24bid_u32, kd_scan::TilingCA24B, KD_ASYNC_MINB(5), false)
+KD_COMPACT_ASYNC(compact_fused_async_20bid_early_u32, kd_scan::TilingCA20B, KD_ASYNC_MINB(6), true)
+KD_COMPACT_ASYNC(compact_fused_async_16_early_u32, kd_scan::TilingCA16, KD_ASYNC_MINB(8), true)
 #undef KD_ASYNC_MINB
 #undef KD_COMPACT_ASYNC
 

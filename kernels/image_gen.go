@@ -9,11 +9,11 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "65ea5209d2929ed4cfb2198f15d04eb32df507c0969ce1db65c016558e520adc"
+const SourcesSHA256 = "8f5fed466c830234bd7d4a95d6d567caf3877b9661e7c8fd9d750aba26ce9e07"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
-	"compact.cu": "723deea43cd7e55def532ab2ca1101531c0c8deffb2df1fb5c45d9761de9bf46",
+	"compact.cu": "af93e49ec8ddc3329581da7d0c6b4700be889f3877bbdb61a7adcf07ea8d39d4",
 	"kdtree.cu":  "e3450904bf1234b181a629bfd8a55258415511261d89b12717c32dc333709ec4",
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "0de99dbbdde1aef8b604df1b9471ebc60686775934edbae059daf4215f941bb3",

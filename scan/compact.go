@@ -19,8 +19,9 @@ const (
 	CompactFusedV1     = "fused-v1"     // the first fused kernel: 256 x 16 items, busy polling (GPU)
 	CompactFusedStaged = "fused-staged" // fused, each tile's kept items gathered in shared memory and written as one run (GPU)
 	// CompactFusedAsync is fused-staged with each tile's values copied to
-	// shared memory by asynchronous copies beside the flag loads, 256 x 24
-	// items, tile numbers from blockIdx.x (GPU default).
+	// shared memory by asynchronous copies beside the flag loads and the
+	// kept items' places in the tile recorded while the tile looks back for
+	// its carry, 256 x 16 items, tile numbers from blockIdx.x (GPU default).
 	CompactFusedAsync = "fused-async"
 	// CompactFusedPrefetch is fused-staged with 256 x 16 items and each
 	// item's value loaded with its flag at the start of the tile, in

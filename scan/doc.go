@@ -53,16 +53,18 @@
 //	  in shared memory while its values load; Go: one loop per segment
 //	compaction (CompactVariants): cpu-parallel, cpu-no-scan, cpu-scan; GPU fused-async (default: each
 //	  tile's values copied to shared memory by cp.async beside the flag loads, so that they arrive during
-//	  the scan and the look-back; the store phase records the kept items' 16-bit places in the tile and
-//	  the block writes dst[carry + k] = value[place[k]] as one run; 256 × 24 items, tile numbers from
-//	  blockIdx.x; plain loads before sm_80), fused-prefetch (fused-staged with 256 × 16 items and the
-//	  values loaded into registers with the flags), fused-staged (fused, with each tile's kept items
-//	  gathered in shared memory and written as one run), fused (the production scan's 256 × 32 tiling,
-//	  ≤ 64 registers), fused-v1, scan-scatter
+//	  the scan and the look-back; while warp 0 looks back, every thread records its kept items' 16-bit
+//	  places in the tile; then the block writes dst[carry + k] = value[place[k]] as one run with
+//	  streaming stores; 256 × 16 items, 8 blocks per SM, tile numbers from blockIdx.x; plain loads
+//	  before sm_80), fused-prefetch (fused-staged with 256 × 16 items and the values loaded into
+//	  registers with the flags), fused-staged (fused, with each tile's kept items gathered in shared
+//	  memory and written as one run), fused (the production scan's 256 × 32 tiling, ≤ 64 registers),
+//	  fused-v1, scan-scatter
 //	  tuning (tuning.go): fused-staged-bid-wide (tile numbers from blockIdx.x, as production-bid, and
 //	  each tile's run staged at dst's 16-byte phase and written as uint4 stores), fused-staged-24 (256 × 24,
-//	  5 blocks per SM), fused-async-16 (256 × 16, 8 blocks per SM, the ticket), fused-async-24-early and
-//	  fused-async-16-early (the places recorded while warp 0 looks back, streaming stores)
+//	  5 blocks per SM), fused-async-16 (the ticket, places recorded after the look-back),
+//	  fused-async-24-bid (256 × 24, places after the look-back), fused-async-20-early (256 × 20, 6 blocks
+//	  per SM), fused-async-16-early-ticket (the default with the ticket)
 //	sort (SortVariants): Go cpu-lsd8; GPU onesweep (default: one histogram read of the keys, one
 //	  launch per 8-bit pass with 256×15-key tiles ranked by ballots, per-digit decoupled look-back,
 //	  contiguous digit runs; n < 2^30, else lsd8-prefetch), lsd8-prefetch (lsd8 whose scatter

@@ -16,11 +16,12 @@ const (
 	VariantProductionBid20     = "production-bid-20"     // production-bid, 256 × 20, 5 blocks per SM
 	VariantProductionBid16     = "production-bid-16"     // production-bid, 256 × 16, 6 blocks per SM
 
-	CompactFusedStagedBidWide = "fused-staged-bid-wide" // fused-staged with the tile number from blockIdx.x and uint4 stores
-	CompactFusedStaged24      = "fused-staged-24"       // fused-staged, 256 × 24 items, 5 blocks per SM
-	CompactFusedAsync16       = "fused-async-16"        // fused-async with 256 × 16 items, 8 blocks per SM, the ticket
-	CompactFusedAsync24Early  = "fused-async-24-early"  // fused-async with the kept items' places recorded during the look-back
-	CompactFusedAsync16Early  = "fused-async-16-early"  // the same, 256 × 16 items, 8 blocks per SM
+	CompactFusedStagedBidWide      = "fused-staged-bid-wide"       // fused-staged with the tile number from blockIdx.x and uint4 stores
+	CompactFusedStaged24           = "fused-staged-24"             // fused-staged, 256 × 24 items, 5 blocks per SM
+	CompactFusedAsync16            = "fused-async-16"              // fused-async with the ticket and the places recorded after the look-back
+	CompactFusedAsync24Bid         = "fused-async-24-bid"          // fused-async with 256 × 24 items (5 blocks per SM), the places recorded after the look-back
+	CompactFusedAsync20Early       = "fused-async-20-early"        // fused-async with 256 × 20 items (tile 5120), 6 blocks per SM
+	CompactFusedAsync16EarlyTicket = "fused-async-16-early-ticket" // fused-async with the ticket
 )
 
 // lookbackShape is the tile and block size of a tuning kernel.
@@ -49,8 +50,9 @@ var tuningCompact = []struct {
 	{CompactFusedStagedBidWide, "compact_fused_staged_bid_wide_u32", lookbackShape{8192, 256}},
 	{CompactFusedStaged24, "compact_fused_staged_24_u32", lookbackShape{6144, 256}},
 	{CompactFusedAsync16, "compact_fused_async_16_u32", lookbackShape{4096, 256}},
-	{CompactFusedAsync24Early, "compact_fused_async_24bid_early_u32", lookbackShape{6144, 256}},
-	{CompactFusedAsync16Early, "compact_fused_async_16bid_early_u32", lookbackShape{4096, 256}},
+	{CompactFusedAsync24Bid, "compact_fused_async_24bid_u32", lookbackShape{6144, 256}},
+	{CompactFusedAsync20Early, "compact_fused_async_20bid_early_u32", lookbackShape{5120, 256}},
+	{CompactFusedAsync16EarlyTicket, "compact_fused_async_16_early_u32", lookbackShape{4096, 256}},
 }
 
 // tuningScanVariants and tuningCompactVariants list the names in table order.

@@ -31,9 +31,10 @@ func TestTuningShapes(t *testing.T) {
 		{"compact_fused_staged_bid_wide_u32", 8192, 256},
 		{"compact_fused_staged_24_u32", 6144, 256},
 		{"compact_fused_async_16_u32", 4096, 256},
-		{"compact_fused_async_u32", 6144, 256},
-		{"compact_fused_async_24bid_early_u32", 6144, 256},
-		{"compact_fused_async_16bid_early_u32", 4096, 256},
+		{"compact_fused_async_u32", 4096, 256},
+		{"compact_fused_async_24bid_u32", 6144, 256},
+		{"compact_fused_async_20bid_early_u32", 5120, 256},
+		{"compact_fused_async_16_early_u32", 4096, 256},
 	}
 	for _, c := range cases {
 		if got := lookbackTile(c.kernel); got != c.tile {

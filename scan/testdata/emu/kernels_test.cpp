@@ -315,14 +315,15 @@ const CompactKernel kCompact[] = {
     {"fused-v1", compact_fused_v1_u32, 4096, 256},
     {"fused-staged", compact_fused_staged_u32, kTileV2, 256},
     {"fused-prefetch", compact_fused_prefetch_u32, 4096, 256},
-    {"fused-async", compact_fused_async_u32, 6144, 256},
+    {"fused-async", compact_fused_async_u32, 4096, 256},
     {"fused-staged-bid-wide", compact_fused_staged_bid_wide_u32, 8192, 256},
     {"fused-staged-24", compact_fused_staged_24_u32, 6144, 256},
     {"fused-async-16", compact_fused_async_16_u32, 4096, 256},
-    {"fused-async-24-early", compact_fused_async_24bid_early_u32, 6144, 256},
-    {"fused-async-16-early", compact_fused_async_16bid_early_u32, 4096, 256},
+    {"fused-async-24-bid", compact_fused_async_24bid_u32, 6144, 256},
+    {"fused-async-20-early", compact_fused_async_20bid_early_u32, 5120, 256},
+    {"fused-async-16-early-ticket", compact_fused_async_16_early_u32, 4096, 256},
 };
-constexpr int kNumCompact = 10, kOldCompact = 5;
+constexpr int kNumCompact = 11, kOldCompact = 5;
 
 // test_compact: kernels [c0, c1) (the first five by default); the tuning
 // kernels also write to a dst one word off 16-byte alignment; unless
