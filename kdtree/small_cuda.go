@@ -76,9 +76,10 @@ func (so *smallDev) free() {
 func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []uint32) (*smallDev, error) {
 	R := len(rs.small)
 	so := &smallDev{roots: R}
-	// One upload for the per-root words: offsets, counts, depths, then the
-	// counters (next record, next reference, overflow).
-	words := make([]uint32, 3*R+3)
+	// One upload for the per-root words: offsets, counts, depths, the
+	// counters (next record, next reference, overflow), then the order in
+	// which kdtree_small_w_f32 takes the roots (largest first).
+	words := make([]uint32, 4*R+3)
 	box := make([]float32, 6*max(R, 1))
 	total := 0
 	for i := range rs.small {
@@ -92,6 +93,7 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 	if R == 0 {
 		return so, nil
 	}
+	largestFirst(smallCnt[:R], words[3*R+3:])
 	fail := func(err error) (*smallDev, error) {
 		so.free()
 		return nil, err
@@ -121,7 +123,7 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 			return fail(err)
 		}
 		so.bufs = append(so.bufs, so.size)
-		args = append(args, so.size.Ptr())
+		args = append(args, so.size.Ptr(), w.Slice(3*R+3, R).Ptr())
 	}
 	for _, k := range smallCaps {
 		recCap := 2*R + k[0]*total + 1024
@@ -250,4 +252,27 @@ func (d *devLevel) parkedToHost(rs *records, smallOff, smallCnt []uint32) error 
 		rs.small[k].tri = ptri[smallOff[k] : smallOff[k]+smallCnt[k] : smallOff[k]+smallCnt[k]]
 	}
 	return nil
+}
+
+// largestFirst writes to order the indices of cnt (the reference counts
+// of the small roots) sorted by decreasing count, equal counts in index
+// order: a counting sort, linear in len(cnt) plus the largest count.
+func largestFirst(cnt []uint32, order []uint32) {
+	hi := uint32(0)
+	for _, c := range cnt {
+		hi = max(hi, c)
+	}
+	// Rank k = hi - count; start[k] is the first slot of rank k.
+	start := make([]int, int(hi)+2)
+	for _, c := range cnt {
+		start[hi-c+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	for i, c := range cnt {
+		k := hi - c
+		order[start[k]] = uint32(i)
+		start[k]++
+	}
 }

@@ -90,8 +90,8 @@ namespace kd_scan {
 //
 // Early (kEarly): tile_scan gives store_row the prefixes inside the tile
 // before the look-back (EarlyRanks), so the places are recorded while warp
-// 0 looks back; finish then writes with streaming stores.
-template <class Cfg, bool Early = false> struct IoCompactAsync {
+// 0 looks back. StreamOut: finish writes with streaming stores (__stcs).
+template <class Cfg, bool Early = false, bool StreamOut = Early> struct IoCompactAsync {
 	using Op = Add<unsigned>;
 	using P = Op::P;
 	static constexpr bool kStaged = true;
@@ -143,7 +143,7 @@ template <class Cfg, bool Early = false> struct IoCompactAsync {
 		for (unsigned j = tid; j < count; j += threads) {
 			const unsigned long long k = base + j;
 			if (k < c.cap) {
-				if constexpr (Early)
+				if constexpr (StreamOut)
 					__stcs(c.dst + k, vals[idx[j]]);
 				else
 					c.dst[k] = vals[idx[j]];
@@ -160,24 +160,23 @@ template <class Cfg, bool Early = false> struct IoCompactAsync {
 // default: 256 x 16 items (tile 4096, 24 KiB of shared memory, 8 blocks per
 // SM), tile numbers from blockIdx.x, early ranks (IoCompactAsync's Early).
 // Tuning: 16: 256 x 16 with the ticket and late ranks; 24bid: 256 x 24 (tile
-// 6144, 36 KiB, 5 blocks per SM), blockIdx.x, late ranks; 20bid_early: 256 x
-// 20 (tile 5120, 30 KiB, 6 blocks per SM), blockIdx.x, early ranks;
+// 6144, 36 KiB, 5 blocks per SM), blockIdx.x, late ranks;
+// 16bid_early_cached: the default writing with ordinary (cached) stores;
 // 16_early: the default with the ticket.
-#define KD_COMPACT_ASYNC(NAME, CFG, MINB, EARLY)                                                                \
+#define KD_COMPACT_ASYNC(NAME, CFG, MINB, EARLY, ...)                                                           \
 	extern "C" __global__ void __launch_bounds__(CFG::kThreads, MINB)                                        \
 	    NAME(const unsigned *src, const unsigned *flags, unsigned *dst, unsigned long long n,               \
 	         unsigned long long cap, unsigned long long *state, unsigned *count) {                          \
 		using Cfg = CFG;                                                                                \
 		__shared__ uint4 s_vals4[Cfg::kTile / 4];                                                       \
 		__shared__ unsigned short s_idx[Cfg::kTile];                                                    \
-		kd_scan::IoCompactAsync<Cfg, EARLY> io(src, flags, dst, cap, reinterpret_cast<unsigned *>(s_vals4), s_idx); \
+		kd_scan::IoCompactAsync<Cfg, EARLY __VA_ARGS__> io(src, flags, dst, cap, reinterpret_cast<unsigned *>(s_vals4), s_idx); \
 		kd_scan::tile_scan<kd_scan::Add<unsigned>, Cfg>(io, n, state, count);                           \
 	}
 namespace kd_scan {
 using TilingCA16 = TT<256, 16, 8>;
 using TilingCA24B = TB<256, 24, 5>;
 using TilingCA16B = TB<256, 16, 8>;
-using TilingCA20B = TB<256, 20, 6>;
 } // namespace kd_scan
 // Blocks per SM the shared memory allows: 2 before sm_80 (96 or 64 KiB) and
 // on sm_86/sm_89 (100 KiB), else the tiling's own.
@@ -189,7 +188,7 @@ using TilingCA20B = TB<256, 20, 6>;
 KD_COMPACT_ASYNC(compact_fused_async_16_u32, kd_scan::TilingCA16, KD_ASYNC_MINB(8), false)
 KD_COMPACT_ASYNC(compact_fused_async_u32, kd_scan::TilingCA16B, KD_ASYNC_MINB(8), true)
 KD_COMPACT_ASYNC(compact_fused_async_24bid_u32, kd_scan::TilingCA24B, KD_ASYNC_MINB(5), false)
-KD_COMPACT_ASYNC(compact_fused_async_20bid_early_u32, kd_scan::TilingCA20B, KD_ASYNC_MINB(6), true)
+KD_COMPACT_ASYNC(compact_fused_async_16bid_early_cached_u32, kd_scan::TilingCA16B, KD_ASYNC_MINB(8), true, , false)
 KD_COMPACT_ASYNC(compact_fused_async_16_early_u32, kd_scan::TilingCA16, KD_ASYNC_MINB(8), true)
 #undef KD_ASYNC_MINB
 #undef KD_COMPACT_ASYNC

@@ -9,12 +9,12 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "8f5fed466c830234bd7d4a95d6d567caf3877b9661e7c8fd9d750aba26ce9e07"
+const SourcesSHA256 = "55dda0a20caae3a08c1ea2a36dedaacb4d43dae5996d9c59aaf11ee45d054a0a"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
-	"compact.cu": "af93e49ec8ddc3329581da7d0c6b4700be889f3877bbdb61a7adcf07ea8d39d4",
-	"kdtree.cu":  "e3450904bf1234b181a629bfd8a55258415511261d89b12717c32dc333709ec4",
+	"compact.cu": "79bce020afd0deacca44fc406ac8a502bb7a0310962a1771646df852869fe6ad",
+	"kdtree.cu":  "b2eb5f66cc092dee19e0d6fa4ca416867d895081e108b772cb0504ac48c3e008",
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "0de99dbbdde1aef8b604df1b9471ebc60686775934edbae059daf4215f941bb3",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",

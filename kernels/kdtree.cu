@@ -944,12 +944,18 @@ __device__ __forceinline__ bool reserve(unsigned int *ctr, unsigned int *overflo
 //     straddling test clips without copying polygons;
 //   - it also writes kdtree_small_size_u32's output: size[r] = nodes of
 //     root r's subtree, size[roots + r] = its leaves' references (a warp
-//     pops its root's nodes one by one and counts them).
+//     pops its root's nodes one by one and counts them);
+//   - warp w of block b takes root order[4b + w] (order: a permutation of
+//     the roots, or null for the identity). The host lists the roots by
+//     decreasing reference count, so that the largest start first and the
+//     warps of a block, which hold its shared memory until the last of them
+//     is done, get roots of about the same size. Nothing else depends on
+//     the order: every output of a root is keyed by its number.
 extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small_w_f32(
     const unsigned int *ptri, const float *pbox, const float *tv, const unsigned int *rootOff,
     const unsigned int *rootCnt, const float *rootBox, const unsigned int *rootDepth, unsigned int roots, int maxDepth,
     double ct, double ci, double keep, unsigned int *rec, unsigned int recCap, unsigned int *refs,
-    unsigned int refCap, unsigned int *ctr, unsigned int *size) {
+    unsigned int refCap, unsigned int *ctr, unsigned int *size, const unsigned int *order) {
 	using namespace kd_tree;
 	using kd_small::kRecChunk;
 	using kd_small::kRefChunk;
@@ -961,6 +967,7 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 	kd_small::Warp &w = warps[threadIdx.x >> 5];
 	unsigned int root = blockIdx.x * kd_small::kWarps + (threadIdx.x >> 5);
 	if (root >= roots) return;
+	if (order != nullptr) root = order[root];
 	int m = (int)rootCnt[root];
 	unsigned int off = rootOff[root];
 	for (int r = lane; r < m; r += 32) {

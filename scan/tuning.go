@@ -20,7 +20,7 @@ const (
 	CompactFusedStaged24           = "fused-staged-24"             // fused-staged, 256 × 24 items, 5 blocks per SM
 	CompactFusedAsync16            = "fused-async-16"              // fused-async with the ticket and the places recorded after the look-back
 	CompactFusedAsync24Bid         = "fused-async-24-bid"          // fused-async with 256 × 24 items (5 blocks per SM), the places recorded after the look-back
-	CompactFusedAsync20Early       = "fused-async-20-early"        // fused-async with 256 × 20 items (tile 5120), 6 blocks per SM
+	CompactFusedAsyncCached        = "fused-async-cached"          // fused-async writing with ordinary stores instead of streaming ones
 	CompactFusedAsync16EarlyTicket = "fused-async-16-early-ticket" // fused-async with the ticket
 )
 
@@ -51,7 +51,7 @@ var tuningCompact = []struct {
 	{CompactFusedStaged24, "compact_fused_staged_24_u32", lookbackShape{6144, 256}},
 	{CompactFusedAsync16, "compact_fused_async_16_u32", lookbackShape{4096, 256}},
 	{CompactFusedAsync24Bid, "compact_fused_async_24bid_u32", lookbackShape{6144, 256}},
-	{CompactFusedAsync20Early, "compact_fused_async_20bid_early_u32", lookbackShape{5120, 256}},
+	{CompactFusedAsyncCached, "compact_fused_async_16bid_early_cached_u32", lookbackShape{4096, 256}},
 	{CompactFusedAsync16EarlyTicket, "compact_fused_async_16_early_u32", lookbackShape{4096, 256}},
 }
 

@@ -33,7 +33,7 @@ func TestTuningShapes(t *testing.T) {
 		{"compact_fused_async_16_u32", 4096, 256},
 		{"compact_fused_async_u32", 4096, 256},
 		{"compact_fused_async_24bid_u32", 6144, 256},
-		{"compact_fused_async_20bid_early_u32", 5120, 256},
+		{"compact_fused_async_16bid_early_cached_u32", 4096, 256},
 		{"compact_fused_async_16_early_u32", 4096, 256},
 	}
 	for _, c := range cases {

@@ -1,0 +1,44 @@
+package kdtree
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestLargestFirst checks the small roots' launch order against a stable
+// sort by decreasing count.
+func TestLargestFirst(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	random := func(n int, hi uint32) []uint32 {
+		c := make([]uint32, n)
+		for i := range c {
+			c[i] = rng.Uint32N(hi + 1)
+		}
+		return c
+	}
+	cases := []struct {
+		name string
+		cnt  []uint32
+	}{
+		{"empty", nil},
+		{"one", []uint32{5}},
+		{"zeros", []uint32{0, 0, 0}},
+		{"ascending", []uint32{1, 2, 3, 4}},
+		{"ties", []uint32{3, 1, 3, 2, 1, 3}},
+		{"random 33", random(33, 64)},
+		{"random 4097", random(4097, 64)},
+	}
+	for _, c := range cases {
+		got := make([]uint32, len(c.cnt))
+		largestFirst(c.cnt, got)
+		want := make([]uint32, len(c.cnt))
+		for i := range want {
+			want[i] = uint32(i)
+		}
+		slices.SortStableFunc(want, func(a, b uint32) int { return int(c.cnt[b]) - int(c.cnt[a]) })
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: order %v, want %v", c.name, got, want)
+		}
+	}
+}
