@@ -160,9 +160,9 @@ template <class Cfg, bool Early = false, bool StreamOut = Early> struct IoCompac
 // default: 256 x 16 items (tile 4096, 24 KiB of shared memory, 8 blocks per
 // SM), tile numbers from blockIdx.x, early ranks (IoCompactAsync's Early).
 // Tuning: 16: 256 x 16 with the ticket and late ranks; 24bid: 256 x 24 (tile
-// 6144, 36 KiB, 5 blocks per SM), blockIdx.x, late ranks;
-// 16bid_early_cached: the default writing with ordinary (cached) stores;
-// 16_early: the default with the ticket.
+// 6144, 36 KiB, 5 blocks per SM), blockIdx.x, late ranks; nobackoff: the
+// default polling the look-back state without __nanosleep; 8x512: the
+// default with 512 threads x 8 items (4 blocks per SM).
 #define KD_COMPACT_ASYNC(NAME, CFG, MINB, EARLY, ...)                                                           \
 	extern "C" __global__ void __launch_bounds__(CFG::kThreads, MINB)                                        \
 	    NAME(const unsigned *src, const unsigned *flags, unsigned *dst, unsigned long long n,               \
@@ -177,6 +177,8 @@ namespace kd_scan {
 using TilingCA16 = TT<256, 16, 8>;
 using TilingCA24B = TB<256, 24, 5>;
 using TilingCA16B = TB<256, 16, 8>;
+using TilingCA16BN = Tiling<256, 16, 8, false, true, false>;
+using TilingCA8x512 = TB<512, 8, 4>;
 } // namespace kd_scan
 // Blocks per SM the shared memory allows: 2 before sm_80 (96 or 64 KiB) and
 // on sm_86/sm_89 (100 KiB), else the tiling's own.
@@ -188,8 +190,8 @@ using TilingCA16B = TB<256, 16, 8>;
 KD_COMPACT_ASYNC(compact_fused_async_16_u32, kd_scan::TilingCA16, KD_ASYNC_MINB(8), false)
 KD_COMPACT_ASYNC(compact_fused_async_u32, kd_scan::TilingCA16B, KD_ASYNC_MINB(8), true)
 KD_COMPACT_ASYNC(compact_fused_async_24bid_u32, kd_scan::TilingCA24B, KD_ASYNC_MINB(5), false)
-KD_COMPACT_ASYNC(compact_fused_async_16bid_early_cached_u32, kd_scan::TilingCA16B, KD_ASYNC_MINB(8), true, , false)
-KD_COMPACT_ASYNC(compact_fused_async_16_early_u32, kd_scan::TilingCA16, KD_ASYNC_MINB(8), true)
+KD_COMPACT_ASYNC(compact_fused_async_nobackoff_u32, kd_scan::TilingCA16BN, KD_ASYNC_MINB(8), true)
+KD_COMPACT_ASYNC(compact_fused_async_8x512_u32, kd_scan::TilingCA8x512, KD_ASYNC_MINB(4), true)
 #undef KD_ASYNC_MINB
 #undef KD_COMPACT_ASYNC
 

@@ -9,11 +9,11 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "55dda0a20caae3a08c1ea2a36dedaacb4d43dae5996d9c59aaf11ee45d054a0a"
+const SourcesSHA256 = "9af9fe58b1b2a4be546e775334461a3e000109c835f2716e34268a276b2ae59b"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
-	"compact.cu": "79bce020afd0deacca44fc406ac8a502bb7a0310962a1771646df852869fe6ad",
+	"compact.cu": "f0fafcb9bc7fcdc5b4affe88947a89d42a9116fa927eab9703f93b5c473874cf",
 	"kdtree.cu":  "b2eb5f66cc092dee19e0d6fa4ca416867d895081e108b772cb0504ac48c3e008",
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "0de99dbbdde1aef8b604df1b9471ebc60686775934edbae059daf4215f941bb3",

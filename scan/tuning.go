@@ -16,12 +16,12 @@ const (
 	VariantProductionBid20     = "production-bid-20"     // production-bid, 256 × 20, 5 blocks per SM
 	VariantProductionBid16     = "production-bid-16"     // production-bid, 256 × 16, 6 blocks per SM
 
-	CompactFusedStagedBidWide      = "fused-staged-bid-wide"       // fused-staged with the tile number from blockIdx.x and uint4 stores
-	CompactFusedStaged24           = "fused-staged-24"             // fused-staged, 256 × 24 items, 5 blocks per SM
-	CompactFusedAsync16            = "fused-async-16"              // fused-async with the ticket and the places recorded after the look-back
-	CompactFusedAsync24Bid         = "fused-async-24-bid"          // fused-async with 256 × 24 items (5 blocks per SM), the places recorded after the look-back
-	CompactFusedAsyncCached        = "fused-async-cached"          // fused-async writing with ordinary stores instead of streaming ones
-	CompactFusedAsync16EarlyTicket = "fused-async-16-early-ticket" // fused-async with the ticket
+	CompactFusedStagedBidWide  = "fused-staged-bid-wide" // fused-staged with the tile number from blockIdx.x and uint4 stores
+	CompactFusedStaged24       = "fused-staged-24"       // fused-staged, 256 × 24 items, 5 blocks per SM
+	CompactFusedAsync16        = "fused-async-16"        // fused-async with the ticket and the places recorded after the look-back
+	CompactFusedAsync24Bid     = "fused-async-24-bid"    // fused-async with 256 × 24 items (5 blocks per SM), the places recorded after the look-back
+	CompactFusedAsyncNoBackoff = "fused-async-nobackoff" // fused-async polling the look-back without sleeping
+	CompactFusedAsync8x512     = "fused-async-8x512"     // fused-async with 512 threads × 8 items, 4 blocks per SM
 )
 
 // lookbackShape is the tile and block size of a tuning kernel.
@@ -51,8 +51,8 @@ var tuningCompact = []struct {
 	{CompactFusedStaged24, "compact_fused_staged_24_u32", lookbackShape{6144, 256}},
 	{CompactFusedAsync16, "compact_fused_async_16_u32", lookbackShape{4096, 256}},
 	{CompactFusedAsync24Bid, "compact_fused_async_24bid_u32", lookbackShape{6144, 256}},
-	{CompactFusedAsyncCached, "compact_fused_async_16bid_early_cached_u32", lookbackShape{4096, 256}},
-	{CompactFusedAsync16EarlyTicket, "compact_fused_async_16_early_u32", lookbackShape{4096, 256}},
+	{CompactFusedAsyncNoBackoff, "compact_fused_async_nobackoff_u32", lookbackShape{4096, 256}},
+	{CompactFusedAsync8x512, "compact_fused_async_8x512_u32", lookbackShape{4096, 512}},
 }
 
 // tuningScanVariants and tuningCompactVariants list the names in table order.

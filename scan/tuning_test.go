@@ -33,8 +33,8 @@ func TestTuningShapes(t *testing.T) {
 		{"compact_fused_async_16_u32", 4096, 256},
 		{"compact_fused_async_u32", 4096, 256},
 		{"compact_fused_async_24bid_u32", 6144, 256},
-		{"compact_fused_async_16bid_early_cached_u32", 4096, 256},
-		{"compact_fused_async_16_early_u32", 4096, 256},
+		{"compact_fused_async_nobackoff_u32", 4096, 256},
+		{"compact_fused_async_8x512_u32", 4096, 512},
 	}
 	for _, c := range cases {
 		if got := lookbackTile(c.kernel); got != c.tile {

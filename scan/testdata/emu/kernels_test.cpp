@@ -320,8 +320,8 @@ const CompactKernel kCompact[] = {
     {"fused-staged-24", compact_fused_staged_24_u32, 6144, 256},
     {"fused-async-16", compact_fused_async_16_u32, 4096, 256},
     {"fused-async-24-bid", compact_fused_async_24bid_u32, 6144, 256},
-    {"fused-async-cached", compact_fused_async_16bid_early_cached_u32, 4096, 256},
-    {"fused-async-16-early-ticket", compact_fused_async_16_early_u32, 4096, 256},
+    {"fused-async-nobackoff", compact_fused_async_nobackoff_u32, 4096, 256},
+    {"fused-async-8x512", compact_fused_async_8x512_u32, 4096, 512},
 };
 constexpr int kNumCompact = 11, kOldCompact = 5;
 
