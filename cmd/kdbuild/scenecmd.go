@@ -16,7 +16,7 @@ import (
 // sceneFlags are the flags of kdbuild [scene].
 type sceneFlags struct {
 	json, quiet, version, noBuild bool
-	device                        string
+	device, cpuProfile            string
 	bench                         int
 	builder                       builderFlags
 }
@@ -30,6 +30,7 @@ func newSceneFlagSet(f *sceneFlags) *flag.FlagSet {
 	fs.StringVar(&f.device, "device", "", "executor: auto, cpu or gpu (default $KDBUILD_DEVICE, else auto)")
 	fs.BoolVar(&f.noBuild, "no-build", false, "load the scene only, do not build the tree")
 	fs.IntVar(&f.bench, "bench", 1, "build `N` times and report the median build time")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the builds to `file` (a new file; for go tool pprof)")
 	b := &f.builder
 	fs.Float64Var(&b.traversalCost, "traversal-cost", 0, fmt.Sprintf("SAH cost of an interior node (0: the default, %v)", kdtree.DefaultTraversalCost))
 	fs.Float64Var(&b.intersectCost, "intersect-cost", 0, fmt.Sprintf("SAH cost of a ray-triangle test (0: the default, %v)", kdtree.DefaultIntersectCost))
@@ -90,7 +91,14 @@ func runScene(e *env, args []string) int {
 	defer writeKernelTimes(e, ex)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	stopProfile, err := startCPUProfile(f.cpuProfile)
+	if err != nil {
+		return fail(e, f.json, arg, err)
+	}
 	b, err := buildTree(ctx, l.scene, ex, f.builder, f.bench, newLevelBar(e, quiet))
+	if perr := stopProfile(); err == nil && perr != nil {
+		err = fmt.Errorf("--cpuprofile: %w", perr)
+	}
 	if err != nil {
 		return fail(e, f.json, arg, fmt.Errorf("%s: build: %w", sceneLabel(l), err))
 	}
