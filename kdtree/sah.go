@@ -16,23 +16,10 @@ const (
 // at the split (below: max[axis] = split; above: min[axis] = split). A tree
 // without nodes costs 0. When the root box has zero area (a flat scene) the
 // ratio is taken as 1 for every node, so that such trees still compare.
+//
+// The terms are summed subtree by subtree below a fixed depth, the
+// subtrees in parallel (treeShape): the result is the same on every
+// machine, and may differ from a single serial sum in the last bits.
 func SAHCost(t *Tree) float64 {
-	if len(t.Nodes) == 0 {
-		return 0
-	}
-	rootArea := boxOf(t.Bounds).area()
-	cost := 0.0
-	t.walk(func(i uint32, _ int, box boxF64) {
-		ratio := 1.0
-		if rootArea > 0 {
-			ratio = box.area() / rootArea
-		}
-		n := t.Nodes[i]
-		if n.IsLeaf() {
-			cost += ratio * float64(n.RefCount()) * sahIntersect
-		} else {
-			cost += ratio * sahTraversal
-		}
-	})
-	return cost
+	return treeShape(t).cost
 }

@@ -40,18 +40,9 @@ type Stats struct {
 func ComputeShapeStats(t *Tree) Stats {
 	s := t.Stats()
 	s.Nodes = len(t.Nodes)
-	s.Leaves, s.EmptyLeaves, s.MaxDepth = 0, 0, 0
 	s.References = len(t.Refs)
-	t.walk(func(i uint32, depth int, _ boxF64) {
-		n := t.Nodes[i]
-		s.MaxDepth = max(s.MaxDepth, depth)
-		if n.IsLeaf() {
-			s.Leaves++
-			if n.RefCount() == 0 {
-				s.EmptyLeaves++
-			}
-		}
-	})
+	sh := treeShape(t) // one pass for the counts and the SAH cost
+	s.Leaves, s.EmptyLeaves, s.MaxDepth = sh.leaves, sh.emptyLeaves, sh.maxDepth
 	kept := 0
 	if t.Scene != nil {
 		kept = len(t.Scene.Tris) - s.DroppedTriangles
@@ -60,7 +51,7 @@ func ComputeShapeStats(t *Tree) Stats {
 	if kept > 0 {
 		s.ReferencesPerTriangle = float64(s.References) / float64(kept)
 	}
-	s.SAHCost = SAHCost(t)
+	s.SAHCost = sh.cost
 	return s
 }
 
