@@ -256,6 +256,7 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	// host step needs them.
 	devLayout := cudaSmallOnDevice && cudaLayoutOnDevice()
 	smallOff, smallCnt := make([]uint32, 0, len(parked)), make([]uint32, 0, len(parked))
+	rs.small = slices.Grow(rs.small, len(parked))
 	for _, pr := range parked {
 		if !pr.small {
 			rs.recs[pr.rec] = record{fate: fateLeaf, parked: true, park: pr.off, pcnt: pr.cnt}
@@ -341,7 +342,13 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 // same order as when the host kept its records first; the records are
 // levelGo's.
 func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]parkedRange, error) {
-	var parked []parkedRange
+	// Room for the records and parked ranges the large phase usually makes
+	// (the bunny parks about n/19 small roots; a split makes two records),
+	// so that book rarely grows them: growing copies every record made so
+	// far, and the records hold pointers (the grid's growth cost 80 ms of
+	// host time per build on the device machine).
+	rs.recs = slices.Grow(rs.recs, n/8+1024)
+	parked := make([]parkedRange, 0, n/16+1024)
 	lb := &levelBook{}
 	workers := b.ex.Workers()
 	capRefs := max(64*n, 1<<20)

@@ -44,6 +44,10 @@ type Context struct {
 	debug   atomic.Bool
 	timesMu sync.Mutex
 	times   map[string]*KernelTime
+
+	stageMu  sync.Mutex
+	stage    unsafe.Pointer // pinned staging buffers of large device-to-host copies (staging.go)
+	stageBad bool           // pinned memory could not be had: copy directly
 }
 
 // Event is a CUDA event on the default stream, for timing.
@@ -167,6 +171,9 @@ func (c *Context) Close() error {
 	freeArgSlots(c.args)
 	c.args = nil
 	c.argMu.Unlock()
+	if r := c.freeStaging(); r != 0 && err == nil {
+		err = driverError("cuMemFreeHost", "", r)
+	}
 	if r := releasePrimary(c.dev); r != 0 && err == nil {
 		err = driverError("cuDevicePrimaryCtxRelease", "", r)
 	}
@@ -303,6 +310,11 @@ func (c *Context) htod(dst DevPtr, src unsafe.Pointer, n uint64) error {
 func (c *Context) dtoh(dst unsafe.Pointer, src DevPtr, n uint64) error {
 	if err := c.check(); err != nil {
 		return err
+	}
+	if n >= stageMin {
+		if ok, err := c.dtohStaged(dst, src, n); ok {
+			return err
+		}
 	}
 	return driverError("cuMemcpyDtoH", "", memcpyDtoH(c.ctx, dst, src, n))
 }

@@ -319,3 +319,36 @@ func BenchmarkLaunchSync(b *testing.B) {
 		}
 	}
 }
+
+// TestLargeCopyToHost: copies from stageMin bytes up go through the pinned
+// staging buffers (staging.go); every byte must arrive, at chunk edges, in
+// the last partial chunk and from an offset view.
+func TestLargeCopyToHost(t *testing.T) {
+	c := gpu(t)
+	const n = (2*stageChunk+stageChunk/2)/4 + 3 // uint32 words: 2.5 chunks and a bit
+	host := make([]uint32, n)
+	for i := range host {
+		host[i] = uint32(i)*2654435761 + 7
+	}
+	b, err := NewBuffer[uint32](c, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free()
+	if err := b.CopyFromHost(host); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ off, len int }{
+		{0, n}, {0, stageMin / 4}, {0, stageChunk / 4}, {5, stageChunk/4 + 1}, {3, n - 3}, {0, stageMin/4 - 1},
+	} {
+		got := make([]uint32, tc.len)
+		if err := b.Slice(tc.off, tc.len).CopyToHost(got); err != nil {
+			t.Fatalf("off %d len %d: %v", tc.off, tc.len, err)
+		}
+		for i, v := range got {
+			if v != host[tc.off+i] {
+				t.Fatalf("off %d len %d: word %d = %d, want %d", tc.off, tc.len, i, v, host[tc.off+i])
+			}
+		}
+	}
+}
