@@ -64,9 +64,9 @@
 //	  each tile's run staged at dst's 16-byte phase and written as uint4 stores), fused-staged-24 (256 × 24,
 //	  5 blocks per SM), fused-async-16 (the ticket, places recorded after the look-back),
 //	  fused-async-24-bid (256 × 24, places after the look-back), fused-async-nobackoff (the look-back
-//	  polls without sleeping), fused-async-8x512 (512 threads × 8 items); measured on an H200 at 2^28 and
-//	  dropped (the default 0.93 ms): 256 × 20 items with early places 0.97–0.98, the default with the
-//	  ticket 0.95–0.97, the default with ordinary stores 0.930–0.932
+//	  polls without sleeping: no faster), fused-async-8x512 (512 threads × 8 items: 1.20 ms); measured on
+//	  an H200 at 2^28 and dropped (the default 0.93 ms): 256 × 20 items with early places 0.97–0.98, the
+//	  default with the ticket 0.95–0.97, the default with ordinary stores 0.930–0.932
 //	sort (SortVariants): Go cpu-lsd8; GPU onesweep (default: one histogram read of the keys, one
 //	  launch per 8-bit pass with 256×15-key tiles ranked by ballots, per-digit decoupled look-back,
 //	  contiguous digit runs; n < 2^30, else lsd8-prefetch), lsd8-prefetch (lsd8 whose scatter
