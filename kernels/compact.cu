@@ -123,12 +123,18 @@ template <class Cfg, bool Early = false, bool StreamOut = Early> struct IoCompac
 	__device__ __forceinline__ void load(unsigned long long i, bool full, unsigned long long n, P x[4]) const {
 		c.load(i, full, n, x);
 	}
-	// begin runs after the look-back, before the store phase: every thread
-	// waits for its own copies here; the barrier before finish publishes them.
-	__device__ __forceinline__ void begin(unsigned carry) {
+	// settle: every thread waits for its own copies (Early: called before
+	// the barrier after the look-back, which publishes them and the places).
+	__device__ __forceinline__ void settle() const {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 		asm volatile("cp.async.wait_all;\n" ::: "memory");
 #endif
+	}
+	// begin runs after the look-back, before the store phase; without
+	// Early it waits for the copies (the barrier before finish publishes
+	// them).
+	__device__ __forceinline__ void begin(unsigned carry) {
+		if constexpr (!Early) settle();
 		base = carry;
 	}
 	__device__ __forceinline__ void store_row(int, unsigned long long i, bool, unsigned long long, const P ex[4],

@@ -9,17 +9,17 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "9af9fe58b1b2a4be546e775334461a3e000109c835f2716e34268a276b2ae59b"
+const SourcesSHA256 = "504bec0183c38a29c641a5630be9cf36f423eb59fc02e98725aac70e33b97b95"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
-	"compact.cu": "f0fafcb9bc7fcdc5b4affe88947a89d42a9116fa927eab9703f93b5c473874cf",
+	"compact.cu": "86de1220552754140851530897eeeac2565549789e2326732e1e53da0600eeca",
 	"kdtree.cu":  "b2eb5f66cc092dee19e0d6fa4ca416867d895081e108b772cb0504ac48c3e008",
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "0de99dbbdde1aef8b604df1b9471ebc60686775934edbae059daf4215f941bb3",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
 	"scan.cu":    "14bbf6994e46461da9edcd124617c473d74983e6b51f28c4da9060f7127f4f61",
-	"scan.cuh":   "d7b1d3c067a468a7f8e2615aeee79e8b77cea74ea147bf037a3e7b4e672a4bcb",
+	"scan.cuh":   "1ceae8fd8088e20e3f7cf9538636bdd05af0dd35f45abbfd3f69c295079b447a",
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":   "227851d02f75b66c8fc1e29c542904f94082ff692e40d85792fc86e6d85f0946",
 }

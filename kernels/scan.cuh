@@ -202,7 +202,10 @@ __device__ __forceinline__ typename Op::P lookback(const unsigned long long *til
 
 // EarlyRanks<Io>::value: Io has kEarly = true, so tile_scan hands it the
 // items' prefixes inside the tile (without the carry) through store_row
-// before the look-back, and no final prefixes after it.
+// before the look-back, and no final prefixes after it; then it calls
+// io.settle(), after which the Io's shared-memory data must be complete
+// (the barrier after the look-back publishes it, and finish follows
+// without another barrier).
 template <class Io, class = void> struct EarlyRanks {
 	static constexpr bool value = false;
 };
@@ -303,6 +306,9 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 			for (int k = 1; k < 4; k++) ex[k] = in[k - 1];
 			io.store_row(r, first + r * 128, full, n, ex, in);
 		}
+		// Its staged data is complete before the barrier after the
+		// look-back, which then also publishes it: no barrier before finish.
+		io.settle();
 	}
 
 	// Warp 0 publishes the tile and looks back for its carry.
@@ -348,7 +354,7 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 	}
 	// A staging Io writes the tile's output from shared memory in one pass.
 	if constexpr (Io::kStaged) {
-		__syncthreads();
+		if constexpr (!EarlyRanks<Io>::value) __syncthreads();
 		io.finish(s_agg.v, tid, Cfg::kThreads);
 	}
 }
