@@ -24,9 +24,9 @@ func gpu(t *testing.T) *Context {
 	return testCtx
 }
 
-// TestLaunchMixedArgs checks that arguments of every type, size and
+// TestGPULaunchMixedArgs checks that arguments of every type, size and
 // alignment arrive in order, by having a kernel write back their bits.
-func TestLaunchMixedArgs(t *testing.T) {
+func TestGPULaunchMixedArgs(t *testing.T) {
 	c := gpu(t)
 	out, err := NewBuffer[uint64](c, 7)
 	if err != nil {
@@ -73,7 +73,7 @@ func TestLaunchMixedArgs(t *testing.T) {
 	}
 }
 
-func TestLaunchErrors(t *testing.T) {
+func TestGPULaunchErrors(t *testing.T) {
 	c := gpu(t)
 	err := c.Launch("no_such_kernel_u32", Linear(1), Linear(1), 0)
 	if err == nil || !strings.Contains(err.Error(), "no_such_kernel_u32") || !errors.Is(err, Result(500)) {
@@ -92,9 +92,9 @@ func TestLaunchErrors(t *testing.T) {
 	}
 }
 
-// TestDebugTimes turns debugging on and checks that launches are counted
+// TestGPUDebugTimes turns debugging on and checks that launches are counted
 // per kernel.
-func TestDebugTimes(t *testing.T) {
+func TestGPUDebugTimes(t *testing.T) {
 	c := gpu(t)
 	b, err := NewBuffer[float32](c, 1<<16)
 	if err != nil {
@@ -126,7 +126,7 @@ func TestDebugTimes(t *testing.T) {
 	}
 }
 
-func TestPeakBytes(t *testing.T) {
+func TestGPUPeakBytes(t *testing.T) {
 	c := gpu(t)
 	c.ResetPeak()
 	base := c.AllocatedBytes()
@@ -152,7 +152,7 @@ func TestPeakBytes(t *testing.T) {
 	}
 }
 
-func TestEvents(t *testing.T) {
+func TestGPUEvents(t *testing.T) {
 	c := gpu(t)
 	b, err := NewBuffer[uint32](c, 1<<22)
 	if err != nil {
@@ -193,7 +193,7 @@ func TestEvents(t *testing.T) {
 	}
 }
 
-func TestDevicesAndInfo(t *testing.T) {
+func TestGPUDevicesAndInfo(t *testing.T) {
 	c := gpu(t)
 	devs, err := Devices()
 	if err != nil || len(devs) == 0 {
@@ -217,7 +217,7 @@ func TestDevicesAndInfo(t *testing.T) {
 	}
 }
 
-func TestHostAlloc(t *testing.T) {
+func TestGPUHostAlloc(t *testing.T) {
 	c := gpu(t)
 	p, err := c.HostAlloc(1 << 20)
 	if err != nil {
@@ -228,9 +228,9 @@ func TestHostAlloc(t *testing.T) {
 	}
 }
 
-// TestClosedContext opens a second handle on the primary context, closes
+// TestGPUClosedContext opens a second handle on the primary context, closes
 // it, and checks that it refuses work while the shared one keeps working.
-func TestClosedContext(t *testing.T) {
+func TestGPUClosedContext(t *testing.T) {
 	shared := gpu(t)
 	c, err := Open(0)
 	if err != nil {
@@ -320,10 +320,10 @@ func BenchmarkLaunchSync(b *testing.B) {
 	}
 }
 
-// TestLargeCopyToHost: copies from stageMin bytes up go through the pinned
+// TestGPULargeCopyToHost: copies from stageMin bytes up go through the pinned
 // staging buffers (staging.go); every byte must arrive, at chunk edges, in
 // the last partial chunk and from an offset view.
-func TestLargeCopyToHost(t *testing.T) {
+func TestGPULargeCopyToHost(t *testing.T) {
 	c := gpu(t)
 	const n = (2*stageChunk+stageChunk/2)/4 + 3 // uint32 words: 2.5 chunks and a bit
 	host := make([]uint32, n)
