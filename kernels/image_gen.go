@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "504bec0183c38a29c641a5630be9cf36f423eb59fc02e98725aac70e33b97b95"
+const SourcesSHA256 = "8d8233df9e6468623209c01c9d773578070c21199098c6e273961f41597511ea"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -21,5 +21,5 @@ var SourceSHA256 = map[string]string{
 	"scan.cu":    "14bbf6994e46461da9edcd124617c473d74983e6b51f28c4da9060f7127f4f61",
 	"scan.cuh":   "1ceae8fd8088e20e3f7cf9538636bdd05af0dd35f45abbfd3f69c295079b447a",
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
-	"split.cu":   "227851d02f75b66c8fc1e29c542904f94082ff692e40d85792fc86e6d85f0946",
+	"split.cu":   "dfb83538bff1b0c7eb066b124d969e342590f0b0f0c5e5b8d70acb006f282b9e",
 }

@@ -1,11 +1,15 @@
 // split.cu: addresses of the reference copies of every node of a kd-tree
-// level (split.Addresses). A global exclusive scan over the unpacked flags
-// (scan.Exclusive) replaces a segmented scan: the rank of a reference within
-// its node is its prefix minus the prefix at the node's first reference.
+// level (split.Addresses). The left and right flags are unpacked into one
+// array, and one segmented exclusive scan over it (scan's offsets form,
+// shared-memory tiles with decoupled look-back) gives every reference its
+// rank among the left copies and among the right copies of its node: the
+// segments are the nodes' left flags, then the nodes' right flags.
 //
 // Layout of pre (2(n+1) entries): pre[r] left flag of r, pre[n] = 0,
-// pre[n+1+r] right flag of r, pre[2n+1] = 0; after the scan pre[n] is the
-// number of left copies and pre[n+1+r] - pre[n+1] the right rank of r.
+// pre[n+1+r] right flag of r, pre[2n+1] = 0. Segments (segOff, 2 nodes + 3
+// entries): [offsets[s], offsets[s+1]) for each node s, [n, n+1), then
+// [n+1+offsets[s], n+1+offsets[s+1]) for each node, [2n+1, 2n+2). After the
+// scan pre[r] is r's left rank and pre[n+1+r] its right rank in its node.
 
 namespace kd_split {
 
@@ -23,8 +27,11 @@ __device__ __forceinline__ unsigned int node_of(const unsigned int *offsets, uns
 } // namespace kd_split
 
 // split_unpack_u32: pre[r] = flags[r]&1, pre[n+1+r] = (flags[r]>>1)&1 for
-// r < n; pre[n] = pre[2n+1] = 0.
-extern "C" __global__ void split_unpack_u32(const unsigned int *flags, unsigned int n, unsigned int *pre) {
+// r < n; pre[n] = pre[2n+1] = 0; and the segment offsets of the scan:
+// segOff[s] = offsets[s], segOff[nodes+1+s] = n+1+offsets[s] for s <= nodes,
+// segOff[2 nodes+2] = 2n+2. Threads: max(n+1, nodes+2).
+extern "C" __global__ void split_unpack_u32(const unsigned int *flags, unsigned int n, unsigned int *pre,
+                                            const unsigned int *offsets, unsigned int nodes, unsigned int *segOff) {
 	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
 	if (r < n) {
 		unsigned int f = flags[r];
@@ -34,19 +41,31 @@ extern "C" __global__ void split_unpack_u32(const unsigned int *flags, unsigned 
 		pre[n] = 0;
 		pre[2 * n + 1] = 0;
 	}
+	if (r <= nodes) {
+		unsigned int o = offsets[r];
+		segOff[r] = o;
+		segOff[nodes + 1 + r] = n + 1 + o;
+	} else if (r == nodes + 1) {
+		segOff[2 * nodes + 2] = 2 * n + 2;
+	}
 }
 
-// split_counts_u32: per node s < nodes the left and right copy counts, and
-// tot[s] = their sum (tot[nodes] = 0, so that an exclusive scan of tot
-// gives every node's child base and the grand total at tot[nodes]).
+// split_counts_u32: per node s < nodes the left and right copy counts (the
+// last reference's rank plus its flag; 0 for an empty node), and tot[s] =
+// their sum (tot[nodes] = 0, so that an exclusive scan of tot gives every
+// node's child base and the grand total at tot[nodes]).
 extern "C" __global__ void split_counts_u32(const unsigned int *offsets, unsigned int nodes, const unsigned int *pre,
-                                            unsigned int n, unsigned int *countL, unsigned int *countR,
-                                            unsigned int *tot) {
+                                            unsigned int n, const unsigned int *flags, unsigned int *countL,
+                                            unsigned int *countR, unsigned int *tot) {
 	unsigned int s = blockIdx.x * blockDim.x + threadIdx.x;
 	if (s < nodes) {
 		unsigned int o0 = offsets[s], o1 = offsets[s + 1];
-		unsigned int l = pre[o1] - pre[o0];
-		unsigned int r = pre[n + 1 + o1] - pre[n + 1 + o0];
+		unsigned int l = 0, r = 0;
+		if (o1 > o0) {
+			unsigned int f = flags[o1 - 1];
+			l = pre[o1 - 1] + (f & 1u);
+			r = pre[n + o1] + ((f >> 1) & 1u);
+		}
 		countL[s] = l;
 		countR[s] = r;
 		tot[s] = l + r;
@@ -65,10 +84,10 @@ extern "C" __global__ void split_dest_u32(const unsigned int *flags, const unsig
 	if (i < nodes) childBase[i] = base[i];
 	if (i >= n) return;
 	unsigned int s = kd_split::node_of(offsets, nodes, i);
-	unsigned int o0 = offsets[s], f = flags[i];
+	unsigned int f = flags[i];
 	unsigned int dl = 0xFFFFFFFFu, dr = 0xFFFFFFFFu;
-	if (f & 1u) dl = base[s] + (pre[i] - pre[o0]);
-	if (f & 2u) dr = base[s] + countL[s] + (pre[n + 1 + i] - pre[n + 1 + o0]);
+	if (f & 1u) dl = base[s] + pre[i];
+	if (f & 2u) dr = base[s] + countL[s] + pre[n + 1 + i];
 	dstL[i] = dl;
 	dstR[i] = dr;
 }

@@ -10,11 +10,13 @@ import (
 
 const block = 256
 
-// addressesCUDA runs Addresses on the device with a global scan standing in
-// for the segmented one: a reference's rank within its node is its global
-// prefix minus the prefix at the node's first reference. Left and right
-// flags are unpacked into one array of 2(n+1) entries (left flags, a zero,
-// right flags, a zero) and scanned once (kernels/split.cu).
+// addressesCUDA runs Addresses on the device: the left and right flags
+// unpacked into one array of 2(n+1) entries (left flags, a zero, right
+// flags, a zero), one segmented exclusive scan over it whose segments are
+// the nodes' left flags and then their right flags (scan's offsets form:
+// shared-memory tiles, decoupled look-back) for every reference's ranks in
+// its node, then the nodes' counts, one scan of the node totals for the
+// child bases, and the destinations (kernels/split.cu).
 func addressesCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result, n, nodes int) (uint32, error) {
 	if err := queueCUDA(ex, sc, flags, offsets, res, n, nodes); err != nil {
 		return 0, err
@@ -34,16 +36,17 @@ func queueCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], 
 	}
 	ctx := ex.CUDA()
 	pre := sc.scanRefs.Slice(0, 2*(n+1))
-	if err := ctx.Launch("split_unpack_u32", cuda.GridFor(n+1, block), cuda.Linear(block), 0,
-		flags.Ptr(), uint32(n), pre.Ptr()); err != nil {
+	segOff := sc.segOff.Slice(0, 2*nodes+3)
+	if err := ctx.Launch("split_unpack_u32", cuda.GridFor(max(n+1, nodes+2), block), cuda.Linear(block), 0,
+		flags.Ptr(), uint32(n), pre.Ptr(), offsets.Ptr(), uint32(nodes), segOff.Ptr()); err != nil {
 		return err
 	}
-	if err := scan.Exclusive(ex, pre, pre); err != nil {
+	if err := scan.SegmentedExclusiveOffsets(ex, pre, pre, segOff); err != nil {
 		return err
 	}
 	tot := sc.scanNodes.Slice(0, nodes+1)
 	if err := ctx.Launch("split_counts_u32", cuda.GridFor(nodes+1, block), cuda.Linear(block), 0,
-		offsets.Ptr(), uint32(nodes), pre.Ptr(), uint32(n), res.CountL.Ptr(), res.CountR.Ptr(), tot.Ptr()); err != nil {
+		offsets.Ptr(), uint32(nodes), pre.Ptr(), uint32(n), flags.Ptr(), res.CountL.Ptr(), res.CountR.Ptr(), tot.Ptr()); err != nil {
 		return err
 	}
 	if err := scan.Exclusive(ex, tot, tot); err != nil {

@@ -8,8 +8,10 @@
 // level's list: the children are laid out node after node, left child
 // before right child, each a stable partition of its parent's references.
 // On the Go executor this is a loop per node; on the CUDA executor one
-// exclusive scan of the unpacked flags (package scan) stands in for a
-// segmented scan (a reference's rank in its node is its global prefix minus
-// the prefix at the node's start), plus three small kernels
-// (kernels/split.cu) and a 4-byte read-back of the total.
+// segmented exclusive scan (package scan's offsets form: shared-memory
+// tiles with decoupled look-back) over the unpacked left and right flags,
+// the nodes' left flags and then their right flags as its segments, gives
+// every reference its ranks in its node for all nodes at once; three small
+// kernels (kernels/split.cu) and a scan of the node totals do the rest,
+// and Addresses reads back the 4-byte total.
 package split

@@ -26,7 +26,8 @@ type Result struct {
 // outputs, allocated once for the largest level (see NewScratch).
 type Scratch struct {
 	refs, nodes int
-	scanRefs    *exec.Buf[uint32] // 2*(refs+1) flag prefix sums (CUDA only)
+	scanRefs    *exec.Buf[uint32] // 2*(refs+1) flags, then their ranks (CUDA only)
+	segOff      *exec.Buf[uint32] // 2*nodes+3 segment offsets of the ranks' scan (CUDA only)
 	scanNodes   *exec.Buf[uint32] // nodes+1 child totals (CUDA only)
 	total       []uint32          // host copy of the grand total
 }
@@ -46,6 +47,10 @@ func NewScratch(ex exec.Executor, refs, nodes int) (*Scratch, error) {
 		s.scanRefs.Free()
 		return nil, err
 	}
+	if s.segOff, err = exec.Alloc[uint32](ex, 2*nodes+3); err != nil {
+		s.Free()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -54,7 +59,7 @@ func (s *Scratch) Bytes() uint64 {
 	if s == nil || s.scanRefs == nil {
 		return 0
 	}
-	return 4 * uint64(s.scanRefs.Len()+s.scanNodes.Len())
+	return 4 * uint64(s.scanRefs.Len()+s.scanNodes.Len()+s.segOff.Len())
 }
 
 // Free releases the scratch; it is idempotent.
@@ -64,6 +69,9 @@ func (s *Scratch) Free() error {
 	}
 	err := s.scanRefs.Free()
 	if e := s.scanNodes.Free(); err == nil {
+		err = e
+	}
+	if e := s.segOff.Free(); err == nil {
 		err = e
 	}
 	return err
