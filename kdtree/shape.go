@@ -54,48 +54,27 @@ func treeShape(t *Tree) shape {
 	return s
 }
 
-// measure walks the subtree of start depth first (walk's order). With
-// stop >= 0 a node at depth stop is not visited but appended to frontier,
-// in walk order. The SAH terms are summed in visiting order.
+// measure sums the figures of the subtree of start in walk order
+// (walkFrom, with its stop and frontier).
 func (t *Tree) measure(start walkItem, rootArea float64, stop int, frontier *[]walkItem) shape {
 	var s shape
-	stack := make([]walkItem, 1, 2*MaxTreeDepth+2)
-	stack[0] = start
-	for visits := 0; len(stack) > 0 && visits < len(t.Nodes); visits++ {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if it.depth == stop {
-			*frontier = append(*frontier, it)
-			continue
-		}
+	t.walkFrom(start, stop, frontier, func(it walkItem) {
 		ratio := 1.0
 		if rootArea > 0 {
 			ratio = it.box.area() / rootArea
 		}
 		n := t.Nodes[it.i]
 		s.maxDepth = max(s.maxDepth, it.depth)
-		if n.IsLeaf() {
-			s.leaves++
-			rc := n.RefCount()
-			if rc == 0 {
-				s.emptyLeaves++
-			}
-			s.cost += ratio * float64(rc) * sahIntersect
-			continue
+		if !n.IsLeaf() {
+			s.cost += ratio * sahTraversal
+			return
 		}
-		s.cost += ratio * sahTraversal
-		if it.depth >= MaxTreeDepth {
-			continue
+		s.leaves++
+		rc := n.RefCount()
+		if rc == 0 {
+			s.emptyLeaves++
 		}
-		a, sp := n.Axis(), float64(n.Split())
-		below, above := it.box, it.box
-		below.max[a], above.min[a] = sp, sp
-		if c := n.AboveChild(); int(c) < len(t.Nodes) {
-			stack = append(stack, walkItem{c, it.depth + 1, above})
-		}
-		if c := it.i + 1; int(c) < len(t.Nodes) {
-			stack = append(stack, walkItem{c, it.depth + 1, below})
-		}
-	}
+		s.cost += ratio * float64(rc) * sahIntersect
+	})
 	return s
 }

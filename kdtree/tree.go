@@ -113,16 +113,23 @@ func (t *Tree) walk(visit func(i uint32, depth int, box boxF64)) {
 	if len(t.Nodes) == 0 {
 		return
 	}
-	type item struct {
-		i     uint32
-		depth int
-		box   boxF64
-	}
-	stack := []item{{0, 0, boxOf(t.Bounds)}}
-	for visits := 0; len(stack) > 0 && visits < len(t.Nodes); visits++ {
+	t.walkFrom(walkItem{0, 0, boxOf(t.Bounds)}, -1, nil, func(it walkItem) { visit(it.i, it.depth, it.box) })
+}
+
+// walkFrom is walk over the subtree of start. With stop >= 0 a node at
+// depth stop is not visited but appended to frontier, in walk order. It
+// pops at most len(t.Nodes) items.
+func (t *Tree) walkFrom(start walkItem, stop int, frontier *[]walkItem, visit func(walkItem)) {
+	stack := make([]walkItem, 1, 2*MaxTreeDepth+2)
+	stack[0] = start
+	for pops := 0; len(stack) > 0 && pops < len(t.Nodes); pops++ {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		visit(it.i, it.depth, it.box)
+		if it.depth == stop {
+			*frontier = append(*frontier, it)
+			continue
+		}
+		visit(it)
 		n := t.Nodes[it.i]
 		if n.IsLeaf() || it.depth >= MaxTreeDepth {
 			continue
@@ -131,10 +138,10 @@ func (t *Tree) walk(visit func(i uint32, depth int, box boxF64)) {
 		below, above := it.box, it.box
 		below.max[a], above.min[a] = s, s
 		if c := n.AboveChild(); int(c) < len(t.Nodes) {
-			stack = append(stack, item{c, it.depth + 1, above})
+			stack = append(stack, walkItem{c, it.depth + 1, above})
 		}
 		if c := it.i + 1; int(c) < len(t.Nodes) {
-			stack = append(stack, item{c, it.depth + 1, below})
+			stack = append(stack, walkItem{c, it.depth + 1, below})
 		}
 	}
 }

@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "8d8233df9e6468623209c01c9d773578070c21199098c6e273961f41597511ea"
+const SourcesSHA256 = "c49764055183370df7db7740913de9168f4cbcf4b4320ed0fdb4d8e171acd536"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -19,7 +19,7 @@ var SourceSHA256 = map[string]string{
 	"reduce.cuh": "0de99dbbdde1aef8b604df1b9471ebc60686775934edbae059daf4215f941bb3",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
 	"scan.cu":    "14bbf6994e46461da9edcd124617c473d74983e6b51f28c4da9060f7127f4f61",
-	"scan.cuh":   "1ceae8fd8088e20e3f7cf9538636bdd05af0dd35f45abbfd3f69c295079b447a",
+	"scan.cuh":   "121532061f099ca6798e2ed587b0402e54e12384bddee8bdf54d5597fc5e224c",
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":   "dfb83538bff1b0c7eb066b124d969e342590f0b0f0c5e5b8d70acb006f282b9e",
 }

@@ -200,6 +200,19 @@ __device__ __forceinline__ typename Op::P lookback(const unsigned long long *til
 	return acc;
 }
 
+// row_prefixes: the inclusive (in) and exclusive (ex) prefixes of a row's
+// four items x, each chunk-inclusive already, given the prefix pre of the
+// items before the row.
+template <class Op>
+__device__ __forceinline__ void row_prefixes(typename Op::P pre, const typename Op::P x[4], typename Op::P in[4],
+                                             typename Op::P ex[4]) {
+#pragma unroll
+	for (int k = 0; k < 4; k++) in[k] = Op::combine(pre, x[k]);
+	ex[0] = pre;
+#pragma unroll
+	for (int k = 1; k < 4; k++) ex[k] = in[k - 1];
+}
+
 // EarlyRanks<Io>::value: Io has kEarly = true, so tile_scan hands it the
 // items' prefixes inside the tile (without the carry) through store_row
 // before the look-back, and no final prefixes after it; then it calls
@@ -297,13 +310,8 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 	if constexpr (EarlyRanks<Io>::value) {
 #pragma unroll
 		for (int r = 0; r < kRows; r++) {
-			P pre = Op::combine(warp_pre, row_pre[r]);
 			P in[4], ex[4];
-#pragma unroll
-			for (int k = 0; k < 4; k++) in[k] = Op::combine(pre, x[r * 4 + k]);
-			ex[0] = pre;
-#pragma unroll
-			for (int k = 1; k < 4; k++) ex[k] = in[k - 1];
+			row_prefixes<Op>(Op::combine(warp_pre, row_pre[r]), &x[r * 4], in, ex);
 			io.store_row(r, first + r * 128, full, n, ex, in);
 		}
 		// Its staged data is complete before the barrier after the
@@ -340,13 +348,8 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 	const P pre_w = Op::combine(s_carry, warp_pre);
 #pragma unroll
 	for (int r = 0; r < (EarlyRanks<Io>::value ? 0 : kRows); r++) {
-		P pre = Op::combine(pre_w, row_pre[r]);
 		P in[4], ex[4];
-#pragma unroll
-		for (int k = 0; k < 4; k++) in[k] = Op::combine(pre, x[r * 4 + k]);
-		ex[0] = pre;
-#pragma unroll
-		for (int k = 1; k < 4; k++) ex[k] = in[k - 1];
+		row_prefixes<Op>(Op::combine(pre_w, row_pre[r]), &x[r * 4], in, ex);
 		if constexpr (Io::kPrefetch)
 			io.store_row(r, first + r * 128, full, n, ex, in);
 		else
