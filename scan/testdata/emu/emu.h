@@ -1,8 +1,11 @@
 // CPU emulation of the CUDA subset used by kernels/scan.cu, compact.cu and
 // sort.cu: every CUDA thread of a block is a fiber (ucontext) on one OS
-// thread; blocks run one after another in a scrambled blockIdx order;
-// __syncthreads/__syncwarp and the warp collectives are barriers at which
-// fibers yield.
+// thread; blocks run one after another in a scrambled blockIdx order, or in
+// index order inside an InOrder scope (kernels that take their tile numbers
+// from blockIdx.x and look back at lower tiles rely on the hardware starting
+// blocks in index order: one block at a time in another order, they would
+// wait forever); __syncthreads/__syncwarp and the warp collectives are
+// barriers at which fibers yield.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -133,13 +136,22 @@ inline void fiber_entry() {
 	swapcontext(&g_s->cur->ctx, &g_s->main);
 }
 
+// InOrder: while one with on = true lives, launch runs blocks in index order.
+inline bool g_in_order = false;
+struct InOrder {
+	explicit InOrder(bool on) : was(g_in_order) { g_in_order = on; }
+	~InOrder() { g_in_order = was; }
+	bool was;
+};
+
 template <class... P, class... A> void launch(void (*kernel)(P...), unsigned grid, unsigned block, A... args) {
 	g_launches++;
 	gridDim = dim3{grid, 1, 1};
 	blockDim = dim3{block, 1, 1};
 	std::vector<unsigned> order(grid);
 	for (unsigned i = 0; i < grid; i++) order[i] = i;
-	for (unsigned i = grid; i > 1; i--) std::swap(order[i - 1], order[(i * 2654435761u) % i]);
+	if (!g_in_order)
+		for (unsigned i = grid; i > 1; i--) std::swap(order[i - 1], order[(i * 2654435761u) % i]);
 	for (unsigned b : order) {
 		Sched s;
 		g_s = &s;

@@ -96,6 +96,7 @@ template <class V> static void production(const V *src, V *dst, size_t n, bool i
 		                    {scan_excl_productionbid_16_u32, scan_incl_productionbid_16_u32}};
 		k = ks[family][incl];
 	}
+	InOrder io(family >= 4); // the production-bid families: tile numbers from blockIdx.x
 	launch(k, tiles(n, kFamilyTile[family]), kFamilyThreads[family], src, dst, (unsigned long long)n, fresh_state(n), total);
 }
 
@@ -309,19 +310,20 @@ struct CompactKernel {
 	KC k;
 	size_t tile;
 	unsigned threads;
+	bool bid; // tile numbers from blockIdx.x: blocks must run in index order
 };
 const CompactKernel kCompact[] = {
-    {"fused", compact_fused_u32, kTileV2, 256},
-    {"fused-v1", compact_fused_v1_u32, 4096, 256},
-    {"fused-staged", compact_fused_staged_u32, kTileV2, 256},
-    {"fused-prefetch", compact_fused_prefetch_u32, 4096, 256},
-    {"fused-async", compact_fused_async_u32, 4096, 256},
-    {"fused-staged-bid-wide", compact_fused_staged_bid_wide_u32, 8192, 256},
-    {"fused-staged-24", compact_fused_staged_24_u32, 6144, 256},
-    {"fused-async-16", compact_fused_async_16_u32, 4096, 256},
-    {"fused-async-24-bid", compact_fused_async_24bid_u32, 6144, 256},
-    {"fused-async-nobackoff", compact_fused_async_nobackoff_u32, 4096, 256},
-    {"fused-async-8x512", compact_fused_async_8x512_u32, 4096, 512},
+    {"fused", compact_fused_u32, kTileV2, 256, false},
+    {"fused-v1", compact_fused_v1_u32, 4096, 256, false},
+    {"fused-staged", compact_fused_staged_u32, kTileV2, 256, false},
+    {"fused-prefetch", compact_fused_prefetch_u32, 4096, 256, false},
+    {"fused-async", compact_fused_async_u32, 4096, 256, true},
+    {"fused-staged-bid-wide", compact_fused_staged_bid_wide_u32, 8192, 256, true},
+    {"fused-staged-24", compact_fused_staged_24_u32, 6144, 256, false},
+    {"fused-async-16", compact_fused_async_16_u32, 4096, 256, false},
+    {"fused-async-24-bid", compact_fused_async_24bid_u32, 6144, 256, true},
+    {"fused-async-nobackoff", compact_fused_async_nobackoff_u32, 4096, 256, true},
+    {"fused-async-8x512", compact_fused_async_8x512_u32, 4096, 512, true},
 };
 constexpr int kNumCompact = 11, kOldCompact = 5;
 
@@ -345,6 +347,7 @@ static void test_compact(size_t n, unsigned density, int c0 = 0, int c1 = kOldCo
 			for (int off = 0; off < (v1 >= kOldCompact ? 2 : 1); off++) { // off: dst one word past 16-byte alignment
 			Buf<unsigned> out(cap + off, 0xabababab);
 			unsigned count = 0xdeadbeef;
+			InOrder io(ck.bid);
 			launch(ck.k, tiles(n, ck.tile), ck.threads, (const unsigned *)src.data(), (const unsigned *)flags.data(), out.p() + off, (unsigned long long)n, (unsigned long long)cap, fresh_state(n), &count);
 			std::string what = std::string("compact ") + ck.name + " n=" + std::to_string(n) + " d=" + std::to_string(density) + " cap=" + std::to_string(cap) + " mode=" + std::to_string(mode) + " off=" + std::to_string(off);
 			expect1(what + " count", count, want.size());
