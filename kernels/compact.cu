@@ -86,12 +86,11 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 // in the tile (idx[k], 16 bits), and finish writes dst[carry + k] =
 // vals[idx[k]] with consecutive threads on consecutive words. Shared memory:
 // 6 bytes per tile item.
-namespace kd_scan {
-//
 // Early (kEarly): tile_scan gives store_row the prefixes inside the tile
 // before the look-back (EarlyRanks), so the places are recorded while warp
-// 0 looks back. StreamOut: finish writes with streaming stores (__stcs).
-template <class Cfg, bool Early = false, bool StreamOut = Early> struct IoCompactAsync {
+// 0 looks back, and finish writes with streaming stores (__stcs).
+namespace kd_scan {
+template <class Cfg, bool Early = false> struct IoCompactAsync {
 	using Op = Add<unsigned>;
 	using P = Op::P;
 	static constexpr bool kStaged = true;
@@ -149,7 +148,7 @@ template <class Cfg, bool Early = false, bool StreamOut = Early> struct IoCompac
 		for (unsigned j = tid; j < count; j += threads) {
 			const unsigned long long k = base + j;
 			if (k < c.cap) {
-				if constexpr (StreamOut)
+				if constexpr (Early)
 					__stcs(c.dst + k, vals[idx[j]]);
 				else
 					c.dst[k] = vals[idx[j]];
@@ -169,14 +168,14 @@ template <class Cfg, bool Early = false, bool StreamOut = Early> struct IoCompac
 // 6144, 36 KiB, 5 blocks per SM), blockIdx.x, late ranks; nobackoff: the
 // default polling the look-back state without __nanosleep; 8x512: the
 // default with 512 threads x 8 items (4 blocks per SM).
-#define KD_COMPACT_ASYNC(NAME, CFG, MINB, EARLY, ...)                                                           \
+#define KD_COMPACT_ASYNC(NAME, CFG, MINB, EARLY)                                                                \
 	extern "C" __global__ void __launch_bounds__(CFG::kThreads, MINB)                                        \
 	    NAME(const unsigned *src, const unsigned *flags, unsigned *dst, unsigned long long n,               \
 	         unsigned long long cap, unsigned long long *state, unsigned *count) {                          \
 		using Cfg = CFG;                                                                                \
 		__shared__ uint4 s_vals4[Cfg::kTile / 4];                                                       \
 		__shared__ unsigned short s_idx[Cfg::kTile];                                                    \
-		kd_scan::IoCompactAsync<Cfg, EARLY __VA_ARGS__> io(src, flags, dst, cap, reinterpret_cast<unsigned *>(s_vals4), s_idx); \
+		kd_scan::IoCompactAsync<Cfg, EARLY> io(src, flags, dst, cap, reinterpret_cast<unsigned *>(s_vals4), s_idx); \
 		kd_scan::tile_scan<kd_scan::Add<unsigned>, Cfg>(io, n, state, count);                           \
 	}
 namespace kd_scan {

@@ -9,11 +9,11 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "c49764055183370df7db7740913de9168f4cbcf4b4320ed0fdb4d8e171acd536"
+const SourcesSHA256 = "a049f21e7ee9ed137f719655f658c3ea421d63dd681a61f1f7d5865adf60791f"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
-	"compact.cu": "86de1220552754140851530897eeeac2565549789e2326732e1e53da0600eeca",
+	"compact.cu": "d32b94cfbd66175549c77912c0f50b58e85a1a784bdbdf86365e1ef50c1978df",
 	"kdtree.cu":  "b2eb5f66cc092dee19e0d6fa4ca416867d895081e108b772cb0504ac48c3e008",
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "0de99dbbdde1aef8b604df1b9471ebc60686775934edbae059daf4215f941bb3",
