@@ -33,36 +33,6 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 	kd_scan::tile_scan<kd_scan::Add<unsigned>, Cfg>(io, n, state, count);
 }
 
-// Tuning variants of compact_fused_staged_u32 (scan/doc.go, "tuning"): the
-// same contract, grid = ceil(n/tile) blocks of the tiling's threads, state
-// zeroed (8*(grid+1) bytes):
-//   compact_fused_staged_bid_wide_u32  TilingPB32 (256 x 32, tile numbers from blockIdx.x), the run
-//                                      written as uint4 stores (IoCompactStagedWide)
-//   compact_fused_staged_24_u32        256 x 24 (tile 6144), 5 blocks per SM
-#define KD_COMPACT_STAGED(NAME, CFG, THREADS, MINB, IO, EXTRA)                                                 \
-	extern "C" __global__ void __launch_bounds__(THREADS, KD_MIN_BLOCKS_C(MINB))                           \
-	    NAME(const unsigned *src, const unsigned *flags, unsigned *dst, unsigned long long n,              \
-	         unsigned long long cap, unsigned long long *state, unsigned *count) {                         \
-		using Cfg = CFG;                                                                               \
-		__shared__ uint4 s_stage4[(Cfg::kTile + EXTRA) / 4];                                           \
-		kd_scan::IO<Cfg::kStream> io(src, flags, dst, cap, reinterpret_cast<unsigned *>(s_stage4));    \
-		kd_scan::tile_scan<kd_scan::Add<unsigned>, Cfg>(io, n, state, count);                          \
-	}
-namespace kd_scan {
-using TilingCS24 = TT<256, 24, 5>;
-} // namespace kd_scan
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
-#define KD_MIN_BLOCKS_C(n) ((n) > 4 ? 4 : (n))
-#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890)
-#define KD_MIN_BLOCKS_C(n) ((n) > 6 ? 6 : (n))
-#else
-#define KD_MIN_BLOCKS_C(n) (n)
-#endif
-KD_COMPACT_STAGED(compact_fused_staged_bid_wide_u32, kd_scan::TilingPB32, 256, 4, IoCompactStagedWide, 4)
-KD_COMPACT_STAGED(compact_fused_staged_24_u32, kd_scan::TilingCS24, 256, 5, IoCompactStaged, 0)
-#undef KD_COMPACT_STAGED
-#undef KD_MIN_BLOCKS_C
-
 // compact_fused_prefetch_u32: the staged kernel with each item's value
 // loaded together with its flag at the start of the tile (kd_scan::
 // IoCompactPre), 256 x 16 items (kd_scan::TilingCP16): grid = ceil(n/4096)
@@ -89,14 +59,19 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 // Early (kEarly): tile_scan gives store_row the prefixes inside the tile
 // before the look-back (EarlyRanks), so the places are recorded while warp
 // 0 looks back, and finish writes with streaming stores (__stcs).
+// PubFirst (kPublishFirst, with Early): warp 0 publishes the tile's
+// aggregate before recording its places and waiting for its copies
+// (PublishFirst). L2Hint: the flag loads and the copies ask the L2 to fetch
+// the whole 256-byte sector group (.L2::256B; sm_80 and later).
 namespace kd_scan {
-template <class Cfg, bool Early = false> struct IoCompactAsync {
+template <class Cfg, bool Early = false, bool PubFirst = false, bool L2Hint = false> struct IoCompactAsync {
 	using Op = Add<unsigned>;
 	using P = Op::P;
 	static constexpr bool kStaged = true;
 	static constexpr bool kMarks = false;
 	static constexpr bool kPrefetch = true;
 	static constexpr bool kEarly = Early;
+	static constexpr bool kPublishFirst = PubFirst;
 	static_assert(Cfg::kTile <= 65536, "16-bit tile places");
 	IoCompactT<Cfg::kStream, false> c; // flag loads
 	unsigned *vals;                    // kTile words, 16-byte aligned
@@ -112,7 +87,11 @@ template <class Cfg, bool Early = false> struct IoCompactAsync {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 		if (full && c.vec) {
 			const unsigned s = (unsigned)__cvta_generic_to_shared(vals + at);
-			asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(c.src + i) : "memory");
+			if constexpr (L2Hint)
+				asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n" ::"r"(s), "l"(c.src + i)
+				             : "memory");
+			else
+				asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(c.src + i) : "memory");
 			return;
 		}
 #endif
@@ -120,6 +99,19 @@ template <class Cfg, bool Early = false> struct IoCompactAsync {
 		for (int k = 0; k < 4; k++) vals[at + k] = i + k < n ? c.src[i + k] : 0u;
 	}
 	__device__ __forceinline__ void load(unsigned long long i, bool full, unsigned long long n, P x[4]) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+		if (L2Hint && full && c.vec) {
+			uint4 q;
+			asm volatile("ld.global.cs.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+			             : "=r"(q.x), "=r"(q.y), "=r"(q.z), "=r"(q.w)
+			             : "l"(c.flags + i));
+			x[0] = P{q.x != 0u ? 1u : 0u};
+			x[1] = P{q.y != 0u ? 1u : 0u};
+			x[2] = P{q.z != 0u ? 1u : 0u};
+			x[3] = P{q.w != 0u ? 1u : 0u};
+			return;
+		}
+#endif
 		c.load(i, full, n, x);
 	}
 	// settle: every thread waits for its own copies (Early: called before
@@ -164,26 +156,28 @@ template <class Cfg, bool Early = false> struct IoCompactAsync {
 // ceil(n/tile) blocks of 256 threads, state zeroed (8*(grid+1) bytes). The
 // default: 256 x 16 items (tile 4096, 24 KiB of shared memory, 8 blocks per
 // SM), tile numbers from blockIdx.x, early ranks (IoCompactAsync's Early).
-// Tuning: 16: 256 x 16 with the ticket and late ranks; 24bid: 256 x 24 (tile
-// 6144, 36 KiB, 5 blocks per SM), blockIdx.x, late ranks; nobackoff: the
-// default polling the look-back state without __nanosleep; 8x512: the
-// default with 512 threads x 8 items (4 blocks per SM).
-#define KD_COMPACT_ASYNC(NAME, CFG, MINB, EARLY)                                                                \
+// Tuning: 24bid: 256 x 24 (tile 6144, 36 KiB, 5 blocks per SM), late ranks;
+// nobackoff: the default polling the look-back state without __nanosleep;
+// pub: the default publishing the aggregate first (IoCompactAsync's
+// PubFirst); pub7: pub bounded to 7 blocks per SM (36 registers, where 8
+// blocks leave 32 and the compiler spills); pub24: pub with 256 x 24 items,
+// 5 blocks per SM; publ2: pub with the .L2::256B hints.
+#define KD_COMPACT_ASYNC(NAME, CFG, MINB, ...)                                                                  \
 	extern "C" __global__ void __launch_bounds__(CFG::kThreads, MINB)                                        \
 	    NAME(const unsigned *src, const unsigned *flags, unsigned *dst, unsigned long long n,               \
 	         unsigned long long cap, unsigned long long *state, unsigned *count) {                          \
 		using Cfg = CFG;                                                                                \
 		__shared__ uint4 s_vals4[Cfg::kTile / 4];                                                       \
 		__shared__ unsigned short s_idx[Cfg::kTile];                                                    \
-		kd_scan::IoCompactAsync<Cfg, EARLY> io(src, flags, dst, cap, reinterpret_cast<unsigned *>(s_vals4), s_idx); \
+		kd_scan::IoCompactAsync<Cfg, __VA_ARGS__> io(src, flags, dst, cap,                              \
+		                                             reinterpret_cast<unsigned *>(s_vals4), s_idx);     \
 		kd_scan::tile_scan<kd_scan::Add<unsigned>, Cfg>(io, n, state, count);                           \
 	}
 namespace kd_scan {
-using TilingCA16 = TT<256, 16, 8>;
 using TilingCA24B = TB<256, 24, 5>;
 using TilingCA16B = TB<256, 16, 8>;
 using TilingCA16BN = Tiling<256, 16, 8, false, true, false>;
-using TilingCA8x512 = TB<512, 8, 4>;
+using TilingCA16B7 = TB<256, 16, 7>;
 } // namespace kd_scan
 // Blocks per SM the shared memory allows: 2 before sm_80 (96 or 64 KiB) and
 // on sm_86/sm_89 (100 KiB), else the tiling's own.
@@ -192,13 +186,115 @@ using TilingCA8x512 = TB<512, 8, 4>;
 #else
 #define KD_ASYNC_MINB(n) (n)
 #endif
-KD_COMPACT_ASYNC(compact_fused_async_16_u32, kd_scan::TilingCA16, KD_ASYNC_MINB(8), false)
 KD_COMPACT_ASYNC(compact_fused_async_u32, kd_scan::TilingCA16B, KD_ASYNC_MINB(8), true)
 KD_COMPACT_ASYNC(compact_fused_async_24bid_u32, kd_scan::TilingCA24B, KD_ASYNC_MINB(5), false)
 KD_COMPACT_ASYNC(compact_fused_async_nobackoff_u32, kd_scan::TilingCA16BN, KD_ASYNC_MINB(8), true)
-KD_COMPACT_ASYNC(compact_fused_async_8x512_u32, kd_scan::TilingCA8x512, KD_ASYNC_MINB(4), true)
+KD_COMPACT_ASYNC(compact_fused_async_pub_u32, kd_scan::TilingCA16B, KD_ASYNC_MINB(8), true, true)
+KD_COMPACT_ASYNC(compact_fused_async_pub24_u32, kd_scan::TilingCA24B, KD_ASYNC_MINB(5), true, true)
+KD_COMPACT_ASYNC(compact_fused_async_pub7_u32, kd_scan::TilingCA16B7, KD_ASYNC_MINB(7), true, true)
+KD_COMPACT_ASYNC(compact_fused_async_publ2_u32, kd_scan::TilingCA16B, KD_ASYNC_MINB(8), true, true, true)
 #undef KD_ASYNC_MINB
 #undef KD_COMPACT_ASYNC
+
+// ---- mask: flags as bits, a scan of chunk counts, a gather ----------------
+// The compaction in three launches with no look-back in the passes over the
+// data: compact_mask_u32 reads the flags once and writes one bit per item
+// and the number kept per chunk; the production scan turns the counts into
+// each chunk's first output place (and the total); compact_gather_u32 reads
+// the bits and the values and writes each chunk's kept items there. The
+// bits cost n/8 bytes written and read again (1/32 of the flags), against
+// the single-pass kernels' look-back waits and block barriers.
+//
+// A chunk is one warp's kMaskChunk = 1024 consecutive items, 8 rows of 128:
+// in row r lane l holds items r*128 + 4l .. r*128 + 4l + 3 (one uint4), and
+// mask word 4r + k of the chunk has bit l set when item r*128 + 4l + k is
+// kept (the row's four ballots). Items at or beyond n are never kept.
+namespace kd_scan {
+constexpr int kMaskRows = 8;
+constexpr int kMaskChunk = 128 * kMaskRows;
+constexpr int kMaskWarps = 8; // chunks (warps) per block of 256 threads
+__device__ __forceinline__ unsigned lane_of(uint4 q, int k) { return k == 0 ? q.x : k == 1 ? q.y : k == 2 ? q.z : q.w; }
+// load_row: the four items of lane at i (i = a row's base + 4*lane), zero
+// beyond n; vec: the chunk is whole and p 16-byte aligned.
+__device__ __forceinline__ uint4 load_row(const unsigned *p, unsigned long long i, unsigned long long n, bool vec) {
+	if (vec) return __ldcs(reinterpret_cast<const uint4 *>(p + i));
+	return make_uint4(i < n ? p[i] : 0u, i + 1 < n ? p[i + 1] : 0u, i + 2 < n ? p[i + 2] : 0u,
+	                  i + 3 < n ? p[i + 3] : 0u);
+}
+} // namespace kd_scan
+
+// compact_mask_u32: for every chunk c < nchunks = ceil(n/1024), mask[32c ..
+// 32c + 31] = its kept bits (layout above: kept = flags[i] != 0) and
+// counts[c] = how many it keeps. grid = ceil(nchunks/8) blocks of 256.
+extern "C" __global__ void __launch_bounds__(256) compact_mask_u32(const unsigned *flags, unsigned long long n,
+                                                                   unsigned *mask, unsigned *counts) {
+	using namespace kd_scan;
+	const int lane = threadIdx.x & 31;
+	const unsigned long long chunk = (unsigned long long)blockIdx.x * kMaskWarps + (threadIdx.x >> 5);
+	const unsigned long long base = chunk * kMaskChunk;
+	if (base >= n) return; // the whole warp
+	const bool vec = base + kMaskChunk <= n && aligned16(flags);
+	uint4 q[kMaskRows];
+#pragma unroll
+	for (int r = 0; r < kMaskRows; r++) q[r] = load_row(flags, base + r * 128 + 4 * lane, n, vec);
+	unsigned word = 0, total = 0;
+#pragma unroll
+	for (int r = 0; r < kMaskRows; r++)
+#pragma unroll
+		for (int k = 0; k < 4; k++) {
+			const unsigned b = __ballot_sync(kFull, lane_of(q[r], k) != 0u);
+			total += __popc(b);
+			if (lane == 4 * r + k) word = b;
+		}
+	mask[chunk * 32 + lane] = word;
+	if (lane == 0) counts[chunk] = total;
+}
+
+// compact_gather_u32: for every chunk c (as compact_mask_u32), its kept
+// items, in order, to dst[offs[c] + j] for those places below cap; offs:
+// the exclusive scan of compact_mask_u32's counts. grid = ceil(nchunks/8)
+// blocks of 256 threads. dst must not overlap src. Rows that keep nothing
+// are not read; the kept items are gathered in shared memory (4 KiB per
+// warp) and written as one run with streaming stores.
+extern "C" __global__ void __launch_bounds__(256) compact_gather_u32(const unsigned *src, const unsigned *mask,
+                                                                     const unsigned *offs, unsigned *dst,
+                                                                     unsigned long long n, unsigned long long cap) {
+	using namespace kd_scan;
+	__shared__ unsigned s_out[kMaskWarps][kMaskChunk];
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	const unsigned long long chunk = (unsigned long long)blockIdx.x * kMaskWarps + warp;
+	const unsigned long long base = chunk * kMaskChunk;
+	if (base >= n) return; // the whole warp
+	const unsigned word = mask[chunk * 32 + lane];
+	const unsigned long long off = offs[chunk];
+	const bool vec = base + kMaskChunk <= n && aligned16(src);
+	const unsigned busy = __ballot_sync(kFull, word != 0u); // bit 4r + k: word 4r + k keeps something
+	uint4 q[kMaskRows];
+#pragma unroll
+	for (int r = 0; r < kMaskRows; r++)
+		q[r] = ((busy >> (4 * r)) & 15u) ? load_row(src, base + r * 128 + 4 * lane, n, vec) : make_uint4(0u, 0u, 0u, 0u);
+	const unsigned below = (1u << lane) - 1u; // lanes before this one
+	unsigned run = 0;                         // kept items of the chunk's earlier rows
+	unsigned *out = s_out[warp];
+#pragma unroll
+	for (int r = 0; r < kMaskRows; r++) {
+		unsigned w[4], at = run;
+#pragma unroll
+		for (int k = 0; k < 4; k++) {
+			w[k] = __shfl_sync(kFull, word, 4 * r + k);
+			at += __popc(w[k] & below);
+			run += __popc(w[k]);
+		}
+#pragma unroll
+		for (int k = 0; k < 4; k++)
+			if ((w[k] >> lane) & 1u) out[at++] = lane_of(q[r], k);
+	}
+	__syncwarp();
+	for (unsigned j = lane; j < run; j += 32) {
+		const unsigned long long d = off + j;
+		if (d < cap) __stcs(dst + d, out[j]);
+	}
+}
 
 // compact_flags_u32: out[i] = flags[i] != 0 (0 or 1).
 extern "C" __global__ void compact_flags_u32(const unsigned *flags, unsigned *out, unsigned long long n) {

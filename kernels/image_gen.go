@@ -9,17 +9,17 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "a049f21e7ee9ed137f719655f658c3ea421d63dd681a61f1f7d5865adf60791f"
+const SourcesSHA256 = "2a47c296d0830713596dea0d6b6889c8c7d5455bd316205a0ccd1af0261efd36"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
-	"compact.cu": "d32b94cfbd66175549c77912c0f50b58e85a1a784bdbdf86365e1ef50c1978df",
+	"compact.cu": "f169a985aeb9b06ce6aa266be445dbf130b3f2dd406d73b38d625621d6d068d8",
 	"kdtree.cu":  "b2eb5f66cc092dee19e0d6fa4ca416867d895081e108b772cb0504ac48c3e008",
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "0de99dbbdde1aef8b604df1b9471ebc60686775934edbae059daf4215f941bb3",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
-	"scan.cu":    "14bbf6994e46461da9edcd124617c473d74983e6b51f28c4da9060f7127f4f61",
-	"scan.cuh":   "121532061f099ca6798e2ed587b0402e54e12384bddee8bdf54d5597fc5e224c",
+	"scan.cu":    "1f9f655dddd7f0210a586697e0327f04fff5133ca297d9de3421354b846cf8d3",
+	"scan.cuh":   "4f78a8c50bb629065d8283b80a92721b58ef6e74088c3a1cbc0f42a3fc0ab7d5",
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":   "dfb83538bff1b0c7eb066b124d969e342590f0b0f0c5e5b8d70acb006f282b9e",
 }

@@ -50,8 +50,10 @@ using TilingV1 = Tiling<256, 16, 1, false, false>;
 using TilingP32 = Tiling<256, 32, 4, true, true>;
 using TilingP24 = Tiling<256, 24, 5, true, true>;
 using TilingP16 = Tiling<256, 16, 8, true, true>;
-// PB32: P32 with the tile number from blockIdx.x (no ticket).
+// PB32: P32 with the tile number from blockIdx.x (no ticket); PB32x3: the
+// same bounded to 3 blocks per SM (the production-bid scan).
 using TilingPB32 = Tiling<256, 32, 4, true, true, false>;
+using TilingPB32x3 = Tiling<256, 32, 3, true, true, false>;
 // Tuning tilings (scan.cu, compact.cu: the "tuning" variants, measured
 // against the defaults; scan/doc.go lists them). TB<Threads, Items,
 // MinBlocks>: blockIdx.x tile numbers (no ticket); TT: with the ticket.
@@ -225,6 +227,16 @@ template <class Io, class = void> struct EarlyRanks {
 template <class Io> struct EarlyRanks<Io, std::void_t<decltype(Io::kEarly)>> {
 	static constexpr bool value = Io::kEarly;
 };
+// PublishFirst<Io>::value: with early ranks, warp 0 publishes the tile's
+// aggregate before it records its own items' ranks and waits for its
+// copies (io.settle() after its look-back), so that the tiles after this
+// one learn the aggregate as soon as the tile's flags are scanned.
+template <class Io, class = void> struct PublishFirst {
+	static constexpr bool value = false;
+};
+template <class Io> struct PublishFirst<Io, std::void_t<decltype(Io::kPublishFirst)>> {
+	static constexpr bool value = EarlyRanks<Io>::value && Io::kPublishFirst;
+};
 
 // tile_scan: one block scans tile number atomicAdd(counter) of the n items
 // that io loads and stores, with the carry from the tiles before it found by
@@ -307,16 +319,25 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 
 	// An Io with early ranks (EarlyRanks) takes every item's prefix inside
 	// the tile now, while warp 0 looks back, instead of the final ones after.
-	if constexpr (EarlyRanks<Io>::value) {
+	// (PublishFirst: warp 0 does this after publishing the aggregate.)
+	auto early_ranks = [&]() {
+		if constexpr (EarlyRanks<Io>::value) {
 #pragma unroll
-		for (int r = 0; r < kRows; r++) {
-			P in[4], ex[4];
-			row_prefixes<Op>(Op::combine(warp_pre, row_pre[r]), &x[r * 4], in, ex);
-			io.store_row(r, first + r * 128, full, n, ex, in);
+			for (int r = 0; r < kRows; r++) {
+				P in[4], ex[4];
+				row_prefixes<Op>(Op::combine(warp_pre, row_pre[r]), &x[r * 4], in, ex);
+				io.store_row(r, first + r * 128, full, n, ex, in);
+			}
 		}
-		// Its staged data is complete before the barrier after the
-		// look-back, which then also publishes it: no barrier before finish.
-		io.settle();
+	};
+	if constexpr (EarlyRanks<Io>::value) {
+		if (!PublishFirst<Io>::value || warp != 0) {
+			early_ranks();
+			// Its staged data is complete before the barrier after the
+			// look-back, which then also publishes it: no barrier before
+			// finish.
+			io.settle();
+		}
 	}
 
 	// Warp 0 publishes the tile and looks back for its carry.
@@ -328,13 +349,16 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 		P carry = Op::identity();
 		if (tile == 0) {
 			if (lane == 0) store_state(tiles, (KD_SCAN_PUBLISH_PREFIX(tile) ? kPrefix : kAggregate) | Op::pack(agg));
+			if constexpr (PublishFirst<Io>::value) early_ranks();
 		} else {
 			// A tile holding a head already knows its inclusive prefix.
 			if (lane == 0) store_state(tiles + tile, (Op::head(agg) ? kPrefix : kAggregate) | Op::pack(agg));
+			if constexpr (PublishFirst<Io>::value) early_ranks();
 			carry = lookback<Op, Cfg::kBackoff>(tiles, (long long)tile, lane);
 			if (lane == 0 && !Op::head(agg) && KD_SCAN_PUBLISH_PREFIX(tile))
 				store_state(tiles + tile, kPrefix | Op::pack(Op::combine(carry, agg)));
 		}
+		if constexpr (PublishFirst<Io>::value) io.settle();
 		if (lane == 0) {
 			s_carry = carry;
 			if constexpr (Io::kStaged) s_agg = agg;
@@ -496,11 +520,7 @@ template <class Cfg, typename V, bool kInclusive> struct IoSegOffsets {
 // at their offset inside the tile and the block then writes the tile's
 // whole output run [carry, carry + count) with consecutive threads on
 // consecutive words, instead of each thread storing its items where they go.
-// Wide (kStaged only): item k is staged at k - (carry & ~3), so that stage
-// and dst agree modulo 16 bytes, and the run is written as uint4 stores
-// (scalar stores at its ragged ends, at cap, or when dst is not 16-byte
-// aligned); stage then holds kTile + 4 words and must be 16-byte aligned.
-template <bool kStream, bool Staged, bool Wide = false> struct IoCompactT {
+template <bool kStream, bool Staged> struct IoCompactT {
 	using Op = Add<unsigned>;
 	using P = Op::P;
 	static constexpr bool kStaged = Staged;
@@ -512,17 +532,13 @@ template <bool kStream, bool Staged, bool Wide = false> struct IoCompactT {
 	unsigned long long cap;
 	bool vec;
 	unsigned *stage;         // kStaged: the tile's kept items
-	unsigned long long base; // kStaged: items kept before the tile (Wide: rounded down to a multiple of 4)
-	unsigned lo3;            // Wide: the items kept before the tile, modulo 4
+	unsigned long long base; // kStaged: items kept before the tile
 
 	__device__ __forceinline__ IoCompactT(const unsigned *s, const unsigned *f, unsigned *d, unsigned long long c,
 	                                      unsigned *st = nullptr)
-	    : src(s), flags(f), dst(d), cap(c), vec(aligned16(f) && aligned16(s)), stage(st), base(0), lo3(0) {}
+	    : src(s), flags(f), dst(d), cap(c), vec(aligned16(f) && aligned16(s)), stage(st), base(0) {}
 
-	__device__ __forceinline__ void begin(unsigned carry) {
-		base = Wide ? (carry & ~3u) : carry;
-		lo3 = carry & 3u;
-	}
+	__device__ __forceinline__ void begin(unsigned carry) { base = carry; }
 
 	__device__ __forceinline__ void put(unsigned long long k, unsigned v) const {
 		if (kStaged)
@@ -531,33 +547,11 @@ template <bool kStream, bool Staged, bool Wide = false> struct IoCompactT {
 			dst[k] = v;
 	}
 
-	// finish: count kept items; Wide: they lie at stage[lo, lo + count)
-	// with lo = carry & 3 (base is then carry & ~3), Staged: at stage[0, count).
+	// finish: the count kept items lie at stage[0, count).
 	__device__ __forceinline__ void finish(unsigned count, int tid, int threads) const {
-		if constexpr (Wide) {
-			const unsigned lo = lo3, hi = lo + count;
-			if (!aligned16(dst)) {
-				for (unsigned j = lo + tid; j < hi; j += threads) {
-					const unsigned long long k = base + j;
-					if (k < cap) dst[k] = stage[j];
-				}
-				return;
-			}
-			for (unsigned j = 4u * tid; j < hi; j += 4u * threads) {
-				const unsigned long long k = base + j;
-				if (j >= lo && j + 4 <= hi && k + 4 <= cap) {
-					store4(dst + k, *reinterpret_cast<const uint4 *>(stage + j));
-				} else {
-#pragma unroll
-					for (unsigned m = 0; m < 4; m++)
-						if (j + m >= lo && j + m < hi && k + m < cap) dst[k + m] = stage[j + m];
-				}
-			}
-		} else {
-			for (unsigned i = tid; i < count; i += threads) {
-				const unsigned long long k = base + i;
-				if (k < cap) dst[k] = stage[i];
-			}
+		for (unsigned i = tid; i < count; i += threads) {
+			const unsigned long long k = base + i;
+			if (k < cap) dst[k] = stage[i];
 		}
 	}
 
@@ -639,6 +633,5 @@ template <class Cfg> struct IoCompactPre {
 // IoCompact: the unstaged form; IoCompactStaged: the staged one.
 template <bool kStream = false> using IoCompact = IoCompactT<kStream, false>;
 template <bool kStream = false> using IoCompactStaged = IoCompactT<kStream, true>;
-template <bool kStream = false> using IoCompactStagedWide = IoCompactT<kStream, true, true>;
 
 } // namespace kd_scan

@@ -21,8 +21,14 @@ const (
 	// CompactFusedAsync is fused-staged with each tile's values copied to
 	// shared memory by asynchronous copies beside the flag loads and the
 	// kept items' places in the tile recorded while the tile looks back for
-	// its carry, 256 x 16 items, tile numbers from blockIdx.x (GPU default).
+	// its carry, 256 x 16 items, tile numbers from blockIdx.x (GPU).
 	CompactFusedAsync = "fused-async"
+	// CompactMask is flags, scan, scatter with the flags packed into bits:
+	// one kernel writes a bit per item and the count of every 1024-item
+	// chunk, the production scan turns the counts into the chunks' output
+	// places, one kernel writes each chunk's kept items there (GPU; no
+	// look-back in the passes over the data; the GPU default).
+	CompactMask = "mask"
 	// CompactFusedPrefetch is fused-staged with 256 x 16 items and each
 	// item's value loaded with its flag at the start of the tile, in
 	// registers.
@@ -38,7 +44,7 @@ var ErrShortDst = errors.New("scan: dst shorter than the number of kept items")
 func CompactVariants(ex exec.Executor) []string {
 	if ex.CUDA() != nil {
 		v := []string{defaultCompact}
-		for _, s := range append([]string{CompactFusedAsync, CompactFusedPrefetch, CompactFusedStaged, CompactFused, CompactFusedV1, CompactScanScatter},
+		for _, s := range append([]string{CompactMask, CompactFusedAsync, CompactFusedPrefetch, CompactFusedStaged, CompactFused, CompactFusedV1, CompactScanScatter},
 			tuningCompactVariants()...) {
 			if s != defaultCompact {
 				v = append(v, s)

@@ -20,11 +20,19 @@ import "strings"
 // 1.021 and 1.020 ms in three runs against fused-staged's 1.106, 1.091 and
 // 1.119; with the kept items' places recorded during the look-back, 256 x
 // 16 items, 0.930 ms: that kernel is fused-async, the default compaction.
+// Fourth session, same kind of H200: the mask compaction (flags packed into
+// bits with per-chunk counts, a scan of the counts, a gather; no look-back
+// in the passes over the data) 0.721, 0.725 and 0.730 ms at 2^28 in three
+// runs against fused-async's 0.947, 0.940 and 0.967 (2^24: 0.076 against
+// 0.085-0.088): mask is the default compaction. production-bid's kernel
+// is now bounded to 3 blocks per SM (the former tuning production-bid-32x3);
+// its old bound is the tuning production-bid-32x4, measured within
+// run-to-run spread of it (0.700/0.707 against 0.710/0.698 ms).
 // Every kernel stays selectable by name (Variants, CompactVariants,
 // SortVariants) whatever the default.
 const (
 	defaultScan      = VariantProductionBid // GPU scan of Exclusive, Inclusive, ExclusiveTotal, the sorts and scan-scatter
-	defaultCompact   = CompactFusedAsync    // GPU compaction of Compact and CompactNonzero
+	defaultCompact   = CompactMask          // GPU compaction of Compact and CompactNonzero
 	defaultSegmented = segmentedV2          // GPU segmented scans
 	defaultSort      = SortOnesweep         // GPU sort of SortPairs
 )

@@ -31,7 +31,7 @@
 //	  shared-naive            GPU Hillis–Steele per 512-item block in shared memory, block sums scanned recursively
 //	  shared-work-efficient   GPU Blelloch per block in shared memory with bank-conflict padding, recursive block sums
 //	  production-bid          GPU production with the tile number from blockIdx.x instead of an atomic ticket,
-//	                              as CUB does (default)
+//	                              as CUB does, ≤ 80 registers: 3 blocks per SM (default)
 //	  production              GPU single pass, decoupled look-back, 256 threads × 32 items, uint4 loads and
 //	                              stores with evict-first hints, look-back polling with backoff, ≤ 64
 //	                              registers: 4 blocks per SM
@@ -42,7 +42,7 @@
 //	  the registers that __launch_bounds__' blocks per SM allow; all uint4 loads and stores, backoff, streaming
 //	  production-bid-16x512   GPU 512 × 16 (tile 8192), 2 blocks per SM
 //	  production-bid-24x512   GPU 512 × 24 (tile 12288), 2 blocks per SM
-//	  production-bid-32x3     GPU 256 × 32 (tile 8192), 3 blocks per SM (≤ 80 registers)
+//	  production-bid-32x4     GPU 256 × 32 (tile 8192), 4 blocks per SM (≤ 64 registers)
 //	  production-bid-24       GPU 256 × 24 (tile 6144), 5 blocks per SM
 //	  production-bid-20       GPU 256 × 20 (tile 5120), 5 blocks per SM
 //	  production-bid-16       GPU 256 × 16 (tile 4096), 6 blocks per SM
@@ -51,22 +51,27 @@
 //	segmented scan, offsets form: its own kernels (segscan_off_*), reading the values and the offsets only:
 //	  a small kernel finds every 4096-item tile's first segment entry, and each tile sets its heads as bits
 //	  in shared memory while its values load; Go: one loop per segment
-//	compaction (CompactVariants): cpu-parallel, cpu-no-scan, cpu-scan; GPU fused-async (default: each
-//	  tile's values copied to shared memory by cp.async beside the flag loads, so that they arrive during
-//	  the scan and the look-back; while warp 0 looks back, every thread records its kept items' 16-bit
-//	  places in the tile; then the block writes dst[carry + k] = value[place[k]] as one run with
-//	  streaming stores; 256 × 16 items, 8 blocks per SM, tile numbers from blockIdx.x; plain loads
-//	  before sm_80), fused-prefetch (fused-staged with 256 × 16 items and the values loaded into
-//	  registers with the flags), fused-staged (fused, with each tile's kept items gathered in shared
-//	  memory and written as one run), fused (the production scan's 256 × 32 tiling, ≤ 64 registers),
-//	  fused-v1, scan-scatter
-//	  tuning (tuning.go): fused-staged-bid-wide (tile numbers from blockIdx.x, as production-bid, and
-//	  each tile's run staged at dst's 16-byte phase and written as uint4 stores), fused-staged-24 (256 × 24,
-//	  5 blocks per SM), fused-async-16 (the ticket, places recorded after the look-back),
-//	  fused-async-24-bid (256 × 24, places after the look-back), fused-async-nobackoff (the look-back
-//	  polls without sleeping: no faster), fused-async-8x512 (512 threads × 8 items: 1.20 ms); measured on
-//	  an H200 at 2^28 and dropped (the default 0.93 ms): 256 × 20 items with early places 0.97–0.98, the
-//	  default with the ticket 0.95–0.97, the default with ordinary stores 0.930–0.932
+//	compaction (CompactVariants): cpu-parallel, cpu-no-scan, cpu-scan; GPU mask (default: three
+//	  launches: one reads the flags and writes a bit per item and the count of every 1024-item chunk,
+//	  the production scan turns the counts into the chunks' output places and the total, one reads the
+//	  bits and the values of the rows that keep something and writes each chunk's kept items through
+//	  shared memory as one run; n/8 bytes of bits written and read again buy passes over the data
+//	  with no look-back wait and no block barrier), fused-async (single pass: each tile's values
+//	  copied to shared memory by cp.async beside the flag loads, so that they arrive during the scan
+//	  and the look-back; while warp 0 looks back, every thread records its kept items' 16-bit places
+//	  in the tile; then the block writes dst[carry + k] = value[place[k]] as one run with streaming
+//	  stores; 256 × 16 items, 8 blocks per SM, tile numbers from blockIdx.x; plain loads before
+//	  sm_80), fused-prefetch (fused-staged with 256 × 16 items and the values loaded into registers
+//	  with the flags), fused-staged (fused, with each tile's kept items gathered in shared memory and
+//	  written as one run), fused (the production scan's 256 × 32 tiling, ≤ 64 registers), fused-v1,
+//	  scan-scatter
+//	  tuning (tuning.go): fused-async-24-bid (256 × 24, places after the look-back),
+//	  fused-async-nobackoff (the look-back polls without sleeping), fused-async-pub (warp 0 publishes
+//	  the tile's aggregate before recording its places), fused-async-pub-7 (that at 7 blocks per SM,
+//	  no spills), fused-async-pub24 (256 × 24), fused-async-pub-l2 (.L2::256B hints); on an H200 at
+//	  2^28 all within 1% of fused-async or slower (0.94–1.04 ms against 0.94–0.97). Measured and
+//	  dropped: fused-async-8x512 (1.20 ms), fused-staged-24 (1.07), fused-staged-bid-wide (uint4 run
+//	  stores, 1.08), fused-async-16 (the ticket, late places), 256 × 20 with early places (0.97–0.98)
 //	sort (SortVariants): Go cpu-lsd8; GPU onesweep (default: one histogram read of the keys, one
 //	  launch per 8-bit pass with 256×15-key tiles ranked by ballots, per-digit decoupled look-back,
 //	  contiguous digit runs; n < 2^30, else lsd8-prefetch), lsd8-prefetch (lsd8 whose scatter

@@ -42,6 +42,10 @@ func gpuCompact(sc *Scanner, variant string, dst, src, flags *exec.Buf[uint32]) 
 		if err := sc.lookbackLaunch(kernel, n, count, true, src.Ptr(), flags.Ptr(), dstPtr, uint64(n), capacity); err != nil {
 			return 0, err
 		}
+	case CompactMask:
+		if err := sc.maskCompact(dstPtr, src.Ptr(), flags.Ptr(), n, capacity, count); err != nil {
+			return 0, err
+		}
 	case CompactScanScatter:
 		buf, err := sc.scratchBuf(scratchFlags, 4*uint64(n))
 		if err != nil {
@@ -63,4 +67,36 @@ func gpuCompact(sc *Scanner, variant string, dst, src, flags *exec.Buf[uint32]) 
 	}
 	k, err := sc.readResult(0)
 	return int(k), err
+}
+
+// maskChunk is the chunk of the mask compaction: one warp's items
+// (kernels/compact.cu, kd_scan::kMaskChunk), maskWarps the chunks per block.
+const (
+	maskChunk = 1024
+	maskWarps = 8
+)
+
+// maskCompact runs the mask compaction: compact_mask_u32 (bits and chunk
+// counts), the production scan of the counts (chunk offsets, the total to
+// count), compact_gather_u32. Scratch: 4 bytes per 32 items of bits and 4
+// per 1024 of counts.
+func (sc *Scanner) maskCompact(dst, src, flags cuda.DevPtr, n int, capacity uint64, count cuda.DevPtr) error {
+	chunks := (n + maskChunk - 1) / maskChunk
+	mask, err := sc.scratch(scratchMask, 128*uint64(chunks))
+	if err != nil {
+		return err
+	}
+	counts, err := sc.scratch(scratchCounts, 4*uint64(chunks))
+	if err != nil {
+		return err
+	}
+	ctx := sc.ex.CUDA()
+	grid := cuda.Linear((chunks + maskWarps - 1) / maskWarps)
+	if err := ctx.Launch("compact_mask_u32", grid, cuda.Linear(32*maskWarps), 0, flags, uint64(n), mask, counts); err != nil {
+		return err
+	}
+	if err := sc.productionRaw("u32", counts, counts, chunks, false, count); err != nil {
+		return err
+	}
+	return ctx.Launch("compact_gather_u32", grid, cuda.Linear(32*maskWarps), 0, src, mask, counts, dst, uint64(n), capacity)
 }

@@ -125,6 +125,8 @@ const (
 	scratchVals     = "vals"     // sort: alternate values
 	scratchHist     = "hist"     // sort: digit histograms
 	scratchResult   = "result"   // one word read back (count, max)
+	scratchMask     = "mask"     // mask compaction: one bit per item
+	scratchCounts   = "counts"   // mask compaction: kept items per chunk, then chunk offsets
 	scratchSegTiles = "segtiles" // segmented scan, offsets form: first segment entry per tile
 )
 

@@ -11,17 +11,17 @@ import "strings"
 const (
 	VariantProductionBid16x512 = "production-bid-16x512" // production-bid, 512 threads × 16 items, 2 blocks per SM
 	VariantProductionBid24x512 = "production-bid-24x512" // production-bid, 512 × 24, 2 blocks per SM
-	VariantProductionBid32x3   = "production-bid-32x3"   // production-bid, 256 × 32, 3 blocks per SM (≤ 80 registers)
+	VariantProductionBid32x4   = "production-bid-32x4"   // production-bid with 4 blocks per SM (≤ 64 registers), its kernel before 2026-11-24
 	VariantProductionBid24     = "production-bid-24"     // production-bid, 256 × 24, 5 blocks per SM
 	VariantProductionBid20     = "production-bid-20"     // production-bid, 256 × 20, 5 blocks per SM
 	VariantProductionBid16     = "production-bid-16"     // production-bid, 256 × 16, 6 blocks per SM
 
-	CompactFusedStagedBidWide  = "fused-staged-bid-wide" // fused-staged with the tile number from blockIdx.x and uint4 stores
-	CompactFusedStaged24       = "fused-staged-24"       // fused-staged, 256 × 24 items, 5 blocks per SM
-	CompactFusedAsync16        = "fused-async-16"        // fused-async with the ticket and the places recorded after the look-back
 	CompactFusedAsync24Bid     = "fused-async-24-bid"    // fused-async with 256 × 24 items (5 blocks per SM), the places recorded after the look-back
 	CompactFusedAsyncNoBackoff = "fused-async-nobackoff" // fused-async polling the look-back without sleeping
-	CompactFusedAsync8x512     = "fused-async-8x512"     // fused-async with 512 threads × 8 items, 4 blocks per SM
+	CompactFusedAsyncPub       = "fused-async-pub"       // fused-async with the aggregate published before warp 0 records its places
+	CompactFusedAsyncPub7      = "fused-async-pub-7"     // fused-async-pub with at most 7 blocks per SM (36 registers)
+	CompactFusedAsyncPub24     = "fused-async-pub24"     // fused-async-pub with 256 × 24 items
+	CompactFusedAsyncPubL2     = "fused-async-pub-l2"    // fused-async-pub with .L2::256B hints on the loads
 )
 
 // lookbackShape is the tile and block size of a tuning kernel.
@@ -35,7 +35,7 @@ var tuningScan = []struct {
 }{
 	{VariantProductionBid16x512, "productionbid_16x512", lookbackShape{8192, 512}},
 	{VariantProductionBid24x512, "productionbid_24x512", lookbackShape{12288, 512}},
-	{VariantProductionBid32x3, "productionbid_32x3", lookbackShape{8192, 256}},
+	{VariantProductionBid32x4, "productionbid_32x4", lookbackShape{8192, 256}},
 	{VariantProductionBid24, "productionbid_24", lookbackShape{6144, 256}},
 	{VariantProductionBid20, "productionbid_20", lookbackShape{5120, 256}},
 	{VariantProductionBid16, "productionbid_16", lookbackShape{4096, 256}},
@@ -47,12 +47,12 @@ var tuningCompact = []struct {
 	variant, kernel string
 	shape           lookbackShape
 }{
-	{CompactFusedStagedBidWide, "compact_fused_staged_bid_wide_u32", lookbackShape{8192, 256}},
-	{CompactFusedStaged24, "compact_fused_staged_24_u32", lookbackShape{6144, 256}},
-	{CompactFusedAsync16, "compact_fused_async_16_u32", lookbackShape{4096, 256}},
 	{CompactFusedAsync24Bid, "compact_fused_async_24bid_u32", lookbackShape{6144, 256}},
 	{CompactFusedAsyncNoBackoff, "compact_fused_async_nobackoff_u32", lookbackShape{4096, 256}},
-	{CompactFusedAsync8x512, "compact_fused_async_8x512_u32", lookbackShape{4096, 512}},
+	{CompactFusedAsyncPub, "compact_fused_async_pub_u32", lookbackShape{4096, 256}},
+	{CompactFusedAsyncPub7, "compact_fused_async_pub7_u32", lookbackShape{4096, 256}},
+	{CompactFusedAsyncPub24, "compact_fused_async_pub24_u32", lookbackShape{6144, 256}},
+	{CompactFusedAsyncPubL2, "compact_fused_async_publ2_u32", lookbackShape{4096, 256}},
 }
 
 // tuningScanVariants and tuningCompactVariants list the names in table order.

@@ -24,17 +24,17 @@ func TestTuningShapes(t *testing.T) {
 		{"scan_excl_productionbid_16x512_u32", 8192, 512},
 		{"scan_incl_productionbid_16x512_f32", 8192, 512},
 		{"scan_excl_productionbid_24x512_f32", 12288, 512},
-		{"scan_incl_productionbid_32x3_u32", 8192, 256},
+		{"scan_incl_productionbid_32x4_u32", 8192, 256},
 		{"scan_excl_productionbid_24_u32", 6144, 256},
 		{"scan_incl_productionbid_20_f32", 5120, 256},
 		{"scan_excl_productionbid_16_u32", 4096, 256},
-		{"compact_fused_staged_bid_wide_u32", 8192, 256},
-		{"compact_fused_staged_24_u32", 6144, 256},
-		{"compact_fused_async_16_u32", 4096, 256},
 		{"compact_fused_async_u32", 4096, 256},
 		{"compact_fused_async_24bid_u32", 6144, 256},
 		{"compact_fused_async_nobackoff_u32", 4096, 256},
-		{"compact_fused_async_8x512_u32", 4096, 512},
+		{"compact_fused_async_pub7_u32", 4096, 256},
+		{"compact_fused_async_pub_u32", 4096, 256},
+		{"compact_fused_async_pub24_u32", 6144, 256},
+		{"compact_fused_async_publ2_u32", 4096, 256},
 	}
 	for _, c := range cases {
 		if got := lookbackTile(c.kernel); got != c.tile {

@@ -61,7 +61,7 @@ static unsigned long long *fresh_state(size_t n) {
 // 1 production-v1, 2 production24, 3 production16, 4 production-bid; 5..10
 // the tuning kernels (scan/tuning.go), with their tiles and block sizes.
 const char *kFamilies[] = {"production", "production-v1", "production-24", "production-16", "production-bid",
-                           "production-bid-16x512", "production-bid-24x512", "production-bid-32x3",
+                           "production-bid-16x512", "production-bid-24x512", "production-bid-32x4",
                            "production-bid-24", "production-bid-20", "production-bid-16"};
 constexpr int kNumFamilies = 11, kOldFamilies = 5;
 const size_t kFamilyTile[kNumFamilies] = {kTileV2, 4096, 6144, 4096, kTileV2, 8192, 12288, 8192, 6144, 5120, 4096};
@@ -77,7 +77,7 @@ template <class V> static void production(const V *src, V *dst, size_t n, bool i
 		                    {scan_excl_productionbid_f32, scan_incl_productionbid_f32},
 		                    {scan_excl_productionbid_16x512_f32, scan_incl_productionbid_16x512_f32},
 		                    {scan_excl_productionbid_24x512_f32, scan_incl_productionbid_24x512_f32},
-		                    {scan_excl_productionbid_32x3_f32, scan_incl_productionbid_32x3_f32},
+		                    {scan_excl_productionbid_32x4_f32, scan_incl_productionbid_32x4_f32},
 		                    {scan_excl_productionbid_24_f32, scan_incl_productionbid_24_f32},
 		                    {scan_excl_productionbid_20_f32, scan_incl_productionbid_20_f32},
 		                    {scan_excl_productionbid_16_f32, scan_incl_productionbid_16_f32}};
@@ -90,7 +90,7 @@ template <class V> static void production(const V *src, V *dst, size_t n, bool i
 		                    {scan_excl_productionbid_u32, scan_incl_productionbid_u32},
 		                    {scan_excl_productionbid_16x512_u32, scan_incl_productionbid_16x512_u32},
 		                    {scan_excl_productionbid_24x512_u32, scan_incl_productionbid_24x512_u32},
-		                    {scan_excl_productionbid_32x3_u32, scan_incl_productionbid_32x3_u32},
+		                    {scan_excl_productionbid_32x4_u32, scan_incl_productionbid_32x4_u32},
 		                    {scan_excl_productionbid_24_u32, scan_incl_productionbid_24_u32},
 		                    {scan_excl_productionbid_20_u32, scan_incl_productionbid_20_u32},
 		                    {scan_excl_productionbid_16_u32, scan_incl_productionbid_16_u32}};
@@ -318,12 +318,12 @@ const CompactKernel kCompact[] = {
     {"fused-staged", compact_fused_staged_u32, kTileV2, 256, false},
     {"fused-prefetch", compact_fused_prefetch_u32, 4096, 256, false},
     {"fused-async", compact_fused_async_u32, 4096, 256, true},
-    {"fused-staged-bid-wide", compact_fused_staged_bid_wide_u32, 8192, 256, true},
-    {"fused-staged-24", compact_fused_staged_24_u32, 6144, 256, false},
-    {"fused-async-16", compact_fused_async_16_u32, 4096, 256, false},
     {"fused-async-24-bid", compact_fused_async_24bid_u32, 6144, 256, true},
     {"fused-async-nobackoff", compact_fused_async_nobackoff_u32, 4096, 256, true},
-    {"fused-async-8x512", compact_fused_async_8x512_u32, 4096, 512, true},
+    {"fused-async-pub-7", compact_fused_async_pub7_u32, 4096, 256, true},
+    {"fused-async-pub", compact_fused_async_pub_u32, 4096, 256, true},
+    {"fused-async-pub24", compact_fused_async_pub24_u32, 6144, 256, true},
+    {"fused-async-pub-l2", compact_fused_async_publ2_u32, 4096, 256, true},
 };
 constexpr int kNumCompact = 11, kOldCompact = 5;
 
@@ -369,6 +369,28 @@ static void test_compact(size_t n, unsigned density, int c0 = 0, int c1 = kOldCo
 			expect1(what + " scan-scatter count", count2, want.size());
 			expect(what + " scan-scatter", out2.out(), want, std::min(cap, want.size()));
 			out2.check(what + " scan-scatter");
+			// mask: bits and chunk counts, scan of the counts, gather; src
+			// and dst also one word off 16-byte alignment (scalar loads).
+			for (int off = 0; off < 2; off++) {
+				const size_t chunks = (n + 1023) / 1024;
+				std::vector<unsigned> mask(32 * chunks, 0xcdcdcdcd), counts(chunks + 1, 0xcdcdcdcd);
+				std::vector<unsigned> fo(n + off), so(n + off);
+				std::copy(flags.begin(), flags.end(), fo.begin() + off);
+				std::copy(src.begin(), src.end(), so.begin() + off);
+				Buf<unsigned> out3(cap + off, 0xabababab);
+				unsigned count3 = 0xdeadbeef;
+				const unsigned grid = (unsigned)((chunks + 7) / 8);
+				launch(compact_mask_u32, grid, 256, (const unsigned *)fo.data() + off, (unsigned long long)n, mask.data(), counts.data());
+				production(counts.data(), counts.data(), chunks, false, &count3);
+				expect1(what + " mask count word after the counts", counts[chunks], 0xcdcdcdcdu);
+				launch(compact_gather_u32, grid, 256, (const unsigned *)so.data() + off, (const unsigned *)mask.data(), (const unsigned *)counts.data(), out3.p() + off, (unsigned long long)n, (unsigned long long)cap);
+				std::string w3 = what + " mask off=" + std::to_string(off);
+				expect1(w3 + " count", count3, want.size());
+				auto o = out3.out();
+				if (off) expect1(w3 + " word before dst", o[0], 0xababababu);
+				expect(w3, std::vector<unsigned>(o.begin() + off, o.end()), want, std::min(cap, want.size()));
+				out3.check(w3);
+			}
 		}
 	}
 	g_prefix_mode = 0;
