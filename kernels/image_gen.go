@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "2a47c296d0830713596dea0d6b6889c8c7d5455bd316205a0ccd1af0261efd36"
+const SourcesSHA256 = "108df033b1883e552f3ba459236e041c8df1aaae83bd962d54dfebcea8ca5a02"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -18,8 +18,8 @@ var SourceSHA256 = map[string]string{
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "0de99dbbdde1aef8b604df1b9471ebc60686775934edbae059daf4215f941bb3",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
-	"scan.cu":    "1f9f655dddd7f0210a586697e0327f04fff5133ca297d9de3421354b846cf8d3",
-	"scan.cuh":   "4f78a8c50bb629065d8283b80a92721b58ef6e74088c3a1cbc0f42a3fc0ab7d5",
+	"scan.cu":    "a70b0c334ddec927025c0d6d2554963dabe80c211e310137d9dab024681bceee",
+	"scan.cuh":   "f5fb655b85d5bc34b9d0e44a20ec463a9a4ad22f2c7a625ab51dc91e085f91f2",
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":   "dfb83538bff1b0c7eb066b124d969e342590f0b0f0c5e5b8d70acb006f282b9e",
 }

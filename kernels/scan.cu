@@ -62,8 +62,12 @@ __device__ __forceinline__ void tile_starts(const unsigned *offsets, unsigned lo
 
 // The segmented v2 tiling: 16 items (the (head, value) pairs take twice the
 // registers), polling with backoff, streaming hints; its kernels are bounded
-// to 4 blocks per SM (at most 64 registers).
-using TilingSegV2 = Tiling<256, 16, 4, true, true>;
+// to 4 blocks per SM (at most 64 registers); every tile prefetches into the
+// L2 the rows 4 tiles per SM ahead (Tiling's Ahead: 64 KiB per SM, as the
+// production-bid scan's 2 tiles of 8192).
+using TilingSegV2 = Tiling<256, 16, 4, true, true, true, 4>;
+// SegBid: SegV2 with the tile numbers from blockIdx.x (the offsets form).
+using TilingSegBid = Tiling<256, 16, 4, true, true, false, 4>;
 
 // Hillis–Steele, global memory. init: out = src (inclusive) or src shifted
 // right by one with 0 in front (exclusive); step: out[i] = in[i] + in[i-d].
@@ -225,10 +229,11 @@ __device__ __forceinline__ void heads_from_offsets(const unsigned *offsets, unsi
 // scan_{excl,incl}_<family>_{u32,f32}, all 256 threads per block, grid =
 // ceil(n/tile) blocks:
 //   production     kd_scan::TilingP32, tile 8192
-//   productionbid  TilingPB32x3, tile 8192: production with the tile number
+//   productionbid  TilingPBA2, tile 8192: production with the tile number
 //                  from blockIdx.x instead of an atomic ticket, bounded to
-//                  3 blocks per SM (<= 80 registers: on an H200 1-2% faster
-//                  than 4 blocks, productionbid_32x4)
+//                  3 blocks per SM (<= 80 registers), prefetching into the
+//                  L2 the rows 2 tiles per SM ahead (Tiling's Ahead: on an
+//                  H200 0.60 ms at 2^28 against 0.70 without)
 //   production24   TilingP24, tile 6144
 //   production16   TilingP16, tile 4096
 //   production_v1  TilingV1, tile 4096 (the first production kernel)
@@ -257,32 +262,31 @@ __device__ __forceinline__ void heads_from_offsets(const unsigned *offsets, unsi
 #define KD_MIN_BLOCKS(n) (n)
 #endif
 KD_PRODUCTION4(production, kd_scan::TilingP32, __launch_bounds__(256, 4))
-KD_PRODUCTION4(productionbid, kd_scan::TilingPB32x3, __launch_bounds__(256, 3))
+KD_PRODUCTION4(productionbid, kd_scan::TilingPBA2, __launch_bounds__(256, 3))
 KD_PRODUCTION4(production24, kd_scan::TilingP24, __launch_bounds__(256, KD_MIN_BLOCKS(5)))
 KD_PRODUCTION4(production16, kd_scan::TilingP16, __launch_bounds__(256, KD_MIN_BLOCKS(8)))
 KD_PRODUCTION4(production_v1, kd_scan::TilingV1, __launch_bounds__(256))
 // Tuning variants of productionbid (scan/doc.go, "tuning"; tile numbers
 // from blockIdx.x, backoff, streaming uint4 loads and stores), grid =
 // ceil(n/tile) blocks of the tiling's threads:
-//   productionbid_16x512  512 x 16, tile 8192, 2 blocks per SM (<= 64 registers)
-//   productionbid_24x512  512 x 24, tile 12288, 2 blocks per SM (<= 64 registers)
 //   productionbid_32x4    256 x 32, tile 8192, 4 blocks per SM (<= 64 registers)
 //   productionbid_24      256 x 24, tile 6144, 5 blocks per SM (<= 48 registers)
-//   productionbid_20      256 x 20, tile 5120, 5 blocks per SM (<= 48 registers)
-//   productionbid_16      256 x 16, tile 4096, 6 blocks per SM (<= 40 registers)
+//   productionbid_noahead productionbid without the L2 prefetch (TilingPB32x3)
+//   productionbid_ahead1, _ahead3, _ahead6: productionbid prefetching the
+//                         rows 1, 3 or 6 tiles per SM ahead into the L2
+//                         (3 is one wave of resident blocks)
 namespace kd_scan {
-using TilingPB16x512 = TB<512, 16, 2>;
-using TilingPB24x512 = TB<512, 24, 2>;
 using TilingPB24 = TB<256, 24, 5>;
-using TilingPB20 = TB<256, 20, 5>;
-using TilingPB16 = TB<256, 16, 6>;
+using TilingPBA1 = TBA<256, 32, 3, 1>;
+using TilingPBA3 = TBA<256, 32, 3, 3>;
+using TilingPBA6 = TBA<256, 32, 3, 6>;
 } // namespace kd_scan
-KD_PRODUCTION4(productionbid_16x512, kd_scan::TilingPB16x512, __launch_bounds__(512, 2))
-KD_PRODUCTION4(productionbid_24x512, kd_scan::TilingPB24x512, __launch_bounds__(512, 2))
 KD_PRODUCTION4(productionbid_32x4, kd_scan::TilingPB32, __launch_bounds__(256, 4))
 KD_PRODUCTION4(productionbid_24, kd_scan::TilingPB24, __launch_bounds__(256, KD_MIN_BLOCKS(5)))
-KD_PRODUCTION4(productionbid_20, kd_scan::TilingPB20, __launch_bounds__(256, KD_MIN_BLOCKS(5)))
-KD_PRODUCTION4(productionbid_16, kd_scan::TilingPB16, __launch_bounds__(256, KD_MIN_BLOCKS(6)))
+KD_PRODUCTION4(productionbid_noahead, kd_scan::TilingPB32x3, __launch_bounds__(256, 3))
+KD_PRODUCTION4(productionbid_ahead1, kd_scan::TilingPBA1, __launch_bounds__(256, 3))
+KD_PRODUCTION4(productionbid_ahead3, kd_scan::TilingPBA3, __launch_bounds__(256, 3))
+KD_PRODUCTION4(productionbid_ahead6, kd_scan::TilingPBA6, __launch_bounds__(256, 3))
 #undef KD_PRODUCTION4
 #undef KD_PRODUCTION
 
@@ -309,22 +313,42 @@ KD_SEGSCAN(segscan_incl_v1_f32, kd_scan::TilingV1, __launch_bounds__(256), float
 // ---- segmented, offsets form ----------------------------------------------
 // segscan_off_{excl,incl}_{u32,f32}: the segmented scan with the segments
 // given by their starts (offsets: nentries non-decreasing words; an offset
-// >= n starts nothing), reading the values and the offsets only. TilingSegV2
-// (4096-item tiles); grid = ceil(n/4096) blocks of 256 threads, state as
+// >= n starts nothing), reading the values and the offsets only.
+// TilingSegBid: TilingSegV2 with the tile numbers from blockIdx.x (on an
+// H200 at 2^28 0.75 ms against 0.79 with the ticket); 4096-item tiles; grid = ceil(n/4096) blocks of 256 threads, state as
 // above; tile_seg: ceil(n/4096) words from segscan_tile_starts with tile =
 // 4096 over the same offsets.
 #define KD_SEGSCAN_OFF(NAME, V, INCL)                                                                         \
 	extern "C" __global__ void __launch_bounds__(256, 4)                                                   \
 	    NAME(const V *src, const unsigned *offsets, const unsigned *tile_seg, unsigned long long nentries, \
 	         V *dst, unsigned long long n, unsigned long long *state) {                                    \
-		kd_scan::segmented_offsets<kd_scan::TilingSegV2, V, INCL>(src, offsets, tile_seg, nentries, dst, n, \
-		                                                          state);                              \
+		kd_scan::segmented_offsets<kd_scan::TilingSegBid, V, INCL>(src, offsets, tile_seg, nentries, dst, \
+		                                                           n, state);                          \
 	}
 KD_SEGSCAN_OFF(segscan_off_excl_u32, unsigned, false)
 KD_SEGSCAN_OFF(segscan_off_incl_u32, unsigned, true)
 KD_SEGSCAN_OFF(segscan_off_excl_f32, float, false)
 KD_SEGSCAN_OFF(segscan_off_incl_f32, float, true)
 #undef KD_SEGSCAN_OFF
+// Tuning variants of segscan_off_excl_u32 (scan/tuning.go, the segscan
+// bench): the same contract and launch, other tilings of 256 x 16 items:
+//   segscan_off_ticket_excl_u32 tile numbers from the ticket (TilingSegV2; the default before 2026-11-24)
+//   segscan_off_bida2_excl_u32  blockIdx.x, Ahead 2
+//   segscan_off_a8_excl_u32     the ticket, Ahead 8
+namespace kd_scan {
+using TilingSegBidA2 = Tiling<256, 16, 4, true, true, false, 2>;
+using TilingSegA8 = Tiling<256, 16, 4, true, true, true, 8>;
+} // namespace kd_scan
+#define KD_SEGSCAN_OFF_T(NAME, CFG)                                                                            \
+	extern "C" __global__ void __launch_bounds__(256, 4)                                                   \
+	    NAME(const unsigned *src, const unsigned *offsets, const unsigned *tile_seg,                       \
+	         unsigned long long nentries, unsigned *dst, unsigned long long n, unsigned long long *state) {  \
+		kd_scan::segmented_offsets<CFG, unsigned, false>(src, offsets, tile_seg, nentries, dst, n, state);   \
+	}
+KD_SEGSCAN_OFF_T(segscan_off_ticket_excl_u32, kd_scan::TilingSegV2)
+KD_SEGSCAN_OFF_T(segscan_off_bida2_excl_u32, kd_scan::TilingSegBidA2)
+KD_SEGSCAN_OFF_T(segscan_off_a8_excl_u32, kd_scan::TilingSegA8)
+#undef KD_SEGSCAN_OFF_T
 
 // segscan_tile_starts: tile_seg[t] = min{s : offsets[s] >= t*tile} (or
 // nentries) for t < tiles; grid-stride over the tiles.

@@ -25,7 +25,13 @@ constexpr unsigned kFull = 0xffffffffu;
 // blocks in index order (which look-back needs for progress: a block waits
 // only for lower-numbered ones), and saving the atomic and a barrier at the
 // start of every tile, before its loads can issue.
-template <int Threads, int Items, int MinBlocks, bool Backoff, bool Stream, bool Ticket = true> struct Tiling {
+// Ahead (> 0, sm_80 and later): while a tile loads, one lane in eight also
+// asks the L2 to fetch the same rows Ahead x (SM count) tiles further on
+// (prefetch.global.L2, through Io::ahead), so that the memory keeps
+// streaming while blocks scan, look back and store, and the loads of the
+// later tile hit the L2.
+template <int Threads, int Items, int MinBlocks, bool Backoff, bool Stream, bool Ticket = true, int Ahead = 0>
+struct Tiling {
 	static constexpr int kThreads = Threads;
 	static constexpr int kItems = Items;
 	static constexpr int kTile = Threads * Items;
@@ -36,6 +42,7 @@ template <int Threads, int Items, int MinBlocks, bool Backoff, bool Stream, bool
 	static constexpr bool kBackoff = Backoff;
 	static constexpr bool kStream = Stream;
 	static constexpr bool kTicket = Ticket;
+	static constexpr int kAhead = Ahead;
 	static_assert(Items % 4 == 0 && Items <= 32 && Threads % 32 == 0, "tiling");
 };
 // v1: the first production kernel (256 x 16, busy polling, default caching;
@@ -54,11 +61,16 @@ using TilingP16 = Tiling<256, 16, 8, true, true>;
 // same bounded to 3 blocks per SM (the production-bid scan).
 using TilingPB32 = Tiling<256, 32, 4, true, true, false>;
 using TilingPB32x3 = Tiling<256, 32, 3, true, true, false>;
+// PBA2: PB32x3 prefetching 2 tiles per SM ahead into the L2 (Ahead).
+using TilingPBA2 = Tiling<256, 32, 3, true, true, false, 2>;
 // Tuning tilings (scan.cu, compact.cu: the "tuning" variants, measured
 // against the defaults; scan/doc.go lists them). TB<Threads, Items,
 // MinBlocks>: blockIdx.x tile numbers (no ticket); TT: with the ticket.
 template <int Threads, int Items, int MinBlocks> using TB = Tiling<Threads, Items, MinBlocks, true, true, false>;
 template <int Threads, int Items, int MinBlocks> using TT = Tiling<Threads, Items, MinBlocks, true, true, true>;
+// TBA: TB prefetching Ahead tiles per SM into the L2.
+template <int Threads, int Items, int MinBlocks, int Ahead>
+using TBA = Tiling<Threads, Items, MinBlocks, true, true, false, Ahead>;
 // CP16: the prefetching compaction (IoCompactPre): 256 x 16 items (the
 // items' values are held in registers from the start: 16 + 16 words),
 // bounded to 4 blocks per SM (<= 64 registers).
@@ -278,6 +290,17 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 		if constexpr (Io::kPrefetch) io.prefetch(r, first + r * 128, full, n);
 		io.load(first + r * 128, full, n, &x[r * 4]);
 	}
+	if constexpr (Cfg::kAhead > 0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+		unsigned nsm;
+		asm("mov.u32 %0, %%nsmid;" : "=r"(nsm));
+		const unsigned long long later = first + (unsigned long long)nsm * Cfg::kAhead * kTile;
+		if ((lane & 7) == 0)
+#pragma unroll
+			for (int r = 0; r < kRows; r++)
+				if (later + r * 128 < n) io.ahead(later + r * 128);
+#endif
+	}
 	// An Io that learns the heads apart from the values (IoSegOffsets)
 	// marks them now, while the value loads are still in flight.
 	if constexpr (Io::kMarks) {
@@ -437,6 +460,15 @@ template <class Op, typename V, bool kInclusive, bool kStream = false> struct Io
 		}
 	}
 
+	// ahead: prefetch the 128 bytes of values (and heads) from item i into
+	// the L2 (Tiling's Ahead).
+	__device__ __forceinline__ void ahead(unsigned long long i) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+		asm volatile("prefetch.global.L2 [%0];" ::"l"(src + i));
+		if (heads) asm volatile("prefetch.global.L2 [%0];" ::"l"(heads + i));
+#endif
+	}
+
 	__device__ __forceinline__ void store(unsigned long long i, bool full, unsigned long long n, const P ex[4],
 	                                      const P in[4], unsigned hbits) const {
 		V o[4];
@@ -484,6 +516,7 @@ template <class Cfg, typename V, bool kInclusive> struct IoSegOffsets {
 	                                      const P in[4], unsigned hbits) const {
 		scan.store(i, full, n, ex, in, hbits);
 	}
+	__device__ __forceinline__ void ahead(unsigned long long i) const { scan.ahead(i); }
 
 	// prepare_marks (all threads of the block, which syncs after it).
 	__device__ __forceinline__ void prepare_marks(unsigned long long tile, unsigned long long n, int tid) {

@@ -163,6 +163,17 @@ func benchSegscan(ex exec.Executor, n, runs int, copyGBps float64) ([]exec.Bench
 		}
 		rows = append(rows, row)
 	}
+	// The offsets form's tuning kernels (GPU).
+	if ex.CUDA() != nil {
+		for _, t := range tuningSegOffsets {
+			row, err := checkedRow(ex, t.variant, n, 8*int64(n)+4*int64(len(offsets)), runs, copyGBps, dst, want,
+				func() error { return segOffsetsTuning(ex, t.kernel, dst, src, ob) })
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, row)
+		}
+	}
 	// Then the heads form: on a GPU both kernel families, the default first
 	// (rows named production-heads and production-v1-heads after the scans
 	// they are built like).

@@ -31,7 +31,9 @@
 //	  shared-naive            GPU Hillis–Steele per 512-item block in shared memory, block sums scanned recursively
 //	  shared-work-efficient   GPU Blelloch per block in shared memory with bank-conflict padding, recursive block sums
 //	  production-bid          GPU production with the tile number from blockIdx.x instead of an atomic ticket,
-//	                              as CUB does, ≤ 80 registers: 3 blocks per SM (default)
+//	                              as CUB does, ≤ 80 registers: 3 blocks per SM; every tile also asks the L2
+//	                              to fetch the rows 2 tiles per SM further on (prefetch.global.L2), so that
+//	                              the memory keeps streaming while blocks scan, look back and store (default)
 //	  production              GPU single pass, decoupled look-back, 256 threads × 32 items, uint4 loads and
 //	                              stores with evict-first hints, look-back polling with backoff, ≤ 64
 //	                              registers: 4 blocks per SM
@@ -40,17 +42,22 @@
 //	  production-v1           GPU the first production kernel: 256 threads × 16 items, busy polling
 //	  tuning (tuning.go): production-bid's kernel with other tilings, threads × items per thread, at most
 //	  the registers that __launch_bounds__' blocks per SM allow; all uint4 loads and stores, backoff, streaming
-//	  production-bid-16x512   GPU 512 × 16 (tile 8192), 2 blocks per SM
-//	  production-bid-24x512   GPU 512 × 24 (tile 12288), 2 blocks per SM
 //	  production-bid-32x4     GPU 256 × 32 (tile 8192), 4 blocks per SM (≤ 64 registers)
 //	  production-bid-24       GPU 256 × 24 (tile 6144), 5 blocks per SM
-//	  production-bid-20       GPU 256 × 20 (tile 5120), 5 blocks per SM
-//	  production-bid-16       GPU 256 × 16 (tile 4096), 6 blocks per SM
+//	  production-bid-noahead  GPU production-bid without the L2 prefetch (the default before 2026-11-24)
+//	  production-bid-ahead1   GPU production-bid prefetching 1 tile per SM ahead
+//	  production-bid-ahead3   GPU the same 3 tiles per SM ahead (one wave of resident blocks)
+//	  production-bid-ahead6   GPU the same 6 tiles per SM ahead
+//	  measured on an H200 at 2^28 and dropped: 512 × 16 (0.873 ms), 512 × 24 (0.775), 256 × 20 (0.78),
+//	  256 × 16 (0.80)
 //	segmented scan, heads form: the production kernel with the (head, sum) operator, 256 × 16 items,
-//	  ≤ 64 registers (4 blocks per SM), backoff; the v1 kernels (80 registers) stay in the image; Go: two passes
+//	  ≤ 64 registers (4 blocks per SM), backoff, the values (and heads) 4 tiles per SM ahead prefetched
+//	  into the L2 as production-bid does; the v1 kernels (80 registers) stay in the image; Go: two passes
 //	segmented scan, offsets form: its own kernels (segscan_off_*), reading the values and the offsets only:
 //	  a small kernel finds every 4096-item tile's first segment entry, and each tile sets its heads as bits
-//	  in shared memory while its values load; Go: one loop per segment
+//	  in shared memory while its values load; the same tiling and L2 prefetch with the tile numbers from
+//	  blockIdx.x; Go: one loop per segment; tuning (segscan bench): production-offsets-ticket (the
+//	  ticket), production-offsets-bid-ahead2, production-offsets-ahead8 (ticket, 8 tiles ahead)
 //	compaction (CompactVariants): cpu-parallel, cpu-no-scan, cpu-scan; GPU mask (default: three
 //	  launches: one reads the flags and writes a bit per item and the count of every 1024-item chunk,
 //	  the production scan turns the counts into the chunks' output places and the total, one reads the

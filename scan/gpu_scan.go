@@ -256,6 +256,16 @@ func gpuSegmented[T Value](sc *Scanner, family string, dst, src *exec.Buf[T], he
 // (scratch, one word per tile), then segscan_off_* scans reading only the
 // values and the offsets.
 func gpuSegmentedOffsets[T Value](sc *Scanner, dst, src *exec.Buf[T], offsets *exec.Buf[uint32], inclusive bool) error {
+	kind := "excl"
+	if inclusive {
+		kind = "incl"
+	}
+	return gpuSegmentedOffsetsKernel(sc, "segscan_off_"+kind+"_"+suffix[T](), dst, src, offsets)
+}
+
+// gpuSegmentedOffsetsKernel is gpuSegmentedOffsets with the scan kernel
+// named (the default segscan_off_* or a tuning one, all on 4096-item tiles).
+func gpuSegmentedOffsetsKernel[T Value](sc *Scanner, kernel string, dst, src *exec.Buf[T], offsets *exec.Buf[uint32]) error {
 	n := src.Len()
 	if err := checkGPUSize("segmented scan", n); err != nil {
 		return err
@@ -277,11 +287,7 @@ func gpuSegmentedOffsets[T Value](sc *Scanner, dst, src *exec.Buf[T], offsets *e
 		offPtr, uint64(nent), buf.Ptr(), uint64(tiles), uint64(prodTile)); err != nil {
 		return err
 	}
-	kind := "excl"
-	if inclusive {
-		kind = "incl"
-	}
-	return sc.lookbackLaunch("segscan_off_"+kind+"_"+suffix[T](), n, 0, false,
+	return sc.lookbackLaunch(kernel, n, 0, false,
 		src.Ptr(), offPtr, buf.Ptr(), uint64(nent), dst.Ptr(), uint64(n))
 }
 

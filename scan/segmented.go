@@ -195,3 +195,17 @@ func goSegmented[T Value](workers int, dst, src []T, heads []uint32, inclusive b
 	}
 	forChunks(k, n, func(c, lo, hi int) { segSerial(dst[lo:hi], src[lo:hi], heads[lo:hi], sums[c], inclusive) })
 }
+
+// segOffsetsTuning runs a tuning kernel of the offsets form (tuning.go) on
+// a GPU executor: the exclusive uint32 segmented scan, for the benchmark.
+func segOffsetsTuning(ex exec.Executor, kernel string, dst, src, offsets *exec.Buf[uint32]) error {
+	if src.Len() == 0 {
+		return nil
+	}
+	sc, unlock, err := scannerFor(ex, nil)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return gpuSegmentedOffsetsKernel(sc, kernel, dst, src, offsets)
+}

@@ -9,12 +9,12 @@ import "strings"
 // kernels/compact.cu; scan/doc.go lists them). Every one keeps the contract
 // of the kernel it varies and is selectable by name; none is a default.
 const (
-	VariantProductionBid16x512 = "production-bid-16x512" // production-bid, 512 threads × 16 items, 2 blocks per SM
-	VariantProductionBid24x512 = "production-bid-24x512" // production-bid, 512 × 24, 2 blocks per SM
-	VariantProductionBid32x4   = "production-bid-32x4"   // production-bid with 4 blocks per SM (≤ 64 registers), its kernel before 2026-11-24
-	VariantProductionBid24     = "production-bid-24"     // production-bid, 256 × 24, 5 blocks per SM
-	VariantProductionBid20     = "production-bid-20"     // production-bid, 256 × 20, 5 blocks per SM
-	VariantProductionBid16     = "production-bid-16"     // production-bid, 256 × 16, 6 blocks per SM
+	VariantProductionBid32x4    = "production-bid-32x4"    // production-bid with 4 blocks per SM (≤ 64 registers) and no L2 prefetch, its kernel before 2026-11-24
+	VariantProductionBid24      = "production-bid-24"      // production-bid, 256 × 24, 5 blocks per SM
+	VariantProductionBidNoAhead = "production-bid-noahead" // production-bid without the L2 prefetch (3 blocks per SM)
+	VariantProductionBidAhead1  = "production-bid-ahead1"  // production-bid prefetching into the L2 the rows 1 tile per SM ahead (default: 2)
+	VariantProductionBidAhead3  = "production-bid-ahead3"  // production-bid prefetching 3 tiles per SM (one wave of blocks) ahead
+	VariantProductionBidAhead6  = "production-bid-ahead6"  // production-bid prefetching 6 tiles per SM ahead
 
 	CompactFusedAsync24Bid     = "fused-async-24-bid"    // fused-async with 256 × 24 items (5 blocks per SM), the places recorded after the look-back
 	CompactFusedAsyncNoBackoff = "fused-async-nobackoff" // fused-async polling the look-back without sleeping
@@ -23,6 +23,15 @@ const (
 	CompactFusedAsyncPub24     = "fused-async-pub24"     // fused-async-pub with 256 × 24 items
 	CompactFusedAsyncPubL2     = "fused-async-pub-l2"    // fused-async-pub with .L2::256B hints on the loads
 )
+
+// tuningSegOffsets maps the tuning variants of the segmented scan's offsets
+// form (exclusive, uint32: the segscan bench's rows) to their kernels, all
+// on segscan_off's 4096-item tiles of 256 threads.
+var tuningSegOffsets = []struct{ variant, kernel string }{
+	{"production-offsets-ticket", "segscan_off_ticket_excl_u32"},    // tile numbers from the ticket (the default: blockIdx.x)
+	{"production-offsets-bid-ahead2", "segscan_off_bida2_excl_u32"}, // blockIdx.x, L2 prefetch 2 tiles per SM ahead (default 4)
+	{"production-offsets-ahead8", "segscan_off_a8_excl_u32"},        // L2 prefetch 8 tiles per SM ahead
+}
 
 // lookbackShape is the tile and block size of a tuning kernel.
 type lookbackShape struct{ tile, threads int }
@@ -33,12 +42,12 @@ var tuningScan = []struct {
 	variant, family string
 	shape           lookbackShape
 }{
-	{VariantProductionBid16x512, "productionbid_16x512", lookbackShape{8192, 512}},
-	{VariantProductionBid24x512, "productionbid_24x512", lookbackShape{12288, 512}},
 	{VariantProductionBid32x4, "productionbid_32x4", lookbackShape{8192, 256}},
 	{VariantProductionBid24, "productionbid_24", lookbackShape{6144, 256}},
-	{VariantProductionBid20, "productionbid_20", lookbackShape{5120, 256}},
-	{VariantProductionBid16, "productionbid_16", lookbackShape{4096, 256}},
+	{VariantProductionBidNoAhead, "productionbid_noahead", lookbackShape{8192, 256}},
+	{VariantProductionBidAhead1, "productionbid_ahead1", lookbackShape{8192, 256}},
+	{VariantProductionBidAhead3, "productionbid_ahead3", lookbackShape{8192, 256}},
+	{VariantProductionBidAhead6, "productionbid_ahead6", lookbackShape{8192, 256}},
 }
 
 // tuningCompact maps the tuning compaction variants to their kernels and

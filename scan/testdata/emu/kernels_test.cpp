@@ -61,11 +61,11 @@ static unsigned long long *fresh_state(size_t n) {
 // 1 production-v1, 2 production24, 3 production16, 4 production-bid; 5..10
 // the tuning kernels (scan/tuning.go), with their tiles and block sizes.
 const char *kFamilies[] = {"production", "production-v1", "production-24", "production-16", "production-bid",
-                           "production-bid-16x512", "production-bid-24x512", "production-bid-32x4",
-                           "production-bid-24", "production-bid-20", "production-bid-16"};
+                           "production-bid-32x4", "production-bid-24", "production-bid-noahead",
+                           "production-bid-ahead1", "production-bid-ahead3", "production-bid-ahead6"};
 constexpr int kNumFamilies = 11, kOldFamilies = 5;
-const size_t kFamilyTile[kNumFamilies] = {kTileV2, 4096, 6144, 4096, kTileV2, 8192, 12288, 8192, 6144, 5120, 4096};
-const unsigned kFamilyThreads[kNumFamilies] = {256, 256, 256, 256, 256, 512, 512, 256, 256, 256, 256};
+const size_t kFamilyTile[kNumFamilies] = {kTileV2, 4096, 6144, 4096, kTileV2, 8192, 6144, 8192, 8192, 8192, 8192};
+const unsigned kFamilyThreads[kNumFamilies] = {256, 256, 256, 256, 256, 256, 256, 256, 256, 256, 256};
 template <class V> static void production(const V *src, V *dst, size_t n, bool incl, unsigned *total, int family = 0) {
 	typedef void (*K)(const V *, V *, unsigned long long, unsigned long long *, unsigned *);
 	K k;
@@ -75,12 +75,12 @@ template <class V> static void production(const V *src, V *dst, size_t n, bool i
 		                    {scan_excl_production24_f32, scan_incl_production24_f32},
 		                    {scan_excl_production16_f32, scan_incl_production16_f32},
 		                    {scan_excl_productionbid_f32, scan_incl_productionbid_f32},
-		                    {scan_excl_productionbid_16x512_f32, scan_incl_productionbid_16x512_f32},
-		                    {scan_excl_productionbid_24x512_f32, scan_incl_productionbid_24x512_f32},
 		                    {scan_excl_productionbid_32x4_f32, scan_incl_productionbid_32x4_f32},
 		                    {scan_excl_productionbid_24_f32, scan_incl_productionbid_24_f32},
-		                    {scan_excl_productionbid_20_f32, scan_incl_productionbid_20_f32},
-		                    {scan_excl_productionbid_16_f32, scan_incl_productionbid_16_f32}};
+		                    {scan_excl_productionbid_noahead_f32, scan_incl_productionbid_noahead_f32},
+		                    {scan_excl_productionbid_ahead1_f32, scan_incl_productionbid_ahead1_f32},
+		                    {scan_excl_productionbid_ahead3_f32, scan_incl_productionbid_ahead3_f32},
+		                    {scan_excl_productionbid_ahead6_f32, scan_incl_productionbid_ahead6_f32}};
 		k = ks[family][incl];
 	} else {
 		const K ks[kNumFamilies][2] = {{scan_excl_production_u32, scan_incl_production_u32},
@@ -88,12 +88,12 @@ template <class V> static void production(const V *src, V *dst, size_t n, bool i
 		                    {scan_excl_production24_u32, scan_incl_production24_u32},
 		                    {scan_excl_production16_u32, scan_incl_production16_u32},
 		                    {scan_excl_productionbid_u32, scan_incl_productionbid_u32},
-		                    {scan_excl_productionbid_16x512_u32, scan_incl_productionbid_16x512_u32},
-		                    {scan_excl_productionbid_24x512_u32, scan_incl_productionbid_24x512_u32},
 		                    {scan_excl_productionbid_32x4_u32, scan_incl_productionbid_32x4_u32},
 		                    {scan_excl_productionbid_24_u32, scan_incl_productionbid_24_u32},
-		                    {scan_excl_productionbid_20_u32, scan_incl_productionbid_20_u32},
-		                    {scan_excl_productionbid_16_u32, scan_incl_productionbid_16_u32}};
+		                    {scan_excl_productionbid_noahead_u32, scan_incl_productionbid_noahead_u32},
+		                    {scan_excl_productionbid_ahead1_u32, scan_incl_productionbid_ahead1_u32},
+		                    {scan_excl_productionbid_ahead3_u32, scan_incl_productionbid_ahead3_u32},
+		                    {scan_excl_productionbid_ahead6_u32, scan_incl_productionbid_ahead6_u32}};
 		k = ks[family][incl];
 	}
 	InOrder io(family >= 4); // the production-bid families: tile numbers from blockIdx.x
@@ -289,6 +289,7 @@ template <class V> static void test_seg_off(size_t n, unsigned every) {
 			void (*k)(const V *, const unsigned *, const unsigned *, unsigned long long, V *, unsigned long long, unsigned long long *);
 			if constexpr (std::is_same_v<V, float>) k = incl ? segscan_off_incl_f32 : segscan_off_excl_f32;
 			else k = incl ? segscan_off_incl_u32 : segscan_off_excl_u32;
+			InOrder io(true); // segscan_off takes tile numbers from blockIdx.x
 			launch(k, tiles(n), 256, (const V *)src.data(), (const unsigned *)off.data(), (const unsigned *)ts.p(), (unsigned long long)off.size(), out.p(), (unsigned long long)n, fresh_state(n));
 			expect(what, out.out(), want, n);
 			out.check(what);
