@@ -20,8 +20,12 @@ func checkBench(t *testing.T, ex exec.Executor, sizes []int) {
 			variants = Variants(ex)
 		case "segscan":
 			variants = []string{VariantCPUSerial + "-offsets", DefaultVariant(ex) + "-heads"}
-			if ex.CUDA() != nil { // the offsets form, then the two kernel families of the heads form
-				variants = []string{VariantProduction + "-offsets", VariantProduction + "-heads", VariantProductionV1 + "-heads"}
+			if ex.CUDA() != nil { // the offsets form and its tuning kernels, then the two kernel families of the heads form
+				variants = []string{VariantProduction + "-offsets"}
+				for _, tv := range tuningSegOffsets {
+					variants = append(variants, tv.variant)
+				}
+				variants = append(variants, VariantProduction+"-heads", VariantProductionV1+"-heads")
 			}
 		case "compact":
 			variants = CompactVariants(ex)
