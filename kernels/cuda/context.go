@@ -36,10 +36,13 @@ type Context struct {
 	argMu sync.Mutex
 	args  *argSlots // C memory for launch arguments, guarded by argMu
 
-	memMu   sync.Mutex
-	sizes   map[DevPtr]uint64
-	current uint64
-	peak    uint64
+	memMu       sync.Mutex
+	sizes       map[DevPtr]uint64
+	current     uint64
+	peak        uint64
+	cache       []memBlock // freed blocks kept for reuse (memcache.go)
+	cachedBytes uint64
+	cacheLimit  uint64
 
 	debug   atomic.Bool
 	timesMu sync.Mutex
@@ -121,7 +124,7 @@ func Open(ordinal int) (*Context, error) {
 	}
 	info.Usable = true
 	c := &Context{ctx: ctx, dev: dev, info: info, fns: map[string]cFunction{}, sizes: map[DevPtr]uint64{},
-		times: map[string]*KernelTime{}, args: newArgSlots()}
+		times: map[string]*KernelTime{}, args: newArgSlots(), cacheLimit: info.TotalMem / 4}
 	if os.Getenv(DebugEnv) == "1" {
 		c.debug.Store(true)
 	}
@@ -161,9 +164,9 @@ func (c *Context) Close() error {
 	if c == nil || c.closed.Swap(true) {
 		return nil
 	}
-	var err error
+	err := c.trimCache(0)
 	if c.mod != nil {
-		if r := moduleUnload(c.ctx, c.mod, c.modImage); r != 0 {
+		if r := moduleUnload(c.ctx, c.mod, c.modImage); r != 0 && err == nil {
 			err = driverError("cuModuleUnload", "", r)
 		}
 	}
@@ -205,9 +208,11 @@ func (c *Context) MemInfo() (free, total uint64, err error) {
 	return f, t, driverError("cuMemGetInfo", "", r)
 }
 
-// Alloc allocates bytes of device memory (uninitialised). A request the
-// device cannot satisfy returns an error wrapping ErrOutOfMemory that says
-// how much was asked and how much is free. Alloc(0) returns 0.
+// Alloc allocates bytes of device memory (uninitialised), reusing a cached
+// block of that size when there is one (memcache.go). A request the device
+// cannot satisfy, even with the cache released, returns an error wrapping
+// ErrOutOfMemory that says how much was asked and how much is free.
+// Alloc(0) returns 0.
 func (c *Context) Alloc(bytes uint64) (DevPtr, error) {
 	if err := c.check(); err != nil {
 		return 0, err
@@ -215,7 +220,19 @@ func (c *Context) Alloc(bytes uint64) (DevPtr, error) {
 	if bytes == 0 {
 		return 0, nil
 	}
-	p, r := memAlloc(c.ctx, bytes)
+	c.memMu.Lock()
+	p := c.takeCached(bytes)
+	c.memMu.Unlock()
+	var r Result
+	if p == 0 {
+		p, r = memAlloc(c.ctx, bytes)
+		if r == resultOutOfMemory && c.CachedBytes() > 0 {
+			if err := c.FreeCache(); err != nil {
+				return 0, err
+			}
+			p, r = memAlloc(c.ctx, bytes)
+		}
+	}
 	if r != 0 {
 		e := driverError("cuMemAlloc", "", r)
 		if r == resultOutOfMemory {
@@ -235,7 +252,8 @@ func (c *Context) Alloc(bytes uint64) (DevPtr, error) {
 	return p, nil
 }
 
-// FreePtr releases memory from Alloc. Freeing 0 does nothing.
+// FreePtr releases memory from Alloc: into the cache (memcache.go) while
+// it has room, else to the driver. Freeing 0 does nothing.
 func (c *Context) FreePtr(p DevPtr) error {
 	if p == 0 {
 		return nil
@@ -243,11 +261,17 @@ func (c *Context) FreePtr(p DevPtr) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if r := memFree(c.ctx, p); r != 0 {
-		return driverError("cuMemFree", "", r)
+	c.memMu.Lock()
+	bytes, ok := c.sizes[p]
+	kept := ok && c.keep(p, bytes)
+	c.memMu.Unlock()
+	if !kept {
+		if r := memFree(c.ctx, p); r != 0 {
+			return driverError("cuMemFree", "", r)
+		}
 	}
 	c.memMu.Lock()
-	c.current -= c.sizes[p]
+	c.current -= bytes
 	delete(c.sizes, p)
 	c.memMu.Unlock()
 	return nil

@@ -352,3 +352,122 @@ func TestGPULargeCopyToHost(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUMemCache checks the device memory cache (memcache.go): a freed
+// block is kept and handed out again for the same size only, the counts
+// leave it out, SetCacheLimit and FreeCache give it back, and an
+// allocation that fails for want of memory releases the cache and retries.
+func TestGPUMemCache(t *testing.T) {
+	c := gpu(t)
+	if err := c.FreeCache(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.SetCacheLimit(c.Info().TotalMem / 4)
+	if err := c.SetCacheLimit(8 << 20); err != nil {
+		t.Fatal(err)
+	}
+	base := c.AllocatedBytes()
+	a, err := c.Alloc(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FreePtr(a); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.CachedBytes(); got != 1<<20 {
+		t.Fatalf("CachedBytes %d after freeing 1 MiB, want %d", got, 1<<20)
+	}
+	if got := c.AllocatedBytes(); got != base {
+		t.Fatalf("AllocatedBytes %d, want %d (the cache is not counted)", got, base)
+	}
+	b, err := c.Alloc(1<<20 + 4) // another size: a new block
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b == a {
+		t.Fatal("a cached block of another size was handed out")
+	}
+	a2, err := c.Alloc(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a2 != a || c.CachedBytes() != 0 {
+		t.Fatalf("Alloc(1 MiB) = %#x (cached %d), want the cached block %#x", a2, c.CachedBytes(), a)
+	}
+	if got := c.AllocatedBytes() - base; got != 2<<20+4 {
+		t.Fatalf("AllocatedBytes grew by %d, want %d", got, 2<<20+4)
+	}
+	// A Buffer of the same size reuses the block, which works as memory.
+	if err := c.FreePtr(a2); err != nil {
+		t.Fatal(err)
+	}
+	buf, err := NewBuffer[uint32](c, 1<<18)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if buf.Ptr() != a {
+		t.Errorf("NewBuffer of 1 MiB got %#x, want the cached %#x", buf.Ptr(), a)
+	}
+	want := make([]uint32, 1<<18)
+	for i := range want {
+		want[i] = uint32(3*i + 1)
+	}
+	if err := buf.CopyFromHost(want); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]uint32, 1<<18)
+	if err := buf.CopyToHost(got); err != nil || got[12345] != want[12345] || got[1<<18-1] != want[1<<18-1] {
+		t.Fatalf("reused block read back wrong (%v)", err)
+	}
+	a2 = buf.Ptr()
+	buf.Free()
+	if a2, err = c.Alloc(1 << 20); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []DevPtr{a2, b} {
+		if err := c.FreePtr(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := c.CachedBytes(); got != 2<<20+4 {
+		t.Fatalf("CachedBytes %d, want %d", got, 2<<20+4)
+	}
+	if err := c.SetCacheLimit(1<<20 + 4); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.CachedBytes(); got > 1<<20+4 {
+		t.Fatalf("CachedBytes %d after SetCacheLimit(%d)", got, 1<<20+4)
+	}
+	if err := c.FreeCache(); err != nil || c.CachedBytes() != 0 {
+		t.Fatalf("FreeCache: %v, %d cached", err, c.CachedBytes())
+	}
+	// Out of memory with the cache full: Alloc releases it and retries.
+	free, _, err := c.MemInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := (free/2 + (1 << 20)) &^ 4095
+	if err := c.SetCacheLimit(big); err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Alloc(big)
+	if err != nil {
+		t.Skipf("cannot allocate %d bytes for the out-of-memory case: %v", big, err)
+	}
+	if err := c.FreePtr(p); err != nil || c.CachedBytes() != big {
+		t.Fatalf("free of the big block: %v, %d cached", err, c.CachedBytes())
+	}
+	q, err := c.Alloc(big + 4096) // does not fit beside the cached block
+	if err != nil {
+		t.Fatalf("Alloc with the cache holding the memory: %v", err)
+	}
+	if c.CachedBytes() != 0 {
+		t.Errorf("CachedBytes %d after the retried allocation, want 0", c.CachedBytes())
+	}
+	if err := c.FreePtr(q); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FreeCache(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -34,6 +34,9 @@ func (c *Context) FreePtr(p DevPtr) error                             { return e
 func (c *Context) AllocatedBytes() uint64                             { return 0 }
 func (c *Context) PeakBytes() uint64                                  { return 0 }
 func (c *Context) ResetPeak()                                         {}
+func (c *Context) CachedBytes() uint64                                { return 0 }
+func (c *Context) SetCacheLimit(bytes uint64) error                   { return errNoCgo }
+func (c *Context) FreeCache() error                                   { return errNoCgo }
 func (c *Context) HostAlloc(bytes uint64) (unsafe.Pointer, error)     { return nil, errNoCgo }
 func (c *Context) HostFree(p unsafe.Pointer) error                    { return errNoCgo }
 func (c *Context) CopyDtoD(dst, src DevPtr, bytes uint64) error       { return errNoCgo }
