@@ -22,7 +22,9 @@
 // kernel, accumulate KernelTimes).
 //
 // Device memory: Buffer[T] (one owner, idempotent Free, views by Slice) over
-// Alloc/FreePtr, which track the bytes allocated and their peak. An
+// Alloc/FreePtr, which track the bytes allocated and their peak; freed
+// blocks are kept for reuse by allocations of the same size (memcache.go:
+// CachedBytes, SetCacheLimit, FreeCache). An
 // allocation the device cannot satisfy wraps ErrOutOfMemory and says how
 // much was asked and how much is free. Driver statuses are Result values,
 // named from a table that works without the driver.
