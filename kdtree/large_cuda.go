@@ -18,7 +18,7 @@ import (
 // segmented box reduction), the decision up to the binned SAH, histograms,
 // the SAH itself, classification with clipping, split.Addresses, scatter,
 // and parking the references of nodes that end. The next level's node table
-// is made on the device too (kdtree_next_f32), so a level waits for the
+// is made on the device too (kdtree_tail_f32), so a level waits for the
 // device once: the read-back of its decisions and child counts, from which
 // the host keeps the records with the same code as levelGo, so the tree is
 // the Go executor's.
@@ -54,7 +54,7 @@ type devLevel struct {
 	scRefs, scN  int
 
 	// The large phase's own state: the next level's node table (made on
-	// the device by kdtree_next_f32, then swapped with offsets), the
+	// the device by kdtree_tail_f32, then swapped with offsets), the
 	// scanned node words of kdtree_nodewords_u32, the nodes' tight bounds
 	// (6 floats each) and the reducer that computes them.
 	next     *exec.Buf[uint32]
@@ -501,7 +501,7 @@ func (d *devLevel) rootBox(n int) (aabb, error) {
 
 // levelFrontCUDA queues a level's device work up to its read-back: the
 // node table (uploaded from nodes for the first level, else made on the
-// device by the previous level's kdtree_next_f32), the decisions (all
+// device by the previous level's kdtree_tail_f32), the decisions (all
 // leaves when forceLeaf), classification with clipping and the addresses.
 // It waits for nothing: the launches are asynchronous on the one stream,
 // so buildCUDA queues a level's front before it does the previous level's
@@ -568,9 +568,10 @@ func (d *devLevel) readBack(lb *levelBook, nn int) error {
 }
 
 // levelTailCUDA queues the rest of a level of nn nodes holding n
-// references once lb.count has read its counts: scatter, the node words
-// and their scan, parking, and the next level's node table (made on the
-// device and swapped into d.offsets). It waits for nothing; the level's
+// references once lb.count has read its counts: the node words and their
+// scan, then one kernel (kdtree_tail_f32) for the scatter, the parking and
+// the next level's node table (made on the device and swapped into
+// d.offsets). It waits for nothing; the level's
 // bookkeeping (lb.book) is independent of it.
 func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook) error {
 	total, park := lb.total, lb.park
@@ -578,10 +579,6 @@ func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook) error {
 		return err
 	}
 	if err := ensure(d.ex, &d.box[1], 6*int(total)); err != nil {
-		return err
-	}
-	if err := d.launch("kdtree_scatter_f32", n, d.tri[0].Ptr(), d.box[0].Ptr(), d.flags.Ptr(), d.dstL.Ptr(),
-		d.dstR.Ptr(), d.clipL.Ptr(), d.clipR.Ptr(), uint32(n), d.tri[1].Ptr(), d.box[1].Ptr()); err != nil {
 		return err
 	}
 	// Where the children and the parked references go: one scan over the
@@ -593,29 +590,31 @@ func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook) error {
 	if err := scan.Exclusive(d.ex, pre, pre); err != nil {
 		return err
 	}
-	// Park the references of leaves and small roots.
-	if park > d.parked {
+	// Then one launch scatters the references, parks those of leaves and
+	// small roots, and makes the next level's node table (into d.next,
+	// then swapped in).
+	doPark := park > d.parked
+	if doPark {
 		if err := ensureKeep(d.ex, &d.ptri, park, d.parked); err != nil {
 			return err
 		}
 		if err := ensureKeep(d.ex, &d.pbox, 6*park, 6*d.parked); err != nil {
 			return err
 		}
-		if err := d.launch("kdtree_park_f32", n, d.tri[0].Ptr(), d.box[0].Ptr(), d.offsets.Ptr(), pre.Ptr(),
-			uint32(nn), uint32(n), d.dec.Ptr(), uint32(d.parked), d.ptri.Ptr(), d.pbox.Ptr()); err != nil {
-			return err
-		}
 	}
-	// The next level's node table, into d.next, then swapped in.
-	if lb.nsplit > 0 {
-		nn2 := 2 * lb.nsplit
+	nn2 := 2 * lb.nsplit
+	if nn2 > 0 {
 		if err := ensure(d.ex, &d.next, tableLen(nn2)); err != nil {
 			return err
 		}
-		if err := d.launch("kdtree_next_f32", nn+1, d.nboxP, d.info.Ptr(), d.dec.Ptr(), d.dec.Slice(3*nn, 3*nn).Ptr(),
-			pre.Ptr(), uint32(nn), uint32(nn2), total, d.next.Ptr()); err != nil {
-			return err
-		}
+	}
+	if err := d.launch("kdtree_tail_f32", max(n, nn+1), d.tri[0].Ptr(), d.box[0].Ptr(), d.flags.Ptr(), d.dstL.Ptr(),
+		d.dstR.Ptr(), d.clipL.Ptr(), d.clipR.Ptr(), uint32(n), d.tri[1].Ptr(), d.box[1].Ptr(),
+		d.offsets.Ptr(), pre.Ptr(), uint32(nn), d.dec.Ptr(), b2u(doPark), uint32(d.parked), bufPtr(d.ptri), bufPtr(d.pbox),
+		d.nboxP, d.info.Ptr(), d.dec.Slice(3*nn, 3*nn).Ptr(), uint32(nn2), total, bufPtr(d.next)); err != nil {
+		return err
+	}
+	if nn2 > 0 {
 		d.offsets, d.next = d.next, d.offsets
 		d.tableOK = true
 	}
@@ -843,4 +842,20 @@ func (d *devLevel) checkTable(nodes []lnode, n int) error {
 		}
 	}
 	return nil
+}
+
+// bufPtr is b's device address, 0 for a nil buffer.
+func bufPtr[T cuda.Elem](b *exec.Buf[T]) cuda.DevPtr {
+	if b == nil {
+		return 0
+	}
+	return b.Ptr()
+}
+
+// b2u is 1 for true, 0 for false (a kernel's flag argument).
+func b2u(v bool) uint32 {
+	if v {
+		return 1
+	}
+	return 0
 }

@@ -9,12 +9,12 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "108df033b1883e552f3ba459236e041c8df1aaae83bd962d54dfebcea8ca5a02"
+const SourcesSHA256 = "61c214f83af33ca70048c513d32ef1283b314f5e4968e7e03e12f828c352a02b"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
 	"compact.cu": "f169a985aeb9b06ce6aa266be445dbf130b3f2dd406d73b38d625621d6d068d8",
-	"kdtree.cu":  "b2eb5f66cc092dee19e0d6fa4ca416867d895081e108b772cb0504ac48c3e008",
+	"kdtree.cu":  "bc6098dfcb02c07e4f665796ef1c6b4e37540c7a83764185458630f220cb31e7",
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "0de99dbbdde1aef8b604df1b9471ebc60686775934edbae059daf4215f941bb3",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",

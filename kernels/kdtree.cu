@@ -445,15 +445,14 @@ extern "C" __global__ void kdtree_classify_f32(const float *box, const unsigned 
 	flags[r] = f;
 }
 
-// kdtree_scatter_f32: every reference copy to its place in the next level
+namespace kd_tree {
+
+// scatter_ref: reference r's copies to their places in the next level
 // (split.Addresses gave dstL/dstR).
-extern "C" __global__ void kdtree_scatter_f32(const unsigned int *tri, const float *box, const unsigned int *flags,
-                                              const unsigned int *dstL, const unsigned int *dstR,
-                                              const float *clipL, const float *clipR, unsigned int n,
-                                              unsigned int *ntri, float *nboxOut) {
-	using namespace kd_tree;
-	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
-	if (r >= n) return;
+__device__ __forceinline__ void scatter_ref(unsigned int r, const unsigned int *tri, const float *box,
+                                            const unsigned int *flags, const unsigned int *dstL,
+                                            const unsigned int *dstR, const float *clipL, const float *clipR,
+                                            unsigned int *ntri, float *nboxOut) {
 	unsigned int f = flags[r];
 	if (f == 0) return;
 	unsigned int t = tri[r];
@@ -474,17 +473,13 @@ extern "C" __global__ void kdtree_scatter_f32(const unsigned int *tri, const flo
 	}
 }
 
-// kdtree_park_f32: the references of nodes that end here (leaves and small
-// roots) copied out: reference r of node s goes to ptri/pbox[parkBase +
-// pre[nodes+1+s] - pre[nodes+1] + r - offsets[s]] when dec says leaf or
-// small (pre: the scanned node words of kdtree_nodewords_u32).
-extern "C" __global__ void kdtree_park_f32(const unsigned int *tri, const float *box, const unsigned int *offsets,
-                                           const unsigned int *pre, unsigned int nodes, unsigned int n,
-                                           const unsigned int *dec, unsigned int parkBase, unsigned int *ptri,
-                                           float *pbox) {
-	using namespace kd_tree;
-	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
-	if (r >= n) return;
+// park_ref: reference r copied out when its node s ends here (leaf or small
+// root): to ptri/pbox[parkBase + pre[nodes+1+s] - pre[nodes+1] + r -
+// offsets[s]] (pre: the scanned node words of kdtree_nodewords_u32).
+__device__ __forceinline__ void park_ref(unsigned int r, const unsigned int *tri, const float *box,
+                                         const unsigned int *offsets, const unsigned int *pre, unsigned int nodes,
+                                         const unsigned int *dec, unsigned int parkBase, unsigned int *ptri,
+                                         float *pbox) {
 	unsigned int s = node_of(offsets, nodes, r);
 	unsigned int fate = dec[3 * s];
 	if (fate != kLeaf && fate != kSmall) return;
@@ -492,6 +487,8 @@ extern "C" __global__ void kdtree_park_f32(const unsigned int *tri, const float 
 	ptri[d] = tri[r];
 	for (int i = 0; i < 6; i++) pbox[6 * (size_t)d + i] = box[6 * (size_t)r + i];
 }
+
+} // namespace kd_tree
 
 // kdtree_nodewords_u32: the words whose exclusive scan places a level's
 // children and parked references, laid out like split_unpack_u32's:
@@ -515,22 +512,22 @@ extern "C" __global__ void kdtree_nodewords_u32(const unsigned int *info, const 
 	}
 }
 
-// kdtree_next_f32: the next level's node table from this level's (the
-// per-node bookkeeping of levelGo): for every node s that splits at (a, pos)
+// next_node: node s's part of the next level's node table, made from this
+// level's (the per-node bookkeeping of levelGo): when s splits at (a, pos)
 // with child counts cl = cnt[s], cr = cnt[nodes+s] and child base cb =
 // cnt[2·nodes+s] (split.Addresses), children j = 2·pre[s] and j+1 get
 //   offsets[j] = cb, offsets[j+1] = cb + cl,
 //   info[4j..] = cb, cl, depth+1, 0 and info[4(j+1)..] = cb+cl, cr, depth+1, 0,
 //   boxes: the node's box with hi[a] = pos (below) and lo[a] = pos (above)
 //   (childBoxes in kdtree/level.go);
-// the thread s = nodes writes offsets[next] = total. next = 2·pre[nodes] is
-// the next level's node count; the table is tableLen(next) words: offsets,
-// info at next+1, boxes at 5·next+1 (large_cuda.go's upload layout).
-extern "C" __global__ void kdtree_next_f32(const float *nbox, const unsigned int *info, const unsigned int *dec,
-                                           const unsigned int *cnt, const unsigned int *pre, unsigned int nodes,
-                                           unsigned int next, unsigned int total, unsigned int *table) {
-	using namespace kd_tree;
-	unsigned int s = blockIdx.x * blockDim.x + threadIdx.x;
+// s = nodes writes offsets[next] = total. next = 2·pre[nodes] is the next
+// level's node count; the table is tableLen(next) words: offsets, info at
+// next+1, boxes at 5·next+1 (large_cuda.go's upload layout).
+namespace kd_tree {
+__device__ __forceinline__ void next_node(unsigned int s, const float *nbox, const unsigned int *info,
+                                          const unsigned int *dec, const unsigned int *cnt, const unsigned int *pre,
+                                          unsigned int nodes, unsigned int next, unsigned int total,
+                                          unsigned int *table) {
 	if (s == nodes) table[next] = total;
 	if (s >= nodes || dec[3 * s] != kSplit) return;
 	int a = (int)dec[3 * s + 1];
@@ -557,6 +554,30 @@ extern "C" __global__ void kdtree_next_f32(const float *nbox, const unsigned int
 	}
 	nb[6 * (size_t)j + 3 + a] = pos;
 	nb[6 * (size_t)j + 6 + a] = pos;
+}
+} // namespace kd_tree
+
+// kdtree_tail_f32: the rest of a level in one launch, max(n, nodes+1)
+// threads: thread r < n scatters reference r (scatter_ref) and, when park
+// != 0, parks it (park_ref); thread s <= nodes writes node s's part of the
+// next level's node table (next_node) when next != 0 (the next level has
+// nodes). The three write disjoint outputs and read only this level's data:
+// one launch where there were three kernels (the small scenes' levels are
+// launch-bound).
+extern "C" __global__ void kdtree_tail_f32(const unsigned int *tri, const float *box, const unsigned int *flags,
+                                           const unsigned int *dstL, const unsigned int *dstR, const float *clipL,
+                                           const float *clipR, unsigned int n, unsigned int *ntri, float *nboxOut,
+                                           const unsigned int *offsets, const unsigned int *pre, unsigned int nodes,
+                                           const unsigned int *dec, unsigned int park, unsigned int parkBase,
+                                           unsigned int *ptri, float *pbox, const float *nbox,
+                                           const unsigned int *info, const unsigned int *cnt, unsigned int next,
+                                           unsigned int total, unsigned int *table) {
+	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		kd_tree::scatter_ref(i, tri, box, flags, dstL, dstR, clipL, clipR, ntri, nboxOut);
+		if (park != 0) kd_tree::park_ref(i, tri, box, offsets, pre, nodes, dec, parkBase, ptri, pbox);
+	}
+	if (next != 0 && i <= nodes) kd_tree::next_node(i, nbox, info, dec, cnt, pre, nodes, next, total, table);
 }
 
 // kdtree_boxes_f32: the box of every initial reference (kept triangle

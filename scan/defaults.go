@@ -65,6 +65,21 @@ var productionFamily = map[string]string{
 	VariantProductionBid: "productionbid",
 }
 
+// lookbackTicket reports whether a single-pass kernel takes its tile
+// numbers from the ticket in its state (kernels/scan.cuh, Tiling's Ticket),
+// so that even a single tile needs the state zeroed: every kernel but the
+// production-bid families, the offsets-form segmented scan (except its
+// ticket tuning kernels) and the fused-async compactions.
+func lookbackTicket(kernel string) bool {
+	switch {
+	case strings.Contains(kernel, "_productionbid"), strings.HasPrefix(kernel, "compact_fused_async"):
+		return false
+	case strings.HasPrefix(kernel, "segscan_off_"):
+		return strings.Contains(kernel, "_ticket_") || strings.Contains(kernel, "_a8_")
+	}
+	return true
+}
+
 // lookbackTile returns the items per tile of a single-pass kernel
 // (kernels/scan.cuh: TilingP32 8192, TilingP24 6144, TilingP16, TilingV1 and
 // the segmented kernels 4096; the tuning kernels: tuning.go).

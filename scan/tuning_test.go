@@ -79,3 +79,24 @@ func TestTuningNames(t *testing.T) {
 		t.Errorf("%d scan and %d compaction tuning variants: keep the bench readable (at most 6 each)", len(tuningScan), len(tuningCompact))
 	}
 }
+
+// TestLookbackTicket: the kernels whose tilings take tile numbers from the
+// ticket (kernels/scan.cuh, scan.cu, compact.cu) need their state zeroed
+// even for one tile; the blockIdx.x ones do not.
+func TestLookbackTicket(t *testing.T) {
+	for kernel, want := range map[string]bool{
+		"scan_excl_productionbid_u32": false, "scan_incl_productionbid_ahead3_f32": false,
+		"scan_excl_productionbid_32x4_u32": false, "scan_excl_productionbid_noahead_u32": false,
+		"scan_excl_production_u32": true, "scan_incl_production24_f32": true, "scan_excl_production_v1_u32": true,
+		"segscan_excl_u32": true, "segscan_incl_v1_f32": true,
+		"segscan_off_excl_u32": false, "segscan_off_incl_f32": false, "segscan_off_bida2_excl_u32": false,
+		"segscan_off_ticket_excl_u32": true, "segscan_off_a8_excl_u32": true,
+		"compact_fused_async_u32": false, "compact_fused_async_24bid_u32": false, "compact_fused_async_pub7_u32": false,
+		"compact_fused_u32": true, "compact_fused_staged_u32": true, "compact_fused_prefetch_u32": true,
+		"compact_fused_v1_u32": true,
+	} {
+		if got := lookbackTicket(kernel); got != want {
+			t.Errorf("lookbackTicket(%s) = %v, want %v", kernel, got, want)
+		}
+	}
+}
