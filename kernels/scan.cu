@@ -45,8 +45,11 @@ __device__ __forceinline__ void segmented_offsets(const V *src, const unsigned *
 // spanning every tile included). offsets must be non-decreasing; if not, the
 // results are still in [0, nentries].
 __device__ __forceinline__ void tile_starts(const unsigned *offsets, unsigned long long nentries, unsigned *tile_seg,
-                                            unsigned long long tiles, unsigned long long tile) {
+                                            unsigned long long tiles, unsigned long long tile,
+                                            unsigned long long *state) {
+	if (state != nullptr && gidx() == 0) state[0] = 0ull;
 	for (unsigned long long t = gidx(); t < tiles; t += gstride()) {
+		if (state != nullptr) state[1 + t] = 0ull;
 		const unsigned long long key = t * tile;
 		unsigned long long lo = 0, hi = nentries;
 		while (lo < hi) {
@@ -351,11 +354,13 @@ KD_SEGSCAN_OFF_T(segscan_off_a8_excl_u32, kd_scan::TilingSegA8)
 #undef KD_SEGSCAN_OFF_T
 
 // segscan_tile_starts: tile_seg[t] = min{s : offsets[s] >= t*tile} (or
-// nentries) for t < tiles; grid-stride over the tiles.
+// nentries) for t < tiles; grid-stride over the tiles. state: null, or the
+// look-back state of the segscan_off launch that follows (tiles + 1
+// words), which it zeroes, so that no memset is needed before that launch.
 extern "C" __global__ void segscan_tile_starts(const unsigned *offsets, unsigned long long nentries,
                                                unsigned *tile_seg, unsigned long long tiles,
-                                               unsigned long long tile) {
-	kd_scan::tile_starts(offsets, nentries, tile_seg, tiles, tile);
+                                               unsigned long long tile, unsigned long long *state) {
+	kd_scan::tile_starts(offsets, nentries, tile_seg, tiles, tile, state);
 }
 
 // segscan_heads_from_offsets: heads[offsets[s]] = 1 (s < nseg, offsets[s] < n).

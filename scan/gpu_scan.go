@@ -61,19 +61,34 @@ func checkGPUSize(op string, n int) error {
 // looks back at nothing, it only publishes): the memset is skipped, one
 // driver call less for the kd-tree builder's many small scans.
 func (sc *Scanner) lookbackLaunch(kernel string, n int, total cuda.DevPtr, withTotal bool, args ...any) error {
-	tile := lookbackTile(kernel)
-	tiles := (n + tile - 1) / tile
-	bytes := 8 * (uint64(tiles) + 1)
-	buf, err := sc.scratchBuf(scratchTiles, bytes)
+	tiles := (n + lookbackTile(kernel) - 1) / lookbackTile(kernel)
+	state, err := sc.lookbackState(tiles, tiles > 1 || lookbackTicket(kernel))
 	if err != nil {
 		return err
 	}
-	if tiles > 1 || lookbackTicket(kernel) {
+	return sc.lookbackRun(kernel, tiles, state, total, withTotal, args...)
+}
+
+// lookbackState returns the look-back state of tiles tiles (8*(tiles+1)
+// bytes of scratch), zeroed when zero says so.
+func (sc *Scanner) lookbackState(tiles int, zero bool) (cuda.DevPtr, error) {
+	bytes := 8 * (uint64(tiles) + 1)
+	buf, err := sc.scratchBuf(scratchTiles, bytes)
+	if err != nil {
+		return 0, err
+	}
+	if zero {
 		if err := buf.Slice(0, int(bytes)).Memset8(0); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	args = append(args, buf.Ptr())
+	return buf.Ptr(), nil
+}
+
+// lookbackRun launches a single-pass kernel over tiles tiles with args, the
+// state (zeroed already) and, when withTotal, total.
+func (sc *Scanner) lookbackRun(kernel string, tiles int, state, total cuda.DevPtr, withTotal bool, args ...any) error {
+	args = append(args, state)
 	if withTotal {
 		args = append(args, total)
 	}
@@ -288,11 +303,17 @@ func gpuSegmentedOffsetsKernel[T Value](sc *Scanner, kernel string, dst, src *ex
 	if nent > 0 {
 		offPtr = offsets.Ptr()
 	}
-	if err := sc.ex.CUDA().Launch("segscan_tile_starts", linearGrid(tiles, 256), cuda.Linear(256), 0,
-		offPtr, uint64(nent), buf.Ptr(), uint64(tiles), uint64(prodTile)); err != nil {
+	// segscan_tile_starts also zeroes the look-back state (the kernels'
+	// tiles are its tiles: lookbackTile is prodTile for all of them).
+	state, err := sc.lookbackState(tiles, false)
+	if err != nil {
 		return err
 	}
-	return sc.lookbackLaunch(kernel, n, 0, false,
+	if err := sc.ex.CUDA().Launch("segscan_tile_starts", linearGrid(tiles, 256), cuda.Linear(256), 0,
+		offPtr, uint64(nent), buf.Ptr(), uint64(tiles), uint64(prodTile), state); err != nil {
+		return err
+	}
+	return sc.lookbackRun(kernel, tiles, state, 0, false,
 		src.Ptr(), offPtr, buf.Ptr(), uint64(nent), dst.Ptr(), uint64(n))
 }
 

@@ -279,7 +279,7 @@ template <class V> static void test_seg_off(size_t n, unsigned every) {
 			g_prefix_mode = mode;
 			Buf<V> out(n, (V)-5);
 			Buf<unsigned> ts(ntiles, 0u);
-			launch(segscan_tile_starts, gs(ntiles, 256), 256, (const unsigned *)off.data(), (unsigned long long)off.size(), ts.p(), (unsigned long long)ntiles, (unsigned long long)4096);
+			launch(segscan_tile_starts, gs(ntiles, 256), 256, (const unsigned *)off.data(), (unsigned long long)off.size(), ts.p(), (unsigned long long)ntiles, (unsigned long long)4096, (unsigned long long *)nullptr);
 			std::vector<unsigned> want_ts(ntiles);
 			for (size_t t = 0; t < ntiles; t++)
 				want_ts[t] = (unsigned)(std::lower_bound(off.begin(), off.end(), (unsigned)(t * 4096)) - off.begin());
@@ -292,6 +292,16 @@ template <class V> static void test_seg_off(size_t n, unsigned every) {
 			InOrder io(true); // segscan_off takes tile numbers from blockIdx.x
 			launch(k, tiles(n), 256, (const V *)src.data(), (const unsigned *)off.data(), (const unsigned *)ts.p(), (unsigned long long)off.size(), out.p(), (unsigned long long)n, fresh_state(n));
 			expect(what, out.out(), want, n);
+			// The state zeroed by segscan_tile_starts instead of a memset.
+			{
+				unsigned long long *st = fresh_state(n);
+				std::fill(state.begin(), state.end(), ~0ull);
+				Buf<unsigned> ts2(ntiles, 0u);
+				launch(segscan_tile_starts, gs(ntiles, 256), 256, (const unsigned *)off.data(), (unsigned long long)off.size(), ts2.p(), (unsigned long long)ntiles, (unsigned long long)4096, st);
+				Buf<V> out2(n, (V)-5);
+				launch(k, tiles(n), 256, (const V *)src.data(), (const unsigned *)off.data(), (const unsigned *)ts2.p(), (unsigned long long)off.size(), out2.p(), (unsigned long long)n, st);
+				expect(what + " state zeroed by tile starts", out2.out(), want, n);
+			}
 			out.check(what);
 			// in place
 			std::vector<V> in(src);
