@@ -59,19 +59,14 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 // Early (kEarly): tile_scan gives store_row the prefixes inside the tile
 // before the look-back (EarlyRanks), so the places are recorded while warp
 // 0 looks back, and finish writes with streaming stores (__stcs).
-// PubFirst (kPublishFirst, with Early): warp 0 publishes the tile's
-// aggregate before recording its places and waiting for its copies
-// (PublishFirst). L2Hint: the flag loads and the copies ask the L2 to fetch
-// the whole 256-byte sector group (.L2::256B; sm_80 and later).
 namespace kd_scan {
-template <class Cfg, bool Early = false, bool PubFirst = false, bool L2Hint = false> struct IoCompactAsync {
+template <class Cfg, bool Early = false> struct IoCompactAsync {
 	using Op = Add<unsigned>;
 	using P = Op::P;
 	static constexpr bool kStaged = true;
 	static constexpr bool kMarks = false;
 	static constexpr bool kPrefetch = true;
 	static constexpr bool kEarly = Early;
-	static constexpr bool kPublishFirst = PubFirst;
 	static_assert(Cfg::kTile <= 65536, "16-bit tile places");
 	IoCompactT<Cfg::kStream, false> c; // flag loads
 	unsigned *vals;                    // kTile words, 16-byte aligned
@@ -87,11 +82,7 @@ template <class Cfg, bool Early = false, bool PubFirst = false, bool L2Hint = fa
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 		if (full && c.vec) {
 			const unsigned s = (unsigned)__cvta_generic_to_shared(vals + at);
-			if constexpr (L2Hint)
-				asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n" ::"r"(s), "l"(c.src + i)
-				             : "memory");
-			else
-				asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(c.src + i) : "memory");
+			asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(c.src + i) : "memory");
 			return;
 		}
 #endif
@@ -99,19 +90,6 @@ template <class Cfg, bool Early = false, bool PubFirst = false, bool L2Hint = fa
 		for (int k = 0; k < 4; k++) vals[at + k] = i + k < n ? c.src[i + k] : 0u;
 	}
 	__device__ __forceinline__ void load(unsigned long long i, bool full, unsigned long long n, P x[4]) const {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-		if (L2Hint && full && c.vec) {
-			uint4 q;
-			asm volatile("ld.global.cs.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-			             : "=r"(q.x), "=r"(q.y), "=r"(q.z), "=r"(q.w)
-			             : "l"(c.flags + i));
-			x[0] = P{q.x != 0u ? 1u : 0u};
-			x[1] = P{q.y != 0u ? 1u : 0u};
-			x[2] = P{q.z != 0u ? 1u : 0u};
-			x[3] = P{q.w != 0u ? 1u : 0u};
-			return;
-		}
-#endif
 		c.load(i, full, n, x);
 	}
 	// settle: every thread waits for its own copies (Early: called before
@@ -150,34 +128,28 @@ template <class Cfg, bool Early = false, bool PubFirst = false, bool L2Hint = fa
 };
 } // namespace kd_scan
 
-// compact_fused_async_u32 (the default compaction, "fused-async") and its
-// tuning variants compact_fused_async_<shape>_u32 (scan/tuning.go):
-// compact_fused_staged_u32's contract with kd_scan::IoCompactAsync; grid =
-// ceil(n/tile) blocks of 256 threads, state zeroed (8*(grid+1) bytes). The
-// default: 256 x 16 items (tile 4096, 24 KiB of shared memory, 8 blocks per
-// SM), tile numbers from blockIdx.x, early ranks (IoCompactAsync's Early).
-// Tuning: 24bid: 256 x 24 (tile 6144, 36 KiB, 5 blocks per SM), late ranks;
-// nobackoff: the default polling the look-back state without __nanosleep;
-// pub: the default publishing the aggregate first (IoCompactAsync's
-// PubFirst); pub7: pub bounded to 7 blocks per SM (36 registers, where 8
-// blocks leave 32 and the compiler spills); pub24: pub with 256 x 24 items,
-// 5 blocks per SM; publ2: pub with the .L2::256B hints.
-#define KD_COMPACT_ASYNC(NAME, CFG, MINB, ...)                                                                  \
+// compact_fused_async_u32 ("fused-async") and its tuning variants
+// compact_fused_async_<shape>_u32 (scan/tuning.go): compact_fused_staged_u32's
+// contract with kd_scan::IoCompactAsync; grid = ceil(n/tile) blocks of 256
+// threads, state zeroed (8*(grid+1) bytes). fused-async: 256 x 16 items
+// (tile 4096, 24 KiB of shared memory, 8 blocks per SM), tile numbers from
+// blockIdx.x, early ranks (IoCompactAsync's Early). Tuning: 24bid: 256 x 24
+// (tile 6144, 36 KiB, 5 blocks per SM), late ranks; nobackoff: fused-async
+// polling the look-back state without __nanosleep.
+#define KD_COMPACT_ASYNC(NAME, CFG, MINB, EARLY)                                                                \
 	extern "C" __global__ void __launch_bounds__(CFG::kThreads, MINB)                                        \
 	    NAME(const unsigned *src, const unsigned *flags, unsigned *dst, unsigned long long n,               \
 	         unsigned long long cap, unsigned long long *state, unsigned *count) {                          \
 		using Cfg = CFG;                                                                                \
 		__shared__ uint4 s_vals4[Cfg::kTile / 4];                                                       \
 		__shared__ unsigned short s_idx[Cfg::kTile];                                                    \
-		kd_scan::IoCompactAsync<Cfg, __VA_ARGS__> io(src, flags, dst, cap,                              \
-		                                             reinterpret_cast<unsigned *>(s_vals4), s_idx);     \
+		kd_scan::IoCompactAsync<Cfg, EARLY> io(src, flags, dst, cap, reinterpret_cast<unsigned *>(s_vals4), s_idx); \
 		kd_scan::tile_scan<kd_scan::Add<unsigned>, Cfg>(io, n, state, count);                           \
 	}
 namespace kd_scan {
 using TilingCA24B = TB<256, 24, 5>;
 using TilingCA16B = TB<256, 16, 8>;
 using TilingCA16BN = Tiling<256, 16, 8, false, true, false>;
-using TilingCA16B7 = TB<256, 16, 7>;
 } // namespace kd_scan
 // Blocks per SM the shared memory allows: 2 before sm_80 (96 or 64 KiB) and
 // on sm_86/sm_89 (100 KiB), else the tiling's own.
@@ -189,10 +161,6 @@ using TilingCA16B7 = TB<256, 16, 7>;
 KD_COMPACT_ASYNC(compact_fused_async_u32, kd_scan::TilingCA16B, KD_ASYNC_MINB(8), true)
 KD_COMPACT_ASYNC(compact_fused_async_24bid_u32, kd_scan::TilingCA24B, KD_ASYNC_MINB(5), false)
 KD_COMPACT_ASYNC(compact_fused_async_nobackoff_u32, kd_scan::TilingCA16BN, KD_ASYNC_MINB(8), true)
-KD_COMPACT_ASYNC(compact_fused_async_pub_u32, kd_scan::TilingCA16B, KD_ASYNC_MINB(8), true, true)
-KD_COMPACT_ASYNC(compact_fused_async_pub24_u32, kd_scan::TilingCA24B, KD_ASYNC_MINB(5), true, true)
-KD_COMPACT_ASYNC(compact_fused_async_pub7_u32, kd_scan::TilingCA16B7, KD_ASYNC_MINB(7), true, true)
-KD_COMPACT_ASYNC(compact_fused_async_publ2_u32, kd_scan::TilingCA16B, KD_ASYNC_MINB(8), true, true, true)
 #undef KD_ASYNC_MINB
 #undef KD_COMPACT_ASYNC
 

@@ -239,16 +239,6 @@ template <class Io, class = void> struct EarlyRanks {
 template <class Io> struct EarlyRanks<Io, std::void_t<decltype(Io::kEarly)>> {
 	static constexpr bool value = Io::kEarly;
 };
-// PublishFirst<Io>::value: with early ranks, warp 0 publishes the tile's
-// aggregate before it records its own items' ranks and waits for its
-// copies (io.settle() after its look-back), so that the tiles after this
-// one learn the aggregate as soon as the tile's flags are scanned.
-template <class Io, class = void> struct PublishFirst {
-	static constexpr bool value = false;
-};
-template <class Io> struct PublishFirst<Io, std::void_t<decltype(Io::kPublishFirst)>> {
-	static constexpr bool value = EarlyRanks<Io>::value && Io::kPublishFirst;
-};
 
 // tile_scan: one block scans tile number atomicAdd(counter) of the n items
 // that io loads and stores, with the carry from the tiles before it found by
@@ -342,25 +332,16 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 
 	// An Io with early ranks (EarlyRanks) takes every item's prefix inside
 	// the tile now, while warp 0 looks back, instead of the final ones after.
-	// (PublishFirst: warp 0 does this after publishing the aggregate.)
-	auto early_ranks = [&]() {
-		if constexpr (EarlyRanks<Io>::value) {
-#pragma unroll
-			for (int r = 0; r < kRows; r++) {
-				P in[4], ex[4];
-				row_prefixes<Op>(Op::combine(warp_pre, row_pre[r]), &x[r * 4], in, ex);
-				io.store_row(r, first + r * 128, full, n, ex, in);
-			}
-		}
-	};
 	if constexpr (EarlyRanks<Io>::value) {
-		if (!PublishFirst<Io>::value || warp != 0) {
-			early_ranks();
-			// Its staged data is complete before the barrier after the
-			// look-back, which then also publishes it: no barrier before
-			// finish.
-			io.settle();
+#pragma unroll
+		for (int r = 0; r < kRows; r++) {
+			P in[4], ex[4];
+			row_prefixes<Op>(Op::combine(warp_pre, row_pre[r]), &x[r * 4], in, ex);
+			io.store_row(r, first + r * 128, full, n, ex, in);
 		}
+		// Its staged data is complete before the barrier after the
+		// look-back, which then also publishes it: no barrier before finish.
+		io.settle();
 	}
 
 	// Warp 0 publishes the tile and looks back for its carry.
@@ -372,16 +353,13 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 		P carry = Op::identity();
 		if (tile == 0) {
 			if (lane == 0) store_state(tiles, (KD_SCAN_PUBLISH_PREFIX(tile) ? kPrefix : kAggregate) | Op::pack(agg));
-			if constexpr (PublishFirst<Io>::value) early_ranks();
 		} else {
 			// A tile holding a head already knows its inclusive prefix.
 			if (lane == 0) store_state(tiles + tile, (Op::head(agg) ? kPrefix : kAggregate) | Op::pack(agg));
-			if constexpr (PublishFirst<Io>::value) early_ranks();
 			carry = lookback<Op, Cfg::kBackoff>(tiles, (long long)tile, lane);
 			if (lane == 0 && !Op::head(agg) && KD_SCAN_PUBLISH_PREFIX(tile))
 				store_state(tiles + tile, kPrefix | Op::pack(Op::combine(carry, agg)));
 		}
-		if constexpr (PublishFirst<Io>::value) io.settle();
 		if (lane == 0) {
 			s_carry = carry;
 			if constexpr (Io::kStaged) s_agg = agg;

@@ -25,9 +25,12 @@ import "strings"
 // in the passes over the data) 0.721, 0.725 and 0.730 ms at 2^28 in three
 // runs against fused-async's 0.947, 0.940 and 0.967 (2^24: 0.076 against
 // 0.085-0.088): mask is the default compaction. production-bid's kernel
-// is now bounded to 3 blocks per SM (the former tuning production-bid-32x3);
-// its old bound is the tuning production-bid-32x4, measured within
-// run-to-run spread of it (0.700/0.707 against 0.710/0.698 ms).
+// is now bounded to 3 blocks per SM and prefetches the rows 2 tiles per SM
+// ahead into the L2: 0.595-0.606 ms at 2^28 against 0.697-0.708 without
+// the prefetch (production-bid-noahead) in the same runs; the old kernel,
+// 4 blocks per SM without the prefetch, is the tuning production-bid-32x4.
+// The offsets-form segmented scan prefetches too and takes its tile
+// numbers from blockIdx.x: 0.747-0.756 ms against 0.79-0.80 with the ticket.
 // Every kernel stays selectable by name (Variants, CompactVariants,
 // SortVariants) whatever the default.
 const (

@@ -72,13 +72,13 @@
 //	  with the flags), fused-staged (fused, with each tile's kept items gathered in shared memory and
 //	  written as one run), fused (the production scan's 256 × 32 tiling, ≤ 64 registers), fused-v1,
 //	  scan-scatter
-//	  tuning (tuning.go): fused-async-24-bid (256 × 24, places after the look-back),
-//	  fused-async-nobackoff (the look-back polls without sleeping), fused-async-pub (warp 0 publishes
-//	  the tile's aggregate before recording its places), fused-async-pub-7 (that at 7 blocks per SM,
-//	  no spills), fused-async-pub24 (256 × 24), fused-async-pub-l2 (.L2::256B hints); on an H200 at
-//	  2^28 all within 1% of fused-async or slower (0.94–1.04 ms against 0.94–0.97). Measured and
-//	  dropped: fused-async-8x512 (1.20 ms), fused-staged-24 (1.07), fused-staged-bid-wide (uint4 run
-//	  stores, 1.08), fused-async-16 (the ticket, late places), 256 × 20 with early places (0.97–0.98)
+//	  tuning (tuning.go): fused-async-24-bid (256 × 24, places after the look-back: 1.02–1.04 ms at
+//	  2^28 on an H200), fused-async-nobackoff (the look-back polls without sleeping: within 1% of
+//	  fused-async). Measured and dropped: fused-async-8x512 (1.20 ms), fused-staged-24 (1.07),
+//	  fused-staged-bid-wide (uint4 run stores, 1.08), fused-async-16 (the ticket, late places),
+//	  256 × 20 with early places (0.97–0.98); fused-async with warp 0 publishing the tile's aggregate
+//	  before recording its places (0.94–0.95, as fused-async), that at 7 blocks per SM (0.95), at
+//	  256 × 24 (0.97–0.99), with .L2::256B load hints (0.97)
 //	sort (SortVariants): Go cpu-lsd8; GPU onesweep (default: one histogram read of the keys, one
 //	  launch per 8-bit pass with 256×15-key tiles ranked by ballots, per-digit decoupled look-back,
 //	  contiguous digit runs; n < 2^30, else lsd8-prefetch), lsd8-prefetch (lsd8 whose scatter

@@ -61,7 +61,8 @@ func checkGPUSize(op string, n int) error {
 // looks back at nothing, it only publishes): the memset is skipped, one
 // driver call less for the kd-tree builder's many small scans.
 func (sc *Scanner) lookbackLaunch(kernel string, n int, total cuda.DevPtr, withTotal bool, args ...any) error {
-	tiles := (n + lookbackTile(kernel) - 1) / lookbackTile(kernel)
+	tile := lookbackTile(kernel)
+	tiles := (n + tile - 1) / tile
 	state, err := sc.lookbackState(tiles, tiles > 1 || lookbackTicket(kernel))
 	if err != nil {
 		return err
@@ -293,7 +294,8 @@ func gpuSegmentedOffsetsKernel[T Value](sc *Scanner, kernel string, dst, src *ex
 	if err := checkGPUSize("segmented scan offsets", offsets.Len()); err != nil {
 		return err
 	}
-	tiles := tilesFor(n)
+	tile := lookbackTile(kernel) // 4096 for every segscan_off kernel
+	tiles := (n + tile - 1) / tile
 	buf, err := sc.scratchBuf(scratchSegTiles, 4*uint64(tiles))
 	if err != nil {
 		return err
@@ -303,14 +305,14 @@ func gpuSegmentedOffsetsKernel[T Value](sc *Scanner, kernel string, dst, src *ex
 	if nent > 0 {
 		offPtr = offsets.Ptr()
 	}
-	// segscan_tile_starts also zeroes the look-back state (the kernels'
-	// tiles are its tiles: lookbackTile is prodTile for all of them).
+	// segscan_tile_starts also zeroes the look-back state of the kernel's
+	// tiles, which are its tiles.
 	state, err := sc.lookbackState(tiles, false)
 	if err != nil {
 		return err
 	}
 	if err := sc.ex.CUDA().Launch("segscan_tile_starts", linearGrid(tiles, 256), cuda.Linear(256), 0,
-		offPtr, uint64(nent), buf.Ptr(), uint64(tiles), uint64(prodTile), state); err != nil {
+		offPtr, uint64(nent), buf.Ptr(), uint64(tiles), uint64(tile), state); err != nil {
 		return err
 	}
 	return sc.lookbackRun(kernel, tiles, state, 0, false,

@@ -18,10 +18,6 @@ const (
 
 	CompactFusedAsync24Bid     = "fused-async-24-bid"    // fused-async with 256 × 24 items (5 blocks per SM), the places recorded after the look-back
 	CompactFusedAsyncNoBackoff = "fused-async-nobackoff" // fused-async polling the look-back without sleeping
-	CompactFusedAsyncPub       = "fused-async-pub"       // fused-async with the aggregate published before warp 0 records its places
-	CompactFusedAsyncPub7      = "fused-async-pub-7"     // fused-async-pub with at most 7 blocks per SM (36 registers)
-	CompactFusedAsyncPub24     = "fused-async-pub24"     // fused-async-pub with 256 × 24 items
-	CompactFusedAsyncPubL2     = "fused-async-pub-l2"    // fused-async-pub with .L2::256B hints on the loads
 )
 
 // tuningSegOffsets maps the tuning variants of the segmented scan's offsets
@@ -58,10 +54,6 @@ var tuningCompact = []struct {
 }{
 	{CompactFusedAsync24Bid, "compact_fused_async_24bid_u32", lookbackShape{6144, 256}},
 	{CompactFusedAsyncNoBackoff, "compact_fused_async_nobackoff_u32", lookbackShape{4096, 256}},
-	{CompactFusedAsyncPub, "compact_fused_async_pub_u32", lookbackShape{4096, 256}},
-	{CompactFusedAsyncPub7, "compact_fused_async_pub7_u32", lookbackShape{4096, 256}},
-	{CompactFusedAsyncPub24, "compact_fused_async_pub24_u32", lookbackShape{6144, 256}},
-	{CompactFusedAsyncPubL2, "compact_fused_async_publ2_u32", lookbackShape{4096, 256}},
 }
 
 // tuningScanVariants and tuningCompactVariants list the names in table order.

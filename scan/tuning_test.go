@@ -30,10 +30,6 @@ func TestTuningShapes(t *testing.T) {
 		{"compact_fused_async_u32", 4096, 256},
 		{"compact_fused_async_24bid_u32", 6144, 256},
 		{"compact_fused_async_nobackoff_u32", 4096, 256},
-		{"compact_fused_async_pub7_u32", 4096, 256},
-		{"compact_fused_async_pub_u32", 4096, 256},
-		{"compact_fused_async_pub24_u32", 6144, 256},
-		{"compact_fused_async_publ2_u32", 4096, 256},
 	}
 	for _, c := range cases {
 		if got := lookbackTile(c.kernel); got != c.tile {
@@ -91,7 +87,7 @@ func TestLookbackTicket(t *testing.T) {
 		"segscan_excl_u32": true, "segscan_incl_v1_f32": true,
 		"segscan_off_excl_u32": false, "segscan_off_incl_f32": false, "segscan_off_bida2_excl_u32": false,
 		"segscan_off_ticket_excl_u32": true, "segscan_off_a8_excl_u32": true,
-		"compact_fused_async_u32": false, "compact_fused_async_24bid_u32": false, "compact_fused_async_pub7_u32": false,
+		"compact_fused_async_u32": false, "compact_fused_async_24bid_u32": false, "compact_fused_async_nobackoff_u32": false,
 		"compact_fused_u32": true, "compact_fused_staged_u32": true, "compact_fused_prefetch_u32": true,
 		"compact_fused_v1_u32": true,
 	} {

@@ -313,7 +313,7 @@ template <class V> static void test_seg_off(size_t n, unsigned every) {
 }
 
 // The fused compaction kernels: 0 fused, 1 fused-v1, 2 fused-staged,
-// 3 fused-prefetch, 4 fused-async; 5..9 the tuning kernels (scan/tuning.go).
+// 3 fused-prefetch, 4 fused-async; 5, 6 the tuning kernels (scan/tuning.go).
 typedef void (*KC)(const unsigned *, const unsigned *, unsigned *, unsigned long long, unsigned long long,
                    unsigned long long *, unsigned *);
 struct CompactKernel {
@@ -331,12 +331,8 @@ const CompactKernel kCompact[] = {
     {"fused-async", compact_fused_async_u32, 4096, 256, true},
     {"fused-async-24-bid", compact_fused_async_24bid_u32, 6144, 256, true},
     {"fused-async-nobackoff", compact_fused_async_nobackoff_u32, 4096, 256, true},
-    {"fused-async-pub-7", compact_fused_async_pub7_u32, 4096, 256, true},
-    {"fused-async-pub", compact_fused_async_pub_u32, 4096, 256, true},
-    {"fused-async-pub24", compact_fused_async_pub24_u32, 6144, 256, true},
-    {"fused-async-pub-l2", compact_fused_async_publ2_u32, 4096, 256, true},
 };
-constexpr int kNumCompact = 11, kOldCompact = 5;
+constexpr int kNumCompact = 7, kOldCompact = 5;
 
 // test_compact: kernels [c0, c1) (the first five by default); the tuning
 // kernels also write to a dst one word off 16-byte alignment; unless
