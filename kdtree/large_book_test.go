@@ -101,6 +101,7 @@ func TestLevelBookEqualsSequential(t *testing.T) {
 				got.add()
 			}
 			var wantP, gotP []parkedRange
+			var spare []lnode
 			lb := &levelBook{}
 			parked0 := 11
 			for _, nn := range c.sizes {
@@ -112,21 +113,78 @@ func TestLevelBookEqualsSequential(t *testing.T) {
 				wantOut, wp, wantPark, wantTotal := bookSequential(l, want, wantP, parked0)
 				wantP = wp
 				lb.h = append(lb.h[:0], l.h...)
-				require.NoError(t, lb.count(workers, l.nodes, parked0), name)
+				require.NoError(t, lb.count(workers, nodeCounts(l.nodes), parked0), name)
 				require.Equal(t, len(wantOut)/2, lb.nsplit, name)
 				require.Equal(t, wantPark, lb.park, name)
 				require.Equal(t, wantTotal, lb.total, name)
+				require.Equal(t, nodeCounts(wantOut), append([]uint32{}, lb.next...), name)
 				var out []lnode
-				out, gotP = lb.book(workers, l.nodes, got, gotP)
+				out, gotP = lb.book(workers, l.nodes, got, gotP, spare)
 				require.Equal(t, len(wantOut), len(out), name)
 				if len(wantOut) > 0 {
 					require.Equal(t, wantOut, out, name)
 				}
 				require.Equal(t, want.recs, got.recs, name)
 				require.Equal(t, wantP, gotP, name)
-				lb.spare = l.nodes[:0] // reused as the next call's output
+				spare = l.nodes[:0] // reused as the next call's output
 				parked0 = lb.park
 			}
+		}
+	}
+}
+
+// nodeCounts lists the nodes' reference counts (count's input, lb.next).
+func nodeCounts(nodes []lnode) []uint32 {
+	c := make([]uint32, len(nodes))
+	for i := range nodes {
+		c[i] = nodes[i].cnt
+	}
+	return c
+}
+
+// TestBookerEqualsSequential: a booker fed levels one after another, the
+// way largeCUDA feeds it (take, count from the last level's lb.next, give),
+// keeps the records and parked ranges of the sequential loop, on its own
+// goroutine and inline, and its current nodes are the sequential loop's
+// next level.
+func TestBookerEqualsSequential(t *testing.T) {
+	for _, inline := range []bool{false, true} {
+		for _, workers := range []int{1, 4} {
+			name := fmt.Sprintf("inline=%v/workers%d", inline, workers)
+			rng := rand.New(rand.NewSource(29))
+			want, got := &records{}, &records{}
+			root := want.add()
+			got.add()
+			first := []lnode{{cnt: 900, rec: root}}
+			first[0].box.hi = [3]float32{4, 4, 4}
+			var wantP []parkedRange
+			k := newBooker(workers, first, got, nil, inline)
+			cur, cnt := first, []uint32{900}
+			parked0, booked := 0, 0
+			for level := 0; level < 9 && len(cur) > 0; level++ {
+				booked += len(cur)
+				// A read-back for the current nodes: random fates, child
+				// counts laid out node after node.
+				l := makeBookLevel(rng, len(cur), 0, 0.8)
+				l.nodes = cur
+				lb := k.take()
+				lb.h = append(lb.h[:0], l.h...)
+				require.NoError(t, lb.count(workers, cnt, parked0), name)
+				next, wp, park, _ := bookSequential(l, want, wantP, parked0)
+				wantP, parked0 = wp, park
+				cnt = lb.next
+				require.Equal(t, nodeCounts(next), append([]uint32{}, cnt...), name)
+				k.give(lb)
+				if level%3 == 2 {
+					require.Equal(t, next, k.current(), name)
+				}
+				cur = next
+			}
+			gotP := k.finish()
+			require.Greater(t, booked, 100, name)
+			require.Equal(t, wantP, gotP, name)
+			require.Equal(t, want.recs, got.recs, name)
+			require.Equal(t, gotP, k.finish(), name)
 		}
 	}
 }
@@ -150,9 +208,9 @@ func TestLevelBookCountErrors(t *testing.T) {
 	for _, c := range cases {
 		l := makeBookLevel(rng, nn, 0, 0.5)
 		lb := &levelBook{h: append([]uint32(nil), l.h...)}
-		require.NoError(t, lb.count(4, l.nodes, 0), c.name)
+		require.NoError(t, lb.count(4, nodeCounts(l.nodes), 0), c.name)
 		c.spoil(lb.h)
-		err := lb.count(4, l.nodes, 0)
+		err := lb.count(4, nodeCounts(l.nodes), 0)
 		require.Error(t, err, c.name)
 		require.Contains(t, err.Error(), c.want, c.name)
 	}

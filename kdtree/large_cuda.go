@@ -337,10 +337,11 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 // it the host counts what the device work after it needs (lb.count: the
 // next level's nodes and references, the references parked), queues the
 // rest of the level (levelTailCUDA) and the next level up to its read-back
-// (levelFrontCUDA), and only then keeps the level's records (lb.book), in
-// parallel, while the device works. The device runs the same work in the
-// same order as when the host kept its records first; the records are
-// levelGo's.
+// (levelFrontCUDA), and hands the read-back to a booker, which keeps the
+// level's records (lb.book) on another goroutine while this one goes on to
+// the next level: the records are off the path of the levels (they cost
+// the bunny about 45 µs a level, the 8.9M-triangle grid 60 ms a build).
+// The records are levelGo's, made level after level in order.
 func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]parkedRange, error) {
 	// Room for the records and parked ranges the large phase usually makes
 	// (the bunny parks about n/19 small roots; a split makes two records),
@@ -348,9 +349,11 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 	// far, and the records hold pointers (the grid's growth cost 80 ms of
 	// host time per build on the device machine).
 	rs.recs = slices.Grow(rs.recs, n/8+1024)
-	parked := make([]parkedRange, 0, n/16+1024)
-	lb := &levelBook{}
 	workers := b.ex.Workers()
+	// The tests' level hooks look at every level's nodes: book inline.
+	bk := newBooker(workers, nodes, rs, make([]parkedRange, 0, n/16+1024), b.onLevel != nil)
+	defer bk.finish()
+	cnt := []uint32{uint32(n)} // the level's node reference counts
 	capRefs := max(64*n, 1<<20)
 	if err := b.ctx.Err(); err != nil {
 		return nil, err
@@ -366,15 +369,25 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 	t0 = b.subPhase("large.upload", t0)
 	forceLeaf := false
 	for level := 0; ; level++ {
-		nn := len(nodes)
+		nn := len(cnt)
+		lb := bk.take()
 		if err := d.readBack(lb, nn); err != nil {
 			return nil, err
 		}
 		t0 = b.subPhase("large.device", t0)
-		if b.onLevel != nil && !forceLeaf {
-			b.onLevel(nodes, lb.levelDecisions(nn))
+		if b.onLevel != nil {
+			nodes := bk.current()
+			if level > 0 {
+				// Tests: the table made on the device is the host's nodes.
+				if err := d.checkTable(nodes, n); err != nil {
+					return nil, err
+				}
+			}
+			if !forceLeaf {
+				b.onLevel(nodes, lb.levelDecisions(nn))
+			}
 		}
-		if err := lb.count(workers, nodes, d.parked); err != nil {
+		if err := lb.count(workers, cnt, d.parked); err != nil {
 			return nil, err
 		}
 		if err := b.levelTailCUDA(d, nn, n, lb); err != nil {
@@ -399,19 +412,13 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 				b.levels++
 			}
 		}
+		cnt = lb.next
+		bk.give(lb)
 		t0 = b.subPhase("large.host", t0)
-		var next []lnode
-		next, parked = lb.book(workers, nodes, rs, parked)
-		lb.spare, nodes = nodes, next
-		t0 = b.subPhase("large.book", t0)
 		if nn2 == 0 {
+			parked := bk.finish()
+			b.subPhase("large.book", t0)
 			return parked, nil
-		}
-		if b.onLevel != nil {
-			// Tests: the table made on the device is the host's nodes.
-			if err := d.checkTable(nodes, n); err != nil {
-				return nil, err
-			}
 		}
 	}
 }
@@ -624,14 +631,16 @@ func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook) error {
 	return nil
 }
 
-// levelBook is the host's side of a CUDA level, its scratch reused from
-// level to level: the read-back (h: decisions, 3 words a node, then
-// CountL, CountR and ChildBase, nn words each), what count finds in it
-// and the chunks of nodes over which count and book run in parallel.
+// levelBook is the host's side of a CUDA level: the read-back (h:
+// decisions, 3 words a node, then CountL, CountR and ChildBase, nn words
+// each), what count finds in it, the next level's node reference counts
+// and the chunks of nodes over which count and book run in parallel. Two
+// of them alternate (see booker): count fills one while book reads the
+// other.
 type levelBook struct {
 	h      []uint32
 	chunks []bookChunk
-	spare  []lnode // the nodes of the level before last, reused for the next
+	next   []uint32 // the next level's node reference counts, in node order
 
 	nsplit, npark int    // nodes that split, nodes parked (leaves and small roots)
 	park          int    // references parked once the level is done
@@ -650,13 +659,16 @@ type bookChunk struct {
 // bookGrain is the number of nodes of a bookChunk.
 const bookGrain = 4096
 
-// count checks a level's read-back for its nodes (the children laid out
-// node after node: ChildBase is the running sum of the counts; every fate
-// a split, a leaf or a small root) and counts what the device work after
-// it needs: splits, parked nodes and references (parked0 parked before),
-// the next level's references.
-func (lb *levelBook) count(workers int, nodes []lnode, parked0 int) error {
-	nn := len(nodes)
+// count checks a level's read-back for its nodes, whose reference counts
+// are cnt (the children laid out node after node: ChildBase is the running
+// sum of the counts; every fate a split, a leaf or a small root), counts
+// what the device work after it needs: splits, parked nodes and references
+// (parked0 parked before), the next level's references; and lists the next
+// level's node reference counts in lb.next (CountL and CountR of each
+// split, in node order), so that the next level is counted without its
+// nodes: book makes those later, on another goroutine.
+func (lb *levelBook) count(workers int, cnt []uint32, parked0 int) error {
+	nn := len(cnt)
 	h := lb.h
 	dec, cl, cr, cb := h[:3*nn], h[3*nn:4*nn], h[4*nn:5*nn], h[5*nn:6*nn]
 	nch := (nn + bookGrain - 1) / bookGrain
@@ -681,7 +693,7 @@ func (lb *levelBook) count(workers int, nodes []lnode, parked0 int) error {
 					k.split++
 				} else if f == fateLeaf || f == fateSmall {
 					k.npark++
-					k.refs += uint64(nodes[i].cnt)
+					k.refs += uint64(cnt[i])
 				} else {
 					k.err = fmt.Errorf("kdtree: node %d of level has fate %d after the SAH", i, f)
 					break
@@ -703,6 +715,18 @@ func (lb *levelBook) count(workers int, nodes []lnode, parked0 int) error {
 		return fmt.Errorf("kdtree: %d references in a level (%d parked) overflow uint32", sum, refs)
 	}
 	lb.nsplit, lb.npark, lb.park, lb.total = split, npark, int(refs), uint32(sum)
+	lb.next = growU32(lb.next, 2*split)
+	exec.ParallelFor(workers, nch, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			s := lb.chunks[c].split
+			for i := c * bookGrain; i < min((c+1)*bookGrain, nn); i++ {
+				if dec[3*i] == fateSplit {
+					lb.next[2*s], lb.next[2*s+1] = cl[i], cr[i]
+					s++
+				}
+			}
+		}
+	})
 	return nil
 }
 
@@ -714,12 +738,13 @@ func (lb *levelBook) count(workers int, nodes []lnode, parked0 int) error {
 // lb.spare's memory), and a leaf or small root gets a parked range, its
 // references parked after those of the nodes before it. Each chunk writes
 // at the indices count's prefix gives it, so the chunks run in parallel
-// and the result is the sequential one.
-func (lb *levelBook) book(workers int, nodes []lnode, rs *records, parked []parkedRange) ([]lnode, []parkedRange) {
+// and the result is the sequential one. The next level's nodes are made in
+// spare's memory when it is large enough.
+func (lb *levelBook) book(workers int, nodes []lnode, rs *records, parked []parkedRange, spare []lnode) ([]lnode, []parkedRange) {
 	nn := len(nodes)
 	h := lb.h
 	dec, cl, cr, cb := h[:3*nn], h[3*nn:4*nn], h[4*nn:5*nn], h[5*nn:6*nn]
-	out := lb.spare
+	out := spare
 	if cap(out) < 2*lb.nsplit {
 		out = make([]lnode, 2*lb.nsplit, 2*lb.nsplit+lb.nsplit/2)
 	}

@@ -1,0 +1,95 @@
+package kdtree
+
+// booker keeps the host's records of the CUDA large phase on a goroutine of
+// its own, level after level, while the levels go on: largeCUDA counts a
+// level's read-back (levelBook.count, which is all the device work after it
+// needs), queues that work and hands the read-back here; book makes the
+// level's records, parked ranges and the next level's nodes. Two levelBooks
+// alternate between the two goroutines (free gives back the one booked), so
+// the counting of a level overlaps the booking of the level before it and
+// never runs two levels ahead. Inline bookers book on the caller's goroutine
+// (the tests' level hooks need each level's nodes as soon as it is read
+// back). Either way the records are the same: book runs on the levels in
+// order.
+type booker struct {
+	workers int
+	rs      *records
+	nodes   []lnode // the next level to book
+	spare   []lnode // the memory of the level before, reused for the next
+	parked  []parkedRange
+
+	inline bool
+	jobs   chan *levelBook // read-backs to book, in level order
+	free   chan *levelBook // levelBooks not in use
+	done   chan struct{}   // closed when the goroutine has booked every job
+	closed bool
+}
+
+// newBooker starts a booker whose first level is nodes, appending records to
+// rs and parked ranges to parked.
+func newBooker(workers int, nodes []lnode, rs *records, parked []parkedRange, inline bool) *booker {
+	k := &booker{workers: workers, rs: rs, nodes: nodes, parked: parked, inline: inline,
+		jobs: make(chan *levelBook, 2), free: make(chan *levelBook, 2), done: make(chan struct{})}
+	k.free <- &levelBook{}
+	k.free <- &levelBook{}
+	if inline {
+		close(k.done)
+	} else {
+		go k.run()
+	}
+	return k
+}
+
+func (k *booker) run() {
+	defer close(k.done)
+	for lb := range k.jobs {
+		k.book(lb)
+		k.free <- lb
+	}
+}
+
+// book keeps one level's records.
+func (k *booker) book(lb *levelBook) {
+	next, parked := lb.book(k.workers, k.nodes, k.rs, k.parked, k.spare)
+	k.spare, k.nodes, k.parked = k.nodes, next, parked
+}
+
+// take returns a levelBook to fill with the next level's read-back, waiting
+// while both are in use (the booker is two levels behind).
+func (k *booker) take() *levelBook { return <-k.free }
+
+// give hands a counted level over to be booked (book's inputs: its read-back
+// and count's chunks; the levelBook must not be changed until take returns
+// it again).
+func (k *booker) give(lb *levelBook) {
+	if k.inline {
+		k.book(lb)
+		k.free <- lb
+		return
+	}
+	k.jobs <- lb
+}
+
+// current waits until every level given is booked and returns the nodes of
+// the next level (inline bookers: no wait).
+func (k *booker) current() []lnode {
+	if !k.inline {
+		// Both levelBooks back means no job is queued or running.
+		a, b := <-k.free, <-k.free
+		k.free <- a
+		k.free <- b
+	}
+	return k.nodes
+}
+
+// finish waits for the levels given and returns the parked ranges. It may
+// be called more than once (the later calls return at once); after it,
+// give must not be called.
+func (k *booker) finish() []parkedRange {
+	if !k.closed {
+		k.closed = true
+		close(k.jobs)
+		<-k.done
+	}
+	return k.parked
+}
