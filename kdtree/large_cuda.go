@@ -412,6 +412,12 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 				b.levels++
 			}
 		}
+		// The level's launches to the driver now (they are queued on the
+		// host: cuda.Context.Launch), so the device works while the
+		// records are kept.
+		if err := d.ctx.Flush(); err != nil {
+			return nil, err
+		}
 		cnt = lb.next
 		bk.give(lb)
 		t0 = b.subPhase("large.host", t0)

@@ -33,8 +33,13 @@ type Context struct {
 	fnMu sync.Mutex
 	fns  map[string]cFunction
 
-	argMu sync.Mutex
-	args  *argSlots // C memory for launch arguments, guarded by argMu
+	// Launches are queued and submitted together (batch.go): by Flush,
+	// by any call that must see their work (copies, memsets, events,
+	// Synchronize, freeing memory) and when the queue is full (launchBatch
+	// in driver.go).
+	argMu   sync.Mutex
+	batch   *launchBatch     // guarded by argMu; nil once closed
+	pending [batchCap]queued // what batch holds, for errors
 
 	memMu       sync.Mutex
 	sizes       map[DevPtr]uint64
@@ -124,12 +129,12 @@ func Open(ordinal int) (*Context, error) {
 	}
 	info.Usable = true
 	c := &Context{ctx: ctx, dev: dev, info: info, fns: map[string]cFunction{}, sizes: map[DevPtr]uint64{},
-		times: map[string]*KernelTime{}, args: newArgSlots(), cacheLimit: info.TotalMem / 4}
+		times: map[string]*KernelTime{}, batch: newLaunchBatch(), cacheLimit: info.TotalMem / 4}
 	if os.Getenv(DebugEnv) == "1" {
 		c.debug.Store(true)
 	}
 	if err := c.module(); err != nil {
-		freeArgSlots(c.args)
+		c.batch.free()
 		releasePrimary(dev)
 		return nil, fmt.Errorf("device %d (%s): %w", ordinal, info.Name, err)
 	}
@@ -164,15 +169,18 @@ func (c *Context) Close() error {
 	if c == nil || c.closed.Swap(true) {
 		return nil
 	}
-	err := c.trimCache(0)
+	err := c.flush()
+	if e := c.trimCache(0); e != nil && err == nil {
+		err = e
+	}
 	if c.mod != nil {
 		if r := moduleUnload(c.ctx, c.mod, c.modImage); r != 0 && err == nil {
 			err = driverError("cuModuleUnload", "", r)
 		}
 	}
 	c.argMu.Lock()
-	freeArgSlots(c.args)
-	c.args = nil
+	c.batch.free()
+	c.batch = nil
 	c.argMu.Unlock()
 	if r := c.freeStaging(); r != 0 && err == nil {
 		err = driverError("cuMemFreeHost", "", r)
@@ -190,10 +198,20 @@ func (c *Context) check() error {
 	return nil
 }
 
+// ready is check, then the queued launches submitted: the calls that must
+// come after them on the stream (copies, memsets, events, Synchronize)
+// start with it.
+func (c *Context) ready() error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	return c.flush()
+}
+
 // Synchronize waits for all work queued on the device. Errors of earlier
 // asynchronous launches come back here.
 func (c *Context) Synchronize() error {
-	if err := c.check(); err != nil {
+	if err := c.ready(); err != nil {
 		return err
 	}
 	return driverError("cuCtxSynchronize", "", ctxSync(c.ctx))
@@ -266,6 +284,10 @@ func (c *Context) FreePtr(p DevPtr) error {
 	kept := ok && c.keep(p, bytes)
 	c.memMu.Unlock()
 	if !kept {
+		// Queued launches may use p: they go first.
+		if err := c.flush(); err != nil {
+			return err
+		}
 		if r := memFree(c.ctx, p); r != 0 {
 			return driverError("cuMemFree", "", r)
 		}
@@ -325,14 +347,14 @@ func (c *Context) HostFree(p unsafe.Pointer) error {
 }
 
 func (c *Context) htod(dst DevPtr, src unsafe.Pointer, n uint64) error {
-	if err := c.check(); err != nil {
+	if err := c.ready(); err != nil {
 		return err
 	}
 	return driverError("cuMemcpyHtoD", "", memcpyHtoD(c.ctx, dst, src, n))
 }
 
 func (c *Context) dtoh(dst unsafe.Pointer, src DevPtr, n uint64) error {
-	if err := c.check(); err != nil {
+	if err := c.ready(); err != nil {
 		return err
 	}
 	if n >= stageMin {
@@ -344,21 +366,21 @@ func (c *Context) dtoh(dst unsafe.Pointer, src DevPtr, n uint64) error {
 }
 
 func (c *Context) dtod(dst, src DevPtr, n uint64) error {
-	if err := c.check(); err != nil {
+	if err := c.ready(); err != nil {
 		return err
 	}
 	return driverError("cuMemcpyDtoD", "", memcpyDtoD(c.ctx, dst, src, n))
 }
 
 func (c *Context) memsetD8(dst DevPtr, v byte, n uint64) error {
-	if err := c.check(); err != nil {
+	if err := c.ready(); err != nil {
 		return err
 	}
 	return driverError("cuMemsetD8", "", memsetD8(c.ctx, dst, v, n))
 }
 
 func (c *Context) memsetD32(dst DevPtr, v uint32, n uint64) error {
-	if err := c.check(); err != nil {
+	if err := c.ready(); err != nil {
 		return err
 	}
 	return driverError("cuMemsetD32", "", memsetD32(c.ctx, dst, v, n))
@@ -386,7 +408,7 @@ func (c *Context) NewEvent() (*Event, error) {
 
 // Record enqueues the event on the default stream.
 func (e *Event) Record() error {
-	if err := e.c.check(); err != nil {
+	if err := e.c.ready(); err != nil {
 		return err
 	}
 	return driverError("cuEventRecord", "", eventRecord(e.c.ctx, e.ev))
@@ -394,7 +416,7 @@ func (e *Event) Record() error {
 
 // Synchronize waits until the event has happened.
 func (e *Event) Synchronize() error {
-	if err := e.c.check(); err != nil {
+	if err := e.c.ready(); err != nil {
 		return err
 	}
 	return driverError("cuEventSynchronize", "", eventSync(e.c.ctx, e.ev))
@@ -460,15 +482,29 @@ func (c *Context) SetMaxDynamicShared(kernel string, bytes int) error {
 // Ptr() DevPtr method, such as *Buffer[T]) as a pointer, uint32 as unsigned
 // int, int32 as int, uint64 as unsigned long long, int64 as long long,
 // float32 as float, float64 as double. Go int and uint are refused: their
-// size is not the C int's. Errors of the kernel's execution come back from a
-// later call (Synchronize, a copy to the host) unless debugging is on, when
-// Launch synchronises and names the kernel that failed.
+// size is not the C int's.
+//
+// Launches are queued on the host and handed to the driver together, in
+// order, by Flush, by every call that must see their work (copies, memsets,
+// events, Synchronize, freeing device memory) and when batchCap are queued:
+// on the device machine a call from Go into C cost about 4 µs, as much as
+// the launch itself. Launch refuses a bad kernel name, argument or block
+// shape at once; a launch the driver refuses is reported, naming the
+// kernel, by the call that submitted it. Errors of the kernel's execution
+// come back from a later call (Synchronize, a copy to the host) unless
+// debugging is on, when Launch submits, synchronises and names the kernel
+// that failed.
 func (c *Context) Launch(kernel string, grid, block Dim3, sharedBytes uint32, args ...any) error {
 	if err := c.check(); err != nil {
 		return err
 	}
 	if len(args) > maxArgs {
 		return fmt.Errorf("cuda: launch %s: %d arguments, at most %d", kernel, len(args), maxArgs)
+	}
+	if t := uint64(block.X) * uint64(block.Y) * uint64(block.Z); t == 0 || t > maxBlockThreads ||
+		grid.X == 0 || grid.Y == 0 || grid.Z == 0 {
+		return fmt.Errorf("cuda: launch %s: grid %v of blocks %v (%d threads; a block holds 1 to %d)",
+			kernel, grid, block, t, maxBlockThreads)
 	}
 	f, err := c.function(kernel)
 	if err != nil {
@@ -477,28 +513,37 @@ func (c *Context) Launch(kernel string, grid, block Dim3, sharedBytes uint32, ar
 	debug := c.debug.Load()
 	var t0 time.Time
 	if debug {
+		if err := c.flush(); err != nil {
+			return err
+		}
 		if r := ctxSync(c.ctx); r != 0 {
 			return fmt.Errorf("cuda: before launching %s, an earlier operation failed: %w", kernel, unprefixed{driverError("cuCtxSynchronize", "", r)})
 		}
 		t0 = time.Now()
 	}
 	c.argMu.Lock()
-	if c.args == nil { // closed meanwhile
+	if c.batch == nil { // closed meanwhile
 		c.argMu.Unlock()
 		return ErrClosed
 	}
+	c.batch.add(f, grid, block, sharedBytes, len(args))
 	for i, a := range args {
 		v, ok := argSlot(a)
 		if !ok {
+			c.batch.drop()
 			c.argMu.Unlock()
 			return fmt.Errorf("cuda: launch %s: argument %d has type %T (want DevPtr, uint32, int32, uint64, int64, float32 or float64)", kernel, i, a)
 		}
-		c.args[i] = v
+		c.batch.setArg(i, v)
 	}
-	r := launchKernel(c.ctx, f, grid, block, sharedBytes, c.args, len(args))
+	c.pending[c.batch.n-1] = queued{kernel: kernel, grid: grid, block: block, shared: sharedBytes}
+	var ferr error
+	if debug || c.batch.full() {
+		ferr = c.flushLocked()
+	}
 	c.argMu.Unlock()
-	if r != 0 {
-		return fmt.Errorf("%w (grid %v, block %v, shared %d)", driverError("cuLaunchKernel", kernel, r), grid, block, sharedBytes)
+	if ferr != nil {
+		return ferr
 	}
 	if debug {
 		if r := ctxSync(c.ctx); r != 0 {
@@ -507,6 +552,49 @@ func (c *Context) Launch(kernel string, grid, block Dim3, sharedBytes uint32, ar
 		c.addTime(kernel, time.Since(t0))
 	}
 	return nil
+}
+
+// maxBlockThreads is the most threads a block may have on every GPU the
+// image targets.
+const maxBlockThreads = 1024
+
+// queued is what the error of a queued launch says about it.
+type queued struct {
+	kernel      string
+	grid, block Dim3
+	shared      uint32
+}
+
+// Flush hands the queued launches to the driver (see Launch) and returns
+// the first launch error, naming its kernel. Code that queues work and then
+// does host work before its next device call flushes first, so that the
+// device starts meanwhile.
+func (c *Context) Flush() error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	return c.flush()
+}
+
+func (c *Context) flush() error {
+	c.argMu.Lock()
+	defer c.argMu.Unlock()
+	return c.flushLocked()
+}
+
+// flushLocked submits the batch; the caller holds argMu.
+func (c *Context) flushLocked() error {
+	if c.batch == nil || c.batch.n == 0 {
+		return nil
+	}
+	n := c.batch.n
+	i, r := c.batch.submit(c.ctx)
+	if r == 0 {
+		return nil
+	}
+	q := c.pending[i]
+	return fmt.Errorf("%w (grid %v, block %v, shared %d; queued launch %d of %d, the %d after it dropped)",
+		driverError("cuLaunchKernel", q.kernel, r), q.grid, q.block, q.shared, i+1, n, n-i-1)
 }
 
 // ptrer is anything that knows its device address (Buffer[T], exec.Buf[T]).

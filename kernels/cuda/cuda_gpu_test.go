@@ -84,11 +84,85 @@ func TestGPULaunchErrors(t *testing.T) {
 		t.Errorf("Go int argument: %v, want a refusal naming argument 1", err)
 	}
 	err = c.Launch("fill_u32", Linear(1), Linear(4096), 0, DevPtr(0), uint32(0), uint32(1))
-	if err == nil || !strings.Contains(err.Error(), "fill_u32") {
+	if err == nil || !strings.Contains(err.Error(), "fill_u32") || !strings.Contains(err.Error(), "4096 threads") {
 		t.Errorf("block of 4096 threads: %v, want an error naming fill_u32", err)
+	}
+	err = c.Launch("fill_u32", Dim3{X: 0, Y: 1, Z: 1}, Linear(32), 0, DevPtr(0), uint32(0), uint32(1))
+	if err == nil || !strings.Contains(err.Error(), "fill_u32") {
+		t.Errorf("grid of 0 blocks: %v, want an error naming fill_u32", err)
 	}
 	if err := c.Synchronize(); err != nil {
 		t.Fatalf("context unusable after refused launches: %v", err)
+	}
+}
+
+// TestGPULaunchQueue: launches queue on the host (Launch) and reach the
+// driver in order when the queue is full, at Flush and before copies: a
+// run of fills and copies longer than the queue, each reading what the one
+// before wrote, ends in the last value; a launch the driver refuses is
+// reported by the call that submits it, naming the kernel, and the
+// launches queued after it are dropped.
+func TestGPULaunchQueue(t *testing.T) {
+	c := gpu(t)
+	a, err := NewBuffer[uint32](c, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Free()
+	b, err := NewBuffer[uint32](c, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free()
+	for _, runs := range []int{1, batchCap - 1, batchCap, batchCap + 1, 3*batchCap + 5} {
+		// Fill a with i, copy it to b, fill a with i+1 where b holds i: a
+		// launch that ran out of order leaves a different value.
+		for i := 0; i < runs; i++ {
+			if err := c.Launch("fill_u32", GridFor(a.Len(), 256), Linear(256), 0, a, uint32(a.Len()), uint32(i)); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Launch("copy_u32", GridFor(a.Len(), 256), Linear(256), 0, b, a, uint64(a.Len())); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if runs%2 == 1 {
+			if err := c.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := b.ToHost()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, v := range got {
+			if v != uint32(runs-1) {
+				t.Fatalf("%d runs: b[%d] = %d, want %d", runs, j, v, runs-1)
+			}
+		}
+	}
+	// Too much shared memory: queued, refused when submitted.
+	if err := c.Launch("fill_u32", Linear(1), Linear(32), 0, a, uint32(a.Len()), uint32(7)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Launch("fill_u32", Linear(1), Linear(32), 1<<30, a, uint32(a.Len()), uint32(8)); err != nil {
+		t.Fatalf("launch refused before it was submitted: %v", err)
+	}
+	if err := c.Launch("fill_u32", Linear(1), Linear(32), 0, a, uint32(a.Len()), uint32(9)); err != nil {
+		t.Fatal(err)
+	}
+	err = c.Flush()
+	if err == nil || !strings.Contains(err.Error(), "fill_u32") || !strings.Contains(err.Error(), "queued launch 2 of 3") {
+		t.Fatalf("Flush after a refused launch: %v, want an error naming fill_u32, launch 2 of 3", err)
+	}
+	if err := c.Flush(); err != nil {
+		t.Fatalf("second Flush: %v, want nothing left to submit", err)
+	}
+	got, err := a.ToHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0] != 7 {
+		t.Errorf("a[0] = %d after the refused launch, want 7 (the launch before it ran, the one after was dropped)", got[0])
 	}
 }
 

@@ -74,21 +74,36 @@ static CUresult kd_event_sync(CUcontext ctx, CUevent e) { KD_WITH(ctx, kd.cuEven
 static CUresult kd_event_elapsed(CUcontext ctx, float *ms, CUevent a, CUevent b) { KD_WITH(ctx, kd.cuEventElapsedTime(ms, a, b)); }
 static CUresult kd_event_destroy(CUcontext ctx, CUevent e) { KD_WITH(ctx, kd.cuEventDestroy_v2(e)); }
 
-// kd_launch copies the argument values (each in a 64-bit slot, low bytes
-// first) into C memory on this stack and launches f on the default stream.
-// The driver reads each parameter's declared size from its slot, which on a
-// little-endian host is the value itself.
-static CUresult kd_launch(CUcontext ctx, CUfunction f,
-		unsigned int gx, unsigned int gy, unsigned int gz,
-		unsigned int bx, unsigned int by, unsigned int bz,
-		unsigned int shared, int nargs, const unsigned long long *vals) {
-	unsigned long long slot[KD_MAX_ARGS];
-	void *params[KD_MAX_ARGS];
-	for (int i = 0; i < nargs && i < KD_MAX_ARGS; i++) {
-		slot[i] = vals[i];
-		params[i] = &slot[i];
+// A queued launch: the kernel, its grid, block and dynamic shared memory,
+// and its argument values (each in a 64-bit slot, low bytes first: the
+// driver reads each parameter's declared size from its slot, which on a
+// little-endian host is the value itself).
+typedef struct {
+	CUfunction f;
+	unsigned int gx, gy, gz, bx, by, bz, shared;
+	int nargs;
+	unsigned long long vals[KD_MAX_ARGS];
+} kd_launch_rec;
+
+// kd_launch_batch launches recs[0..n-1] in order on the default stream, in
+// one call from Go (a cgo call costs as much as a launch on some machines).
+// On a failure it stops and sets *failed to the failing index.
+static CUresult kd_launch_batch(CUcontext ctx, const kd_launch_rec *recs, int n, int *failed) {
+	*failed = 0;
+	CUresult r = kd.cuCtxSetCurrent(ctx);
+	if (r != 0) return r;
+	for (int i = 0; i < n; i++) {
+		const kd_launch_rec *l = &recs[i];
+		void *params[KD_MAX_ARGS];
+		for (int k = 0; k < l->nargs && k < KD_MAX_ARGS; k++) params[k] = (void *)&l->vals[k];
+		r = kd.cuLaunchKernel(l->f, l->gx, l->gy, l->gz, l->bx, l->by, l->bz, l->shared, NULL,
+			l->nargs > 0 ? params : NULL, NULL);
+		if (r != 0) {
+			*failed = i;
+			return r;
+		}
 	}
-	KD_WITH(ctx, kd.cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shared, NULL, nargs > 0 ? params : NULL, NULL));
+	return 0;
 }
 
 static const char *kd_error_name(CUresult r) {
@@ -328,17 +343,54 @@ func eventElapsed(ctx cContext, a, b cEvent) (float32, Result) {
 	return float32(ms), r
 }
 
-// argSlots is a block of C memory holding the launch argument values.
-type argSlots = [maxArgs]uint64
+// launchBatch is a queue of launches in C memory, submitted by one cgo
+// call (launchBatch.submit). Not safe for concurrent use.
+type launchBatch struct {
+	recs *[batchCap]C.kd_launch_rec
+	n    int
+}
 
-func newArgSlots() *argSlots   { return (*argSlots)(C.calloc(maxArgs, 8)) }
-func freeArgSlots(a *argSlots) { C.free(unsafe.Pointer(a)) }
+// batchCap is the most launches a batch holds.
+const batchCap = 64
 
-// launchKernel passes the first n argument slots (in C memory) to
-// kd_launch, which copies them again onto its stack for the driver.
-func launchKernel(ctx cContext, f cFunction, grid, block Dim3, shared uint32, slots *argSlots, n int) Result {
-	return Result(C.kd_launch(ctx, f,
-		C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z),
-		C.uint(block.X), C.uint(block.Y), C.uint(block.Z),
-		C.uint(shared), C.int(n), (*C.ulonglong)(unsafe.Pointer(slots))))
+func newLaunchBatch() *launchBatch {
+	return &launchBatch{recs: (*[batchCap]C.kd_launch_rec)(C.calloc(batchCap, C.size_t(unsafe.Sizeof(C.kd_launch_rec{}))))}
+}
+
+func (b *launchBatch) free() {
+	C.free(unsafe.Pointer(b.recs))
+	b.recs, b.n = nil, 0
+}
+
+// full reports whether the batch can take no more launches.
+func (b *launchBatch) full() bool { return b.n == batchCap }
+
+// add queues a launch whose argument values are set with setArg, in the
+// same order, before the next add or submit.
+func (b *launchBatch) add(f cFunction, grid, block Dim3, shared uint32, nargs int) {
+	l := &b.recs[b.n]
+	l.f = f
+	l.gx, l.gy, l.gz = C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z)
+	l.bx, l.by, l.bz = C.uint(block.X), C.uint(block.Y), C.uint(block.Z)
+	l.shared, l.nargs = C.uint(shared), C.int(nargs)
+	b.n++
+}
+
+// setArg sets argument i of the launch queued last.
+func (b *launchBatch) setArg(i int, v uint64) { b.recs[b.n-1].vals[i] = C.ulonglong(v) }
+
+// drop forgets the launch queued last (its arguments were refused).
+func (b *launchBatch) drop() { b.n-- }
+
+// submit launches the queued launches in order and empties the batch. On
+// a failure the launches from the failing one on are dropped; failed is
+// its index.
+func (b *launchBatch) submit(ctx cContext) (failed int, r Result) {
+	if b.n == 0 {
+		return 0, 0
+	}
+	var f C.int
+	r = Result(C.kd_launch_batch(ctx, &b.recs[0], C.int(b.n), &f))
+	b.n = 0
+	return int(f), r
 }

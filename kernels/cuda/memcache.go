@@ -88,7 +88,11 @@ func (c *Context) trimCache(keep uint64) error {
 		drop = append(drop, b)
 	}
 	c.memMu.Unlock()
-	var first error
+	if len(drop) == 0 {
+		return nil
+	}
+	// Queued launches may use the blocks: they go first.
+	first := c.flush()
 	for _, b := range drop {
 		if r := memFree(c.ctx, b.p); r != 0 && first == nil {
 			first = driverError("cuMemFree", "", r)

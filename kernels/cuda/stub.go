@@ -50,6 +50,7 @@ func (e *Event) Record() error                                        { return e
 func (e *Event) Synchronize() error                                   { return errNoCgo }
 func (e *Event) Destroy() error                                       { return nil }
 func Elapsed(start, end *Event) (float32, error)                      { return 0, errNoCgo }
+func (c *Context) Flush() error                                       { return errNoCgo }
 func (c *Context) Launch(kernel string, grid, block Dim3, sharedBytes uint32, args ...any) error {
 	return errNoCgo
 }

@@ -111,7 +111,7 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
 		unsigned shared, void *stream, void **params, void **extra) {
 	if (current != &ctx_token) return 201;
-	if ((unsigned long long)bx * by * bz > 1024 || gx == 0 || bx == 0) return 1;
+	if ((unsigned long long)bx * by * bz > 1024 || gx == 0 || bx == 0 || shared > 232448) return 1;
 	return ((kernel_fn *)((char *)f + sizeof(const char *)))[0](params);
 }
 CUresult cuFuncSetAttribute(void *f, int a, int v) { return 0; }
