@@ -144,7 +144,16 @@ func Open(ordinal int) (*Context, error) {
 // module loads the embedded image once; later calls return the same result.
 func (c *Context) module() error {
 	c.modOnce.Do(func() {
-		m, img, r := moduleLoad(c.ctx, kernels.Image)
+		image := kernels.Image
+		if path := os.Getenv(ImageEnv); path != "" {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				c.modErr = fmt.Errorf("cuda: %s: %w", ImageEnv, err)
+				return
+			}
+			image = b
+		}
+		m, img, r := moduleLoad(c.ctx, image)
 		if r != 0 {
 			e := driverError("cuModuleLoadData", "", r)
 			if r.Is(ErrNoKernelImage) {

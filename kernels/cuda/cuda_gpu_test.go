@@ -3,9 +3,13 @@ package cuda
 import (
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/kdbuild/kdbuild/kernels"
 )
 
 var (
@@ -163,6 +167,49 @@ func TestGPULaunchQueue(t *testing.T) {
 	}
 	if got[0] != 7 {
 		t.Errorf("a[0] = %d after the refused launch, want 7 (the launch before it ran, the one after was dropped)", got[0])
+	}
+}
+
+// TestGPUImageEnv: KDBUILD_KERNEL_IMAGE loads the image from a file (here
+// a copy of the embedded one, whose kernels then run), a missing file is
+// an error naming the variable, and a file that is no image is refused by
+// the driver.
+func TestGPUImageEnv(t *testing.T) {
+	gpu(t) // skips without a GPU
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "copy.fatbin"), filepath.Join(dir, "bad.fatbin")
+	if err := os.WriteFile(good, kernels.Image, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("not a kernel image"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(ImageEnv, good)
+	c, err := Open(0)
+	if err != nil {
+		t.Fatalf("Open with %s=%s: %v", ImageEnv, good, err)
+	}
+	b, err := NewBuffer[uint32](c, 33)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Launch("fill_u32", Linear(1), Linear(64), 0, b, uint32(b.Len()), uint32(5)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.ToHost()
+	if err != nil || got[32] != 5 {
+		t.Fatalf("fill from the file's image: %v, %v", got, err)
+	}
+	b.Free()
+	c.Close()
+	for _, path := range []string{filepath.Join(dir, "missing.fatbin"), bad} {
+		t.Setenv(ImageEnv, path)
+		if c, err := Open(0); err == nil {
+			c.Close()
+			t.Errorf("Open with %s=%s: no error", ImageEnv, path)
+		} else if path != bad && !strings.Contains(err.Error(), ImageEnv) {
+			t.Errorf("Open with a missing image: %v, want an error naming %s", err, ImageEnv)
+		}
 	}
 }
 

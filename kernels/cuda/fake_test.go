@@ -18,8 +18,8 @@ const fakeChildEnv = "KDBUILD_FAKE_CUDA_CHILD"
 // is exercised on machines without a GPU. It needs gcc.
 func TestFakeDriver(t *testing.T) {
 	out := runWithFakeDriver(t, "testdata/fakecuda.c", nil,
-		"^TestGPU(LaunchMixedArgs|LaunchErrors|LaunchQueue|DebugTimes|PeakBytes|Events|DevicesAndInfo|HostAlloc|ClosedContext|LargeCopyToHost|MemCache)$")
-	for _, name := range []string{"TestGPULaunchMixedArgs", "TestGPULaunchErrors", "TestGPULaunchQueue", "TestGPUClosedContext", "TestGPUDevicesAndInfo", "TestGPULargeCopyToHost", "TestGPUMemCache"} {
+		"^TestGPU(LaunchMixedArgs|LaunchErrors|LaunchQueue|ImageEnv|DebugTimes|PeakBytes|Events|DevicesAndInfo|HostAlloc|ClosedContext|LargeCopyToHost|MemCache)$")
+	for _, name := range []string{"TestGPULaunchMixedArgs", "TestGPULaunchErrors", "TestGPULaunchQueue", "TestGPUImageEnv", "TestGPUClosedContext", "TestGPUDevicesAndInfo", "TestGPULargeCopyToHost", "TestGPUMemCache"} {
 		if !strings.Contains(out, "--- PASS: "+name) {
 			t.Errorf("%s did not pass against the fake driver:\n%s", name, out)
 		}

@@ -129,6 +129,12 @@ type KernelTime struct {
 // context opened afterwards: KDBUILD_CUDA_DEBUG=1.
 const DebugEnv = "KDBUILD_CUDA_DEBUG"
 
+// ImageEnv names a kernel image file that Open loads instead of the
+// embedded one, when set: for profiling with an image built with -lineinfo
+// (for source views in Nsight Compute) or by another nvcc. Every kernel the
+// program launches must be in it.
+const ImageEnv = "KDBUILD_KERNEL_IMAGE"
+
 // reason attaches err as the reason for a sentinel (ErrNoDriver, ...): the
 // message reads "<sentinel>: <err without its cuda: prefix>" and errors.Is
 // matches both.
