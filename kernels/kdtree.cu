@@ -151,19 +151,27 @@ __device__ void clip_poly(const Poly &p, int a, double v, bool above, Poly &out)
 	}
 }
 
-// clipToBox in kdtree/clip.go.
+// clipToBox in kdtree/clip.go: the six clips (lower then upper face of x,
+// y, z) ping-pong between p and a second polygon and end in p. One
+// clip_poly in a loop, not six inlined copies: with six, the small-node
+// kernel's code overflowed the instruction caches (Nsight Compute on the
+// bunny: 45% of the cycles between two instructions of a warp were waits
+// for an instruction).
 __device__ bool clip_to_box(const float *tv, const float *box, Poly &p) {
-	Poly tmp;
+	Poly q;
 	p.n = 3;
 	for (int i = 0; i < 3; i++)
 		for (int a = 0; a < 3; a++) p.v[i][a] = (double)tv[3 * i + a];
-	for (int a = 0; a < 3; a++) {
-		tmp = p;
-		clip_poly(tmp, a, (double)box[a], true, p);
-		if (p.n == 0) return false;
-		tmp = p;
-		clip_poly(tmp, a, (double)box[3 + a], false, p);
-		if (p.n == 0) return false;
+	Poly *src = &p, *dst = &q;
+#pragma unroll 1
+	for (int k = 0; k < 6; k++) {
+		int a = k >> 1;
+		bool above = (k & 1) == 0;
+		clip_poly(*src, a, (double)box[above ? a : 3 + a], above, *dst);
+		if (dst->n == 0) return false;
+		Poly *t = src;
+		src = dst;
+		dst = t;
 	}
 	return true;
 }
@@ -890,47 +898,6 @@ struct Warp {
 __device__ __forceinline__ float sel3f(int a, float x, float y, float z) { return a == 0 ? x : (a == 1 ? y : z); }
 __device__ __forceinline__ double sel3d(int a, double x, double y, double z) { return a == 0 ? x : (a == 1 ? y : z); }
 
-// reaches: kd_tree::reaches_sides (reachesSides in kdtree/clip.go), the
-// same operations in the same order, with the clip of clipToBox ping-ponging
-// between two polygons instead of copying one.
-__device__ void reaches(const float *tv, const float *box, int a, float pos, bool &okL, bool &okR) {
-	using namespace kd_tree;
-	okL = okR = false;
-	for (int i = 0; i < 3; i++) {
-		const float *v = tv + 3 * i;
-		if (v[0] >= box[0] && v[0] <= box[3] && v[1] >= box[1] && v[1] <= box[4] && v[2] >= box[2] && v[2] <= box[5]) {
-			float va = sel3f(a, v[0], v[1], v[2]);
-			okL = okL || va <= pos;
-			okR = okR || va >= pos;
-		}
-	}
-	if (okL && okR) return;
-	Poly p, q;
-	p.n = 3;
-	for (int i = 0; i < 3; i++)
-		for (int k = 0; k < 3; k++) p.v[i][k] = (double)tv[3 * i + k];
-	// Six clips, p -> q -> p ...: the result ends in p.
-	clip_poly(p, 0, (double)box[0], true, q);
-	if (q.n == 0) { okL = okR = false; return; }
-	clip_poly(q, 0, (double)box[3], false, p);
-	if (p.n == 0) { okL = okR = false; return; }
-	clip_poly(p, 1, (double)box[1], true, q);
-	if (q.n == 0) { okL = okR = false; return; }
-	clip_poly(q, 1, (double)box[4], false, p);
-	if (p.n == 0) { okL = okR = false; return; }
-	clip_poly(p, 2, (double)box[2], true, q);
-	if (q.n == 0) { okL = okR = false; return; }
-	clip_poly(q, 2, (double)box[5], false, p);
-	if (p.n == 0) { okL = okR = false; return; }
-	double lo = p.v[0][a], hi = p.v[0][a];
-	for (int i = 1; i < p.n; i++) {
-		lo = min64(lo, p.v[i][a]);
-		hi = max64(hi, p.v[i][a]);
-	}
-	okL = okL || lo <= (double)pos;
-	okR = okR || hi >= (double)pos;
-}
-
 // reserve gives the warp a chunk of want words of an output counted by
 // *ctr: lane 0 takes them with one atomicAdd and sets *overflow when they
 // pass cap; every lane learns the chunk [next, end). It returns false when
@@ -1126,7 +1093,7 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 			bool dl = false, dr = false;
 			if (r < m && ((X >> r) & 1ull)) {
 				bool okL, okR;
-				kd_small::reaches(tv + 9 * (size_t)w.tri[r], box, a, pos, okL, okR);
+				reaches_sides(tv + 9 * (size_t)w.tri[r], box, a, pos, okL, okR);
 				if (okL != okR) {
 					dl = !okL;
 					dr = !okR;
