@@ -144,6 +144,30 @@ func TestGPULaunchQueue(t *testing.T) {
 			}
 		}
 	}
+	// A batch long enough for a launch graph, three times (the second
+	// makes the graph, the third reuses it), the third with a launch the
+	// driver refuses: it is named, the launches before it ran.
+	for round := 0; round < 3; round++ {
+		for i := 0; i < 10; i++ {
+			var shared uint32
+			if round == 2 && i == 4 {
+				shared = 1 << 30
+			}
+			if err := c.Launch("fill_u32", Linear(1), Linear(32), shared, a, uint32(a.Len()), uint32(100*round+i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := c.Flush()
+		if round < 2 && err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if round == 2 && (err == nil || !strings.Contains(err.Error(), "queued launch 5 of 10")) {
+			t.Fatalf("refused launch in a batch of 10: %v, want an error naming launch 5 of 10", err)
+		}
+	}
+	if got, err := a.ToHost(); err != nil || got[0] != 203 {
+		t.Fatalf("a[0] = %v (%v), want 203 (the last launch before the refused one)", got[0], err)
+	}
 	// Too much shared memory: queued, refused when submitted.
 	if err := c.Launch("fill_u32", Linear(1), Linear(32), 0, a, uint32(a.Len()), uint32(7)); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,20 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUgraphExec_st *CUgraphExec;
+
+// CUDA_KERNEL_NODE_PARAMS (the first version, which the unversioned
+// symbols below take).
+typedef struct {
+	CUfunction func;
+	unsigned int gridDimX, gridDimY, gridDimZ;
+	unsigned int blockDimX, blockDimY, blockDimZ;
+	unsigned int sharedMemBytes;
+	void **kernelParams;
+	void **extra;
+} KD_KERNEL_NODE_PARAMS;
 
 // X(field/symbol name, return type, parameter list)
 #define KD_DRIVER_CALLS(X) \
@@ -52,6 +66,18 @@ typedef struct CUevent_st *CUevent;
 	X(cuGetErrorName, (CUresult r, const char **s)) \
 	X(cuGetErrorString, (CUresult r, const char **s))
 
+// Optional calls: the launch graphs of kd_launch_batch. When one is missing
+// the batches are launched one kernel at a time.
+#define KD_GRAPH_CALLS(X) \
+	X(cuGraphCreate, (CUgraph *g, unsigned int flags)) \
+	X(cuGraphAddKernelNode, (CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps, \
+		const KD_KERNEL_NODE_PARAMS *p)) \
+	X(cuGraphInstantiateWithFlags, (CUgraphExec *exec, CUgraph g, unsigned long long flags)) \
+	X(cuGraphExecKernelNodeSetParams, (CUgraphExec exec, CUgraphNode node, const KD_KERNEL_NODE_PARAMS *p)) \
+	X(cuGraphLaunch, (CUgraphExec exec, CUstream stream)) \
+	X(cuGraphExecDestroy, (CUgraphExec exec)) \
+	X(cuGraphDestroy, (CUgraph g))
+
 // Device attributes read by Devices (values of CUdevice_attribute).
 enum {
 	KD_ATTR_MAX_SHARED_PER_BLOCK = 8,
@@ -69,3 +95,8 @@ enum {
 #define KD_FUNC_ATTR_MAX_DYNAMIC_SHARED 8
 
 #define KD_MAX_ARGS 32
+
+// The most launches a batch holds (see launchBatch), and the fewest that
+// are launched as a graph.
+#define KD_MAX_BATCH 64
+#define KD_GRAPH_MIN 8

@@ -129,6 +129,11 @@ type KernelTime struct {
 // context opened afterwards: KDBUILD_CUDA_DEBUG=1.
 const DebugEnv = "KDBUILD_CUDA_DEBUG"
 
+// GraphsEnv set to 0 turns launch graphs off for contexts opened afterwards:
+// every batch of queued launches then reaches the driver one launch at a
+// time (see Context.Launch), to compare the two.
+const GraphsEnv = "KDBUILD_CUDA_GRAPHS"
+
 // ImageEnv names a kernel image file that Open loads instead of the
 // embedded one, when set: for profiling with an image built with -lineinfo
 // (for source views in Nsight Compute) or by another nvcc. Every kernel the
