@@ -393,6 +393,11 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 		if err := b.levelTailCUDA(d, nn, n, lb); err != nil {
 			return nil, err
 		}
+		// The tail's few launches to the driver now: the device runs them
+		// while the host queues the next level's front.
+		if err := d.ctx.Flush(); err != nil {
+			return nil, err
+		}
 		n = int(lb.total)
 		nn2 := 2 * lb.nsplit
 		// Memory guard as in buildGo: past capRefs the next level's nodes

@@ -1181,48 +1181,62 @@ extern "C" __global__ void kdtree_small_size_u32(const unsigned int *rec, unsign
 // kdtree_small_emit_u32: one thread per small root r: its subtree written
 // depth first into nodes (2 words per kdtree.Node) from node base[r], its
 // leaves' references (copied from srefs, in order) into refs from reference
-// base[roots + r]. An interior node's above child index is patched in when
-// the walk reaches that child. err[0] is set to 1 on stack overflow.
+// base[roots + r]. err[0] is set to 1 on stack overflow.
+//
+// The walk is one dependent load after another, so it keeps the loads off
+// its path where it can: a node's children's records are loaded together
+// when the node is written (the below child is written next; the above
+// child's record waits on the stack with the node whose second word it
+// completes), and an interior node's second word (axis and above child
+// index) is written once, when the walk reaches that child, instead of
+// read, or-ed and written back.
 extern "C" __global__ void kdtree_small_emit_u32(const unsigned int *rec, const unsigned int *srefs, unsigned int roots,
                                                  const unsigned int *base, unsigned int *nodes, unsigned int *refs,
                                                  unsigned int *err) {
 	using namespace kd_tree;
 	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
 	if (r >= roots) return;
-	// Entry: record index and the node whose above child it is (or ~0).
-	unsigned int stRec[kLayoutStack], stParent[kLayoutStack];
+	// Pending above children: their record words and the interior node
+	// whose second word they complete, with its axis.
+	unsigned int stW0[kLayoutStack], stW1[kLayoutStack], stW2[kLayoutStack], stParent[kLayoutStack];
 	int sp = 0;
-	stRec[sp] = r;
-	stParent[sp] = 0xFFFFFFFFu;
-	sp++;
 	unsigned int at = base[r], ref = base[roots + r];
-	while (sp > 0) {
-		sp--;
-		unsigned int i = stRec[sp], parent = stParent[sp];
+	unsigned int w0 = rec[3 * (size_t)r], w1 = rec[3 * (size_t)r + 1], w2 = rec[3 * (size_t)r + 2];
+	for (;;) {
 		unsigned int me = at++;
-		if (parent != 0xFFFFFFFFu) nodes[2 * (size_t)parent + 1] |= me << 2;
-		unsigned int w0 = rec[3 * (size_t)i], w1 = rec[3 * (size_t)i + 1], w2 = rec[3 * (size_t)i + 2];
 		if ((w0 & 0xFFu) == 1u) {
 			// A leaf: LeafNode(ref, count), its references in order.
 			nodes[2 * (size_t)me] = ref;
 			nodes[2 * (size_t)me + 1] = (w2 << 2) | 3u;
+#pragma unroll 4
 			for (unsigned int k = 0; k < w2; k++) refs[ref + k] = srefs[w1 + k];
 			ref += w2;
+			if (sp == 0) break;
+			// Next: the deepest pending above child.
+			sp--;
+			w0 = stW0[sp];
+			w1 = stW1[sp];
+			w2 = stW2[sp];
+			unsigned int parent = stParent[sp];
+			nodes[2 * (size_t)(parent >> 2) + 1] = (parent & 3u) | (at << 2);
 			continue;
 		}
-		// Interior: InteriorNode(axis, pos, above), above filled in later.
+		// Interior: InteriorNode(axis, pos, above); its second word is
+		// written when the walk reaches the above child.
 		nodes[2 * (size_t)me] = w1;
-		nodes[2 * (size_t)me + 1] = (w0 >> 8) & 3u;
-		if (sp + 2 > kLayoutStack) {
+		if (sp + 1 > kLayoutStack) {
 			err[0] = 1u;
 			return;
 		}
-		stRec[sp] = w2 + 1;
-		stParent[sp] = me;
+		unsigned int below = w2, axis = (w0 >> 8) & 3u;
+		stW0[sp] = rec[3 * (size_t)(below + 1)];
+		stW1[sp] = rec[3 * (size_t)(below + 1) + 1];
+		stW2[sp] = rec[3 * (size_t)(below + 1) + 2];
+		stParent[sp] = (me << 2) | axis;
 		sp++;
-		stRec[sp] = w2;
-		stParent[sp] = 0xFFFFFFFFu;
-		sp++;
+		w0 = rec[3 * (size_t)below];
+		w1 = rec[3 * (size_t)below + 1];
+		w2 = rec[3 * (size_t)below + 2];
 	}
 }
 
