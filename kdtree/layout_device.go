@@ -127,7 +127,13 @@ func layoutTop(rs *records, size []uint32) (*topLayout, error) {
 	if len(size) != 2*roots {
 		panic(fmt.Sprintf("kdtree: layoutTop with %d sizes for %d small roots", len(size), roots))
 	}
-	t := &topLayout{base: make([]uint32, 2*roots)}
+	// Room for every large-phase node (the records that are not small
+	// roots) and a copy of each leaf's parked references (at most one leaf
+	// per two records, plus the root): appending to empty slices copied the
+	// grid's million nodes over and over.
+	top := max(len(rs.recs)-roots, 0)
+	t := &topLayout{base: make([]uint32, 2*roots), nodes: make([]topNode, 0, top),
+		copies: make([]uint32, 0, 3*(top/2+1))}
 	var nn, nr uint64
 	const refLimit = 1 << 32
 	var emit func(i int32) error
