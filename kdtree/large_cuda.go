@@ -441,9 +441,9 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 // level's read-back: the device time the host did not hide), large.host
 // (the read-back counted, the rest of the level and the next level up to
 // its read-back queued and flushed) and large.book (after the last level,
-// the wait for the booker to finish the records; it keeps them on its own
-// goroutine meanwhile; with the tests' level hooks, the records of every
-// level).
+// the wait for the booker, which keeps the records on its own goroutine
+// meanwhile; with the tests' level hooks it keeps them inline, within
+// large.host).
 func (b *builder) subPhase(name string, t0 time.Time) time.Time {
 	now := time.Now()
 	b.phases[name] += float64(now.Sub(t0).Nanoseconds()) / 1e6
