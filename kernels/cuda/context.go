@@ -182,15 +182,16 @@ func (c *Context) Close() error {
 	if e := c.trimCache(0); e != nil && err == nil {
 		err = e
 	}
+	// The launch graphs hold the module's kernels: freed before it.
+	c.argMu.Lock()
+	c.batch.free(c.ctx)
+	c.batch = nil
+	c.argMu.Unlock()
 	if c.mod != nil {
 		if r := moduleUnload(c.ctx, c.mod, c.modImage); r != 0 && err == nil {
 			err = driverError("cuModuleUnload", "", r)
 		}
 	}
-	c.argMu.Lock()
-	c.batch.free(c.ctx)
-	c.batch = nil
-	c.argMu.Unlock()
 	if r := c.freeStaging(); r != 0 && err == nil {
 		err = driverError("cuMemFreeHost", "", r)
 	}
