@@ -126,7 +126,7 @@ __device__ void clip_poly(const Poly &p, int a, double v, bool above, Poly &out)
 	out.n = 0;
 	for (int i = 0; i < p.n; i++) {
 		const double *c = p.v[i];
-		const double *d = p.v[(i + 1) % p.n];
+		const double *d = p.v[i + 1 == p.n ? 0 : i + 1];
 		bool cin, din;
 		if (above) {
 			cin = c[a] >= v;
@@ -151,12 +151,15 @@ __device__ void clip_poly(const Poly &p, int a, double v, bool above, Poly &out)
 	}
 }
 
-// clipToBox in kdtree/clip.go: the six clips (lower then upper face of x,
-// y, z) ping-pong between p and a second polygon and end in p. One
-// clip_poly in a loop, not six inlined copies: with six, the small-node
-// kernel's code overflowed the instruction caches (Nsight Compute on the
-// bunny: 45% of the cycles between two instructions of a warp were waits
-// for an instruction).
+// clipToBox in kdtree/clip.go: per axis the lower then the upper face,
+// each clip only where a vertex lies outside that face (a clip that keeps
+// every vertex adds none: skipping it gives the same polygon, bit for bit,
+// and most straddling triangles cross one or two faces of the box). The
+// clips ping-pong between p and a second polygon; the result is copied
+// back into p. One clip_poly in a loop, not six inlined copies: with six,
+// the small-node kernel's code overflowed the instruction caches (Nsight
+// Compute on the bunny: 45% of the cycles between two instructions of a
+// warp were waits for an instruction).
 __device__ bool clip_to_box(const float *tv, const float *box, Poly &p) {
 	Poly q;
 	p.n = 3;
@@ -167,11 +170,20 @@ __device__ bool clip_to_box(const float *tv, const float *box, Poly &p) {
 	for (int k = 0; k < 6; k++) {
 		int a = k >> 1;
 		bool above = (k & 1) == 0;
-		clip_poly(*src, a, (double)box[above ? a : 3 + a], above, *dst);
+		double v = (double)box[above ? a : 3 + a];
+		bool out = false;
+		for (int i = 0; i < src->n; i++) out = out || (above ? src->v[i][a] < v : src->v[i][a] > v);
+		if (!out) continue;
+		clip_poly(*src, a, v, above, *dst);
 		if (dst->n == 0) return false;
 		Poly *t = src;
 		src = dst;
 		dst = t;
+	}
+	if (src != &p) {
+		p.n = src->n;
+		for (int i = 0; i < src->n; i++)
+			for (int a = 0; a < 3; a++) p.v[i][a] = src->v[i][a];
 	}
 	return true;
 }
