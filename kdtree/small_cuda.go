@@ -21,8 +21,8 @@ var cudaSmallOnDevice = true
 
 // cudaSmallV1 selects the first device small-phase kernel,
 // kdtree_small_f32 (one root per block of 32 threads, a global atomic per
-// node), instead of kdtree_small_w_f32 (smallWarps roots per block, output
-// reserved in chunks); both make the same tree. Tests flip it; the
+// node), instead of kdtree_small_w_f32 (smallWarps warps per block, each
+// taking roots from a counter, output reserved in chunks); both make the same tree. Tests flip it; the
 // environment variable KDBUILD_GPU_SMALL=v1 does the same without
 // rebuilding, to compare the two on a device.
 var cudaSmallV1 = false
@@ -32,9 +32,11 @@ func smallKernelV1() bool { return cudaSmallV1 || os.Getenv("KDBUILD_GPU_SMALL")
 // smallWarps, smallRecChunk and smallRefChunk are kd_small::kWarps,
 // kRecChunk and kRefChunk of kernels/kdtree.cu: roots per block of
 // kdtree_small_w_f32, and the records and (at least) leaf references a warp
-// reserves at a time; each root can leave one chunk of each partly unused.
+// reserves at a time; each warp can leave one chunk of each partly unused
+// (fewer than one per root: a warp keeps its chunks from root to root).
 const (
 	smallWarps    = 4
+	smallCtrs     = 4 // kdtree_small_w_f32's counters: next record, next reference, overflow, next root
 	smallRecChunk = 32
 	smallRefChunk = 64
 )
@@ -77,9 +79,10 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 	R := len(rs.small)
 	so := &smallDev{roots: R}
 	// One upload for the per-root words: offsets, counts, depths, the
-	// counters (next record, next reference, overflow), then the order in
-	// which kdtree_small_w_f32 takes the roots (largest first).
-	words := make([]uint32, 4*R+3)
+	// counters (next record, next reference, overflow, next root to take),
+	// then the order in which kdtree_small_w_f32 takes the roots (largest
+	// first).
+	words := make([]uint32, 4*R+smallCtrs)
 	box := make([]float32, 6*max(R, 1))
 	total := 0
 	for i := range rs.small {
@@ -93,7 +96,7 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 	if R == 0 {
 		return so, nil
 	}
-	largestFirst(smallCnt[:R], words[3*R+3:])
+	largestFirst(smallCnt[:R], words[3*R+smallCtrs:])
 	fail := func(err error) (*smallDev, error) {
 		so.free()
 		return nil, err
@@ -106,14 +109,14 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 	if so.box, err = exec.FromHost(b.ex, box); err != nil {
 		return fail(err)
 	}
-	ctr := w.Slice(3*R, 3)
+	ctr := w.Slice(3*R, smallCtrs)
 	p := newSAH(&b.opt)
 	// Output space per reference of the small roots: measured on the shared
 	// scenes, at most 3.0 records and 2.8 leaf references (bunny); on
 	// overflow the kernel runs again with more room, then the caller falls
 	// back to the Go small phase.
 	v1 := smallKernelV1()
-	kernel, grid, block := "kdtree_small_w_f32", cuda.Linear((R+smallWarps-1)/smallWarps), cuda.Linear(32*smallWarps)
+	kernel, grid, block := "kdtree_small_w_f32", cuda.Linear(smallBlocks(R, d.ctx.Info().SMs)), cuda.Linear(32*smallWarps)
 	args := []any{d.ptri.Ptr(), d.pbox.Ptr(), d.tv.Ptr(), w.Slice(0, R).Ptr(), w.Slice(R, R).Ptr(), so.box.Ptr(),
 		w.Slice(2*R, R).Ptr(), uint32(R), int32(b.opt.MaxDepth), p.ct, p.ci, p.keep, nil, nil, nil, nil, ctr.Ptr()}
 	if v1 {
@@ -123,7 +126,7 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 			return fail(err)
 		}
 		so.bufs = append(so.bufs, so.size)
-		args = append(args, so.size.Ptr(), w.Slice(3*R+3, R).Ptr())
+		args = append(args, so.size.Ptr(), w.Slice(3*R+smallCtrs, R).Ptr())
 	}
 	for _, k := range smallCaps {
 		recCap := 2*R + k[0]*total + 1024
@@ -148,7 +151,7 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 		if err := d.ctx.Launch(kernel, grid, block, 0, args...); err != nil {
 			return fail(fmt.Errorf("kdtree: %s: %w", kernel, err))
 		}
-		hc := make([]uint32, 3)
+		hc := make([]uint32, smallCtrs)
 		if err := ctr.CopyToHost(hc); err != nil {
 			return fail(err)
 		}
@@ -156,7 +159,7 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 			so.nrec, so.nrefs = int(hc[0]), int(hc[1])
 			return so, nil
 		}
-		if err := ctr.CopyFromHost([]uint32{uint32(R), 0, 0}); err != nil {
+		if err := ctr.CopyFromHost([]uint32{uint32(R), 0, 0, 0}); err != nil {
 			return fail(err)
 		}
 	}
@@ -275,4 +278,16 @@ func largestFirst(cnt []uint32, order []uint32) {
 		order[start[k]] = uint32(i)
 		start[k]++
 	}
+}
+
+// smallBlocks is the grid of kdtree_small_w_f32 for R roots on a device of
+// sms multiprocessors: a warp per root while that is at most 8 blocks per
+// SM (about one wave: sm_90 holds 5), else 8 blocks per SM whose warps take
+// the roots from a counter until none is left (see the kernel).
+func smallBlocks(R, sms int) int {
+	g := (R + smallWarps - 1) / smallWarps
+	if sms > 0 {
+		g = min(g, 8*sms)
+	}
+	return max(g, 1)
 }

@@ -945,12 +945,22 @@ __device__ __forceinline__ bool reserve(unsigned int *ctr, unsigned int *overflo
 //   - it also writes kdtree_small_size_u32's output: size[r] = nodes of
 //     root r's subtree, size[roots + r] = its leaves' references (a warp
 //     pops its root's nodes one by one and counts them);
-//   - warp w of block b takes root order[4b + w] (order: a permutation of
-//     the roots, or null for the identity). The host lists the roots by
-//     decreasing reference count, so that the largest start first and the
-//     warps of a block, which hold its shared memory until the last of them
-//     is done, get roots of about the same size. Nothing else depends on
-//     the order: every output of a root is keyed by its number.
+//   - roots: root order[i] is the i-th (order: a permutation of the
+//     roots, or null for the identity). A grid of a warp per root gives
+//     warp w of block b the i = 4b + w-th; a smaller grid (the host makes
+//     one when the roots are many more than the warps the device holds)
+//     has its warps take the next i from a counter (ctr[3], 0 at the
+//     start) until none is left, so a warp that is done with a small root
+//     takes the next one at once instead of idling until its block's
+//     slowest warp is done (Nsight Compute, conference: 12 of 20 possible
+//     warps per SM active with a warp per root; H200, grid small phase
+//     117 -> 105 ms). With few roots a warp per root is faster (bunny
+//     1.14 against 1.25 ms): the phase then waits for its largest roots,
+//     whose warps run faster as the other warps finish and leave the SM.
+//     The host lists the roots by decreasing reference count, so the
+//     largest start first; a warp keeps its reserved record and reference
+//     chunks from root to root. Nothing else depends on the order: every
+//     output of a root is keyed by its number.
 extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small_w_f32(
     const unsigned int *ptri, const float *pbox, const float *tv, const unsigned int *rootOff,
     const unsigned int *rootCnt, const float *rootBox, const unsigned int *rootDepth, unsigned int roots, int maxDepth,
@@ -965,181 +975,192 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 	const unsigned int full = 0xFFFFFFFFu;
 	unsigned int lane = threadIdx.x & 31u;
 	kd_small::Warp &w = warps[threadIdx.x >> 5];
-	unsigned int root = blockIdx.x * kd_small::kWarps + (threadIdx.x >> 5);
-	if (root >= roots) return;
-	if (order != nullptr) root = order[root];
-	int m = (int)rootCnt[root];
-	unsigned int off = rootOff[root];
-	for (int r = lane; r < m; r += 32) {
-		w.tri[r] = ptri[off + r];
-		for (int i = 0; i < 6; i++) w.u.box[r][i] = pbox[6 * (size_t)(off + r) + i];
-	}
-	__syncwarp();
-	// Candidates as kdtree_small_f32: face k of axis a (2r lower, 2r+1
-	// upper face of reference r), lt = {q : lo[q] < pos}, gt = {q : hi[q] > pos}.
-	for (int a = 0; a < 3; a++) {
-		for (int k = lane; k < 2 * m; k += 32) {
-			float pos = (k & 1) ? w.u.box[k >> 1][3 + a] : w.u.box[k >> 1][a];
-			unsigned long long lt = 0, gt = 0;
-			for (int q = 0; q < m; q++) {
-				if (w.u.box[q][a] < pos) lt |= 1ull << q;
-				if (w.u.box[q][3 + a] > pos) gt |= 1ull << q;
-			}
-			w.pos[a][k] = pos;
-			w.lt[a][k] = lt;
-			w.gt[a][k] = gt;
-		}
-	}
-	__syncwarp(); // the boxes are read; the stack takes their place
-	if (lane == 0) {
-		w.u.st.S[0] = m >= 64 ? ~0ull : ((1ull << m) - 1);
-		for (int i = 0; i < 6; i++) w.u.st.B[0][i] = rootBox[6 * (size_t)root + i];
-		w.u.st.D[0] = (int)rootDepth[root];
-		w.u.st.R[0] = root;
-	}
-	int sp = 1;
 	// The warp's reserved output: records [recNext, recEnd), references
-	// [refNext, refEnd) (the same in every lane).
+	// [refNext, refEnd) (the same in every lane), kept from root to root.
 	unsigned int recNext = 0, recEnd = 0, refNext = 0, refEnd = 0;
-	unsigned int popped = 0, leafRefs = 0;
-	__syncwarp();
-	while (sp > 0) {
-		sp--;
-		popped++;
-		unsigned long long S = w.u.st.S[sp];
-		float box[6];
-		for (int i = 0; i < 6; i++) box[i] = w.u.st.B[sp][i];
-		int depth = w.u.st.D[sp];
-		unsigned int me = w.u.st.R[sp];
-		int n = __popcll(S);
-		for (int r = lane; r < m; r += 32)
-			if ((S >> r) & 1ull) w.act[__popcll(S & ((1ull << r) - 1))] = (unsigned char)r;
-		__syncwarp(); // the entry is read (pushes overwrite it), act is written
-		// The best candidate (smallBuilder.best): candidate j of the node is
-		// face j&1 of its reference act[(j mod 2n)>>1] on axis j / 2n.
-		double bw = INFINITY;
-		int ba = 3, bk = 0;
-		float bp = 0.0f;
-		if (n > 0 && depth < maxDepth) {
-			double cross[3], perim[3];
-#pragma unroll
-			for (int a = 0; a < 3; a++) {
-				int u = (a + 1) % 3, v = (a + 2) % 3;
-				double du = (double)box[3 + u] - (double)box[u];
-				double dv = (double)box[3 + v] - (double)box[v];
-				cross[a] = du * dv;
-				perim[a] = du + dv;
-			}
-			int nc = 2 * n;
-			for (int j = lane; j < 3 * nc; j += 32) {
-				int a = (j >= nc) + (j >= 2 * nc);
-				int t = j - a * nc;
-				int k = 2 * (int)w.act[t >> 1] + (t & 1);
-				float pos = w.pos[a][k];
-				float lo = sel3f(a, box[0], box[1], box[2]), hi = sel3f(a, box[3], box[4], box[5]);
-				if (!(pos > lo && pos < hi)) continue;
-				unsigned long long lt = w.lt[a][k], gt = w.gt[a][k];
-				int nL = __popcll(S & (lt | ~gt));
-				int nR = __popcll(S & gt);
-				double cr = sel3d(a, cross[0], cross[1], cross[2]);
-				double pe = sel3d(a, perim[0], perim[1], perim[2]);
-				double lo64 = (double)lo, hi64 = (double)hi, pos64 = (double)pos;
-				double wt = ((cr + pe * (pos64 - lo64)) * (double)nL) + ((cr + pe * (hi64 - pos64)) * (double)nR);
-				if (nL == 0 || nR == 0) wt = wt * keep;
-				if (better(wt, a, pos, k, bw, ba, bp, bk)) {
-					bw = wt;
-					ba = a;
-					bp = pos;
-					bk = k;
-				}
-			}
-			__syncwarp(); // act is read
-			// better is a total order: the butterfly leaves every lane the
-			// same winner.
-			for (int o = 16; o > 0; o >>= 1) {
-				double ow = __shfl_xor_sync(full, bw, o);
-				int oak = __shfl_xor_sync(full, (ba << 8) | bk, o);
-				float op = __shfl_xor_sync(full, bp, o);
-				if (better(ow, oak >> 8, op, oak & 0xFF, bw, ba, bp, bk)) {
-					bw = ow;
-					ba = oak >> 8;
-					bp = op;
-					bk = oak & 0xFF;
-				}
-			}
+	// A grid with a warp per root: one root each. Else roots from ctr[3].
+	bool taking = gridDim.x * kd_small::kWarps < roots;
+	unsigned int mine = blockIdx.x * kd_small::kWarps + (threadIdx.x >> 5);
+	for (;;) {
+		unsigned int root = mine;
+		if (taking) {
+			if (lane == 0) root = atomicAdd(&ctr[3], 1u);
+			root = __shfl_sync(full, root, 0);
 		}
-		double cost = INFINITY;
-		if (ba <= 2) {
-			// area64 of box.
-			double dx = (double)box[3] - (double)box[0];
-			double dy = (double)box[4] - (double)box[1];
-			double dz = (double)box[5] - (double)box[2];
-			double area = 2.0 * ((dx * dy) + (dy * dz) + (dz * dx));
-			cost = ct + (ci * (2.0 * bw)) / area;
+		mine = roots; // a warp per root: done after this one
+		if (root >= roots) return;
+		if (order != nullptr) root = order[root];
+		__syncwarp(); // the last root's stack is read
+		int m = (int)rootCnt[root];
+		unsigned int off = rootOff[root];
+		for (int r = lane; r < m; r += 32) {
+			w.tri[r] = ptri[off + r];
+			for (int i = 0; i < 6; i++) w.u.box[r][i] = pbox[6 * (size_t)(off + r) + i];
 		}
-		if (ba > 2 || !(cost < ci * (double)n)) {
-			// A leaf of S's triangles, ascending.
-			if (refNext + (unsigned int)n > refEnd &&
-			    !kd_small::reserve(&ctr[1], &ctr[2], max((unsigned int)n, kRefChunk), refCap, lane, refNext, refEnd))
-				return;
-			unsigned int first = refNext;
-			refNext += (unsigned int)n;
-			leafRefs += (unsigned int)n;
-			if (lane == 0) {
-				rec[3 * (size_t)me] = 1;
-				rec[3 * (size_t)me + 1] = first;
-				rec[3 * (size_t)me + 2] = (unsigned int)n;
-			}
-			for (int r = lane; r < m; r += 32) {
-				if ((S >> r) & 1ull) refs[first + __popcll(S & ((1ull << r) - 1))] = w.tri[r];
-			}
-			continue;
-		}
-		int a = ba;
-		float pos = bp;
-		unsigned long long SL = S & (w.lt[a][bk] | ~w.gt[a][bk]), SR = S & w.gt[a][bk];
-		unsigned long long X = SL & SR;
-		unsigned long long dropL = 0, dropR = 0;
-		for (int base = 0; base < m; base += 32) {
-			int r = base + (int)lane;
-			bool dl = false, dr = false;
-			if (r < m && ((X >> r) & 1ull)) {
-				bool okL, okR;
-				reaches_sides(tv + 9 * (size_t)w.tri[r], box, a, pos, okL, okR);
-				if (okL != okR) {
-					dl = !okL;
-					dr = !okR;
-				}
-			}
-			dropL |= (unsigned long long)__ballot_sync(full, dl) << base;
-			dropR |= (unsigned long long)__ballot_sync(full, dr) << base;
-		}
-		SL &= ~dropL;
-		SR &= ~dropR;
-		if (recNext + 2 > recEnd && !kd_small::reserve(&ctr[0], &ctr[2], kRecChunk, recCap, lane, recNext, recEnd))
-			return;
-		unsigned int left = recNext;
-		recNext += 2;
-		if (lane == 0) {
-			rec[3 * (size_t)me] = 0u | ((unsigned int)a << 8);
-			rec[3 * (size_t)me + 1] = __float_as_uint(pos);
-			rec[3 * (size_t)me + 2] = left;
-			// Push the above child, then the below child (next popped).
-			w.u.st.S[sp] = SR;
-			w.u.st.S[sp + 1] = SL;
-			for (int i = 0; i < 6; i++) w.u.st.B[sp][i] = w.u.st.B[sp + 1][i] = box[i];
-			w.u.st.B[sp][a] = pos;
-			w.u.st.B[sp + 1][3 + a] = pos;
-			w.u.st.D[sp] = w.u.st.D[sp + 1] = depth + 1;
-			w.u.st.R[sp] = left + 1;
-			w.u.st.R[sp + 1] = left;
-		}
-		sp += 2;
 		__syncwarp();
-	}
-	if (lane == 0) {
-		size[root] = popped;
-		size[roots + root] = leafRefs;
+		// Candidates as kdtree_small_f32: face k of axis a (2r lower, 2r+1
+		// upper face of reference r), lt = {q : lo[q] < pos}, gt = {q : hi[q] > pos}.
+		for (int a = 0; a < 3; a++) {
+			for (int k = lane; k < 2 * m; k += 32) {
+				float pos = (k & 1) ? w.u.box[k >> 1][3 + a] : w.u.box[k >> 1][a];
+				unsigned long long lt = 0, gt = 0;
+				for (int q = 0; q < m; q++) {
+					if (w.u.box[q][a] < pos) lt |= 1ull << q;
+					if (w.u.box[q][3 + a] > pos) gt |= 1ull << q;
+				}
+				w.pos[a][k] = pos;
+				w.lt[a][k] = lt;
+				w.gt[a][k] = gt;
+			}
+		}
+		__syncwarp(); // the boxes are read; the stack takes their place
+		if (lane == 0) {
+			w.u.st.S[0] = m >= 64 ? ~0ull : ((1ull << m) - 1);
+			for (int i = 0; i < 6; i++) w.u.st.B[0][i] = rootBox[6 * (size_t)root + i];
+			w.u.st.D[0] = (int)rootDepth[root];
+			w.u.st.R[0] = root;
+		}
+		int sp = 1;
+		unsigned int popped = 0, leafRefs = 0;
+		__syncwarp();
+		while (sp > 0) {
+			sp--;
+			popped++;
+			unsigned long long S = w.u.st.S[sp];
+			float box[6];
+			for (int i = 0; i < 6; i++) box[i] = w.u.st.B[sp][i];
+			int depth = w.u.st.D[sp];
+			unsigned int me = w.u.st.R[sp];
+			int n = __popcll(S);
+			for (int r = lane; r < m; r += 32)
+				if ((S >> r) & 1ull) w.act[__popcll(S & ((1ull << r) - 1))] = (unsigned char)r;
+			__syncwarp(); // the entry is read (pushes overwrite it), act is written
+			// The best candidate (smallBuilder.best): candidate j of the node is
+			// face j&1 of its reference act[(j mod 2n)>>1] on axis j / 2n.
+			double bw = INFINITY;
+			int ba = 3, bk = 0;
+			float bp = 0.0f;
+			if (n > 0 && depth < maxDepth) {
+				double cross[3], perim[3];
+	#pragma unroll
+				for (int a = 0; a < 3; a++) {
+					int u = (a + 1) % 3, v = (a + 2) % 3;
+					double du = (double)box[3 + u] - (double)box[u];
+					double dv = (double)box[3 + v] - (double)box[v];
+					cross[a] = du * dv;
+					perim[a] = du + dv;
+				}
+				int nc = 2 * n;
+				for (int j = lane; j < 3 * nc; j += 32) {
+					int a = (j >= nc) + (j >= 2 * nc);
+					int t = j - a * nc;
+					int k = 2 * (int)w.act[t >> 1] + (t & 1);
+					float pos = w.pos[a][k];
+					float lo = sel3f(a, box[0], box[1], box[2]), hi = sel3f(a, box[3], box[4], box[5]);
+					if (!(pos > lo && pos < hi)) continue;
+					unsigned long long lt = w.lt[a][k], gt = w.gt[a][k];
+					int nL = __popcll(S & (lt | ~gt));
+					int nR = __popcll(S & gt);
+					double cr = sel3d(a, cross[0], cross[1], cross[2]);
+					double pe = sel3d(a, perim[0], perim[1], perim[2]);
+					double lo64 = (double)lo, hi64 = (double)hi, pos64 = (double)pos;
+					double wt = ((cr + pe * (pos64 - lo64)) * (double)nL) + ((cr + pe * (hi64 - pos64)) * (double)nR);
+					if (nL == 0 || nR == 0) wt = wt * keep;
+					if (better(wt, a, pos, k, bw, ba, bp, bk)) {
+						bw = wt;
+						ba = a;
+						bp = pos;
+						bk = k;
+					}
+				}
+				__syncwarp(); // act is read
+				// better is a total order: the butterfly leaves every lane the
+				// same winner.
+				for (int o = 16; o > 0; o >>= 1) {
+					double ow = __shfl_xor_sync(full, bw, o);
+					int oak = __shfl_xor_sync(full, (ba << 8) | bk, o);
+					float op = __shfl_xor_sync(full, bp, o);
+					if (better(ow, oak >> 8, op, oak & 0xFF, bw, ba, bp, bk)) {
+						bw = ow;
+						ba = oak >> 8;
+						bp = op;
+						bk = oak & 0xFF;
+					}
+				}
+			}
+			double cost = INFINITY;
+			if (ba <= 2) {
+				// area64 of box.
+				double dx = (double)box[3] - (double)box[0];
+				double dy = (double)box[4] - (double)box[1];
+				double dz = (double)box[5] - (double)box[2];
+				double area = 2.0 * ((dx * dy) + (dy * dz) + (dz * dx));
+				cost = ct + (ci * (2.0 * bw)) / area;
+			}
+			if (ba > 2 || !(cost < ci * (double)n)) {
+				// A leaf of S's triangles, ascending.
+				if (refNext + (unsigned int)n > refEnd &&
+				    !kd_small::reserve(&ctr[1], &ctr[2], max((unsigned int)n, kRefChunk), refCap, lane, refNext, refEnd))
+					return;
+				unsigned int first = refNext;
+				refNext += (unsigned int)n;
+				leafRefs += (unsigned int)n;
+				if (lane == 0) {
+					rec[3 * (size_t)me] = 1;
+					rec[3 * (size_t)me + 1] = first;
+					rec[3 * (size_t)me + 2] = (unsigned int)n;
+				}
+				for (int r = lane; r < m; r += 32) {
+					if ((S >> r) & 1ull) refs[first + __popcll(S & ((1ull << r) - 1))] = w.tri[r];
+				}
+				continue;
+			}
+			int a = ba;
+			float pos = bp;
+			unsigned long long SL = S & (w.lt[a][bk] | ~w.gt[a][bk]), SR = S & w.gt[a][bk];
+			unsigned long long X = SL & SR;
+			unsigned long long dropL = 0, dropR = 0;
+			for (int base = 0; base < m; base += 32) {
+				int r = base + (int)lane;
+				bool dl = false, dr = false;
+				if (r < m && ((X >> r) & 1ull)) {
+					bool okL, okR;
+					reaches_sides(tv + 9 * (size_t)w.tri[r], box, a, pos, okL, okR);
+					if (okL != okR) {
+						dl = !okL;
+						dr = !okR;
+					}
+				}
+				dropL |= (unsigned long long)__ballot_sync(full, dl) << base;
+				dropR |= (unsigned long long)__ballot_sync(full, dr) << base;
+			}
+			SL &= ~dropL;
+			SR &= ~dropR;
+			if (recNext + 2 > recEnd && !kd_small::reserve(&ctr[0], &ctr[2], kRecChunk, recCap, lane, recNext, recEnd))
+				return;
+			unsigned int left = recNext;
+			recNext += 2;
+			if (lane == 0) {
+				rec[3 * (size_t)me] = 0u | ((unsigned int)a << 8);
+				rec[3 * (size_t)me + 1] = __float_as_uint(pos);
+				rec[3 * (size_t)me + 2] = left;
+				// Push the above child, then the below child (next popped).
+				w.u.st.S[sp] = SR;
+				w.u.st.S[sp + 1] = SL;
+				for (int i = 0; i < 6; i++) w.u.st.B[sp][i] = w.u.st.B[sp + 1][i] = box[i];
+				w.u.st.B[sp][a] = pos;
+				w.u.st.B[sp + 1][3 + a] = pos;
+				w.u.st.D[sp] = w.u.st.D[sp + 1] = depth + 1;
+				w.u.st.R[sp] = left + 1;
+				w.u.st.R[sp + 1] = left;
+			}
+			sp += 2;
+			__syncwarp();
+		}
+		if (lane == 0) {
+			size[root] = popped;
+			size[roots + root] = leafRefs;
+		}
 	}
 }
 
