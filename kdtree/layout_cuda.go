@@ -101,7 +101,13 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev) ([]Node, []
 		return nil, nil, err
 	}
 	defer refsBuf.Free()
-	if R > 0 {
+	if R > 0 && so.place != nil {
+		// A thread per record (kdtree_small_w_f32 left their places).
+		if err := d.launch("kdtree_small_place_u32", so.nrec, so.rec.Ptr(), so.refs.Ptr(), so.place.Ptr(),
+			so.chunkRoot.Ptr(), uint32(so.nrec), uint32(R), upBuf.Ptr(), nodesBuf.Ptr(), refsBuf.Ptr()); err != nil {
+			return nil, nil, err
+		}
+	} else if R > 0 {
 		if err := d.launch("kdtree_small_emit_u32", R, so.rec.Ptr(), so.refs.Ptr(), uint32(R), upBuf.Ptr(),
 			nodesBuf.Ptr(), refsBuf.Ptr(), scratch.Slice(2*R, 1).Ptr()); err != nil {
 			return nil, nil, err

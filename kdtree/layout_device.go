@@ -19,8 +19,11 @@ import (
 //     in the final arrays (an exclusive scan of the sizes in depth-first
 //     order), and each large-phase leaf its reference range;
 //  3. smallEmit: every small subtree written depth first at its base
-//     (kdtree_small_emit_u32), the large-phase leaves' references copied
-//     from where they were parked (kdtree_copy_ranges_u32);
+//     (kdtree_small_emit_u32, a walk per root; after kdtree_small_w_f32,
+//     kdtree_small_place_u32 writes the same words with a thread per
+//     record, from the places in depth-first order that the small kernel
+//     recorded as it popped the nodes), the large-phase leaves' references
+//     copied from where they were parked (kdtree_copy_ranges_u32);
 //  4. one download of the node and reference arrays, into which the host
 //     writes the large-phase nodes.
 //

@@ -36,7 +36,7 @@ func smallKernelV1() bool { return cudaSmallV1 || os.Getenv("KDBUILD_GPU_SMALL")
 // (fewer than one per root: a warp keeps its chunks from root to root).
 const (
 	smallWarps    = 4
-	smallCtrs     = 4 // kdtree_small_w_f32's counters: next record, next reference, overflow, next root
+	smallCtrs     = 5 // kdtree_small_w_f32's counters: next record, next reference, overflow, next root, places unusable
 	smallRecChunk = 32
 	smallRefChunk = 64
 )
@@ -59,6 +59,13 @@ type smallDev struct {
 	// of every small root's subtree, 2·roots words) when the kernel
 	// kdtree_small_w_f32 wrote it; nil after kdtree_small_f32.
 	size *exec.Buf[uint32]
+	// place and chunkRoot: every record's place in its root's depth-first
+	// order and the root of every record chunk, from kdtree_small_w_f32,
+	// for kdtree_small_place_u32 (the layout's emit, a thread per record);
+	// nil after kdtree_small_f32 or when a subtree was too large for the
+	// places' 16-bit fields (the layout then walks each root's records).
+	// Both are views of rec's allocation.
+	place, chunkRoot *exec.Buf[uint32]
 }
 
 func (so *smallDev) free() {
@@ -126,7 +133,7 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 			return fail(err)
 		}
 		so.bufs = append(so.bufs, so.size)
-		args = append(args, so.size.Ptr(), w.Slice(3*R+smallCtrs, R).Ptr())
+		args = append(args, so.size.Ptr(), w.Slice(3*R+smallCtrs, R).Ptr(), nil, nil)
 	}
 	for _, k := range smallCaps {
 		recCap := 2*R + k[0]*total + 1024
@@ -139,7 +146,14 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 		}
 		so.rec.Free()
 		so.refs.Free()
-		if so.rec, err = exec.Alloc[uint32](b.ex, 3*recCap); err != nil {
+		// The records, then (kdtree_small_w_f32) their places and the
+		// chunks' roots: one allocation.
+		chunkWords := (recCap-R)/smallRecChunk + 1
+		recWords := 3 * recCap
+		if !v1 {
+			recWords += recCap + chunkWords
+		}
+		if so.rec, err = exec.Alloc[uint32](b.ex, recWords); err != nil {
 			return fail(err)
 		}
 		so.bufs = append(so.bufs, so.rec)
@@ -148,6 +162,10 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 		}
 		so.bufs = append(so.bufs, so.refs)
 		args[12], args[13], args[14], args[15] = so.rec.Ptr(), uint32(recCap), so.refs.Ptr(), uint32(refCap)
+		if !v1 {
+			so.place, so.chunkRoot = so.rec.Slice(3*recCap, recCap), so.rec.Slice(4*recCap, chunkWords)
+			args[19], args[20] = so.place.Ptr(), so.chunkRoot.Ptr()
+		}
 		if err := d.ctx.Launch(kernel, grid, block, 0, args...); err != nil {
 			return fail(fmt.Errorf("kdtree: %s: %w", kernel, err))
 		}
@@ -157,9 +175,12 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 		}
 		if hc[2] == 0 {
 			so.nrec, so.nrefs = int(hc[0]), int(hc[1])
+			if hc[4] != 0 {
+				so.place, so.chunkRoot = nil, nil // views of so.rec
+			}
 			return so, nil
 		}
-		if err := ctr.CopyFromHost([]uint32{uint32(R), 0, 0, 0}); err != nil {
+		if err := ctr.CopyFromHost([]uint32{uint32(R), 0, 0, 0, 0}); err != nil {
 			return fail(err)
 		}
 	}

@@ -945,6 +945,16 @@ __device__ __forceinline__ bool reserve(unsigned int *ctr, unsigned int *overflo
 //   - it also writes kdtree_small_size_u32's output: size[r] = nodes of
 //     root r's subtree, size[roots + r] = its leaves' references (a warp
 //     pops its root's nodes one by one and counts them);
+//   - place, chunkRoot (both null, or both set): kdtree_small_place_u32's
+//     input. A warp pops its root's nodes in depth-first order (the below
+//     child next), so the count of nodes popped before a node is its
+//     position in the root's subtree, and the references of the leaves
+//     popped before a leaf are where its references start: place[j] =
+//     position | (leaf start << 16) for record j, ~0 for a record reserved
+//     but unused. A warp then starts a record chunk for every root, and
+//     chunkRoot[c] is the root of chunk c (records roots + kRecChunk*c on);
+//     ctr[4] is set when a subtree has 2^16 nodes or leaf references or
+//     more (the places do not fit; the host walks the records instead);
 //   - roots: root order[i] is the i-th (order: a permutation of the
 //     roots, or null for the identity). A grid of a warp per root gives
 //     warp w of block b the i = 4b + w-th; a smaller grid (the host makes
@@ -965,7 +975,8 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
     const unsigned int *ptri, const float *pbox, const float *tv, const unsigned int *rootOff,
     const unsigned int *rootCnt, const float *rootBox, const unsigned int *rootDepth, unsigned int roots, int maxDepth,
     double ct, double ci, double keep, unsigned int *rec, unsigned int recCap, unsigned int *refs,
-    unsigned int refCap, unsigned int *ctr, unsigned int *size, const unsigned int *order) {
+    unsigned int refCap, unsigned int *ctr, unsigned int *size, const unsigned int *order, unsigned int *place,
+    unsigned int *chunkRoot) {
 	using namespace kd_tree;
 	using kd_small::kRecChunk;
 	using kd_small::kRefChunk;
@@ -988,6 +999,12 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 			root = __shfl_sync(full, root, 0);
 		}
 		mine = roots; // a warp per root: done after this one
+		if (place != nullptr) {
+			// Records of a chunk belong to one root (chunkRoot): the rest of
+			// the last root's chunk is left, marked unused.
+			for (unsigned int j = recNext + lane; j < recEnd; j += 32) place[j] = ~0u;
+			recNext = recEnd;
+		}
 		if (root >= roots) return;
 		if (order != nullptr) root = order[root];
 		__syncwarp(); // the last root's stack is read
@@ -1104,6 +1121,10 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 					return;
 				unsigned int first = refNext;
 				refNext += (unsigned int)n;
+				if (lane == 0 && place != nullptr) {
+					place[me] = (popped - 1) | (leafRefs << 16);
+					if (popped > 0xFFFFu || leafRefs + (unsigned int)n > 0xFFFFu) ctr[4] = 1;
+				}
 				leafRefs += (unsigned int)n;
 				if (lane == 0) {
 					rec[3 * (size_t)me] = 1;
@@ -1136,11 +1157,17 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 			}
 			SL &= ~dropL;
 			SR &= ~dropR;
-			if (recNext + 2 > recEnd && !kd_small::reserve(&ctr[0], &ctr[2], kRecChunk, recCap, lane, recNext, recEnd))
-				return;
+			if (recNext + 2 > recEnd) {
+				if (!kd_small::reserve(&ctr[0], &ctr[2], kRecChunk, recCap, lane, recNext, recEnd)) return;
+				if (lane == 0 && chunkRoot != nullptr) chunkRoot[(recNext - roots) / kRecChunk] = root;
+			}
 			unsigned int left = recNext;
 			recNext += 2;
 			if (lane == 0) {
+				if (place != nullptr) {
+					place[me] = popped - 1;
+					if (popped > 0xFFFFu) ctr[4] = 1;
+				}
 				rec[3 * (size_t)me] = 0u | ((unsigned int)a << 8);
 				rec[3 * (size_t)me + 1] = __float_as_uint(pos);
 				rec[3 * (size_t)me + 2] = left;
@@ -1271,6 +1298,41 @@ extern "C" __global__ void kdtree_small_emit_u32(const unsigned int *rec, const 
 		w1 = rec[3 * (size_t)below + 1];
 		w2 = rec[3 * (size_t)below + 2];
 	}
+}
+
+// kdtree_small_place_u32: kdtree_small_emit_u32's output (the same words)
+// from kdtree_small_w_f32's places, one thread per record j < nrec instead
+// of one walk per root: the walk loads record after record, so the phase
+// took as long as the largest subtree's chain of loads (bunny: 0.40 ms of
+// a 0.5 ms layout on an H100). place[j] is record j's position in its
+// root's depth-first order (low 16 bits) and, for a leaf, the number of
+// references of the leaves before it in that order (high 16 bits), or
+// ~0 for an unused record; record j's root is j itself for j < roots, else
+// chunkRoot[(j - roots) / kRecChunk]. An interior node's second word takes
+// its above child's position from that child's place.
+extern "C" __global__ void kdtree_small_place_u32(const unsigned int *rec, const unsigned int *srefs,
+                                                  const unsigned int *place, const unsigned int *chunkRoot,
+                                                  unsigned int nrec, unsigned int roots, const unsigned int *base,
+                                                  unsigned int *nodes, unsigned int *refs) {
+	unsigned int j = blockIdx.x * blockDim.x + threadIdx.x;
+	if (j >= nrec) return;
+	unsigned int pl = place[j];
+	if (pl == ~0u) return;
+	unsigned int r = j < roots ? j : chunkRoot[(j - roots) / kd_small::kRecChunk];
+	unsigned int nb = base[r];
+	size_t me = nb + (pl & 0xFFFFu);
+	unsigned int w0 = rec[3 * (size_t)j], w1 = rec[3 * (size_t)j + 1], w2 = rec[3 * (size_t)j + 2];
+	if ((w0 & 0xFFu) == 1u) {
+		unsigned int to = base[roots + r] + (pl >> 16);
+		nodes[2 * me] = to;
+		nodes[2 * me + 1] = (w2 << 2) | 3u;
+#pragma unroll 4
+		for (unsigned int k = 0; k < w2; k++) refs[to + k] = srefs[w1 + k];
+		return;
+	}
+	unsigned int above = nb + (place[w2 + 1] & 0xFFFFu);
+	nodes[2 * me] = w1;
+	nodes[2 * me + 1] = ((w0 >> 8) & 3u) | (above << 2);
 }
 
 // kdtree_copy_ranges_u32: one block per range k: dst[c[3k+1] + j] =
