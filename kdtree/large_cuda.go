@@ -9,7 +9,6 @@ import (
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/reduce"
-	"github.com/kdbuild/kdbuild/scan"
 	"github.com/kdbuild/kdbuild/split"
 )
 
@@ -55,10 +54,12 @@ type devLevel struct {
 
 	// The large phase's own state: the next level's node table (made on
 	// the device by kdtree_tail_f32, then swapped with offsets), the
-	// scanned node words of kdtree_nodewords_u32, the nodes' tight bounds
-	// (6 floats each) and the reducer that computes them.
+	// scanned node words of kdtree_nodewords_scan_u32 and its look-back
+	// state (wstate), the nodes' tight bounds (6 floats each) and the
+	// reducer that computes them.
 	next     *exec.Buf[uint32]
 	pre      *exec.Buf[uint32]
+	wstate   *exec.Buf[uint32]
 	tight    *exec.Buf[float32]
 	red      *reduce.Reducer
 	tableOK  bool // offsets holds the current level's table, made on the device
@@ -67,7 +68,7 @@ type devLevel struct {
 
 func (d *devLevel) free() {
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.flags, d.dstL, d.dstR, d.offsets, d.info,
-		d.dec, d.hist, d.parkOff, d.ptri, d.arenaU, d.next, d.pre} {
+		d.dec, d.hist, d.parkOff, d.ptri, d.arenaU, d.next, d.pre, d.wstate} {
 		b.Free()
 	}
 	for _, b := range []*exec.Buf[float32]{d.tv, d.box[0], d.box[1], d.clipL, d.clipR, d.nbox, d.geo, d.pbox, d.arenaF,
@@ -93,7 +94,8 @@ func (d *devLevel) reserve(n, bins int) error {
 	refs, nodes := 2*n, max(n/16, 256)
 	us := []arenaSlot[uint32]{{&d.tri[0], refs}, {&d.tri[1], refs}, {&d.flags, refs}, {&d.dstL, refs}, {&d.dstR, refs},
 		{&d.offsets, tableLen(nodes)}, {&d.dec, 6 * nodes},
-		{&d.hist, 6 * bins * nodes}, {&d.next, tableLen(nodes)}, {&d.pre, 2*nodes + 2}}
+		{&d.hist, 6 * bins * nodes}, {&d.next, tableLen(nodes)}, {&d.pre, 2*nodes + 2},
+		{&d.wstate, 2 * nodeWordsState(nodes)}}
 	fs := []arenaSlot[float32]{{&d.box[0], 6 * refs}, {&d.box[1], 6 * refs}, {&d.clipL, 6 * refs}, {&d.clipR, 6 * refs},
 		{&d.geo, 9 * nodes}, {&d.tight, 6 * nodes}}
 	if err := carve(d.ex, &d.arenaU, us); err != nil {
@@ -450,6 +452,14 @@ func (b *builder) subPhase(name string, t0 time.Time) time.Time {
 	return now
 }
 
+// nodeWordsTile is kd_tree::TilingNodeWords's tile: the node words one
+// block of kdtree_nodewords_scan_u32 scans.
+const nodeWordsTile = 1024
+
+// nodeWordsState is the look-back state of kdtree_nodewords_scan_u32 for a
+// level of nn nodes (2nn+2 words), in 8-byte words: one per tile and one.
+func nodeWordsState(nn int) int { return (2*nn+2+nodeWordsTile-1)/nodeWordsTile + 1 }
+
 // tableLen is the number of words of a level's node table for nn nodes.
 func tableLen(nn int) int { return 11*nn + 1 }
 
@@ -483,7 +493,7 @@ func (d *devLevel) upload(nodes []lnode, n int) error {
 // d.info and d.nboxP into the node table in d.offsets.
 func (d *devLevel) sizeNodes(nn int) error {
 	for _, e := range []error{ensure(d.ex, &d.dec, 6*nn), ensure(d.ex, &d.geo, 9*nn),
-		ensure(d.ex, &d.tight, 6*nn), ensure(d.ex, &d.pre, 2*nn+2)} {
+		ensure(d.ex, &d.tight, 6*nn), ensure(d.ex, &d.pre, 2*nn+2), ensure(d.ex, &d.wstate, 2*nodeWordsState(nn))} {
 		if e != nil {
 			return e
 		}
@@ -562,7 +572,8 @@ func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLea
 		}
 	}
 	if err := d.launch("kdtree_classify_f32", n, d.box[0].Ptr(), d.tri[0].Ptr(), d.tv.Ptr(), d.nboxP,
-		d.offsets.Ptr(), uint32(nn), uint32(n), d.dec.Ptr(), d.flags.Ptr(), d.clipL.Ptr(), d.clipR.Ptr()); err != nil {
+		d.offsets.Ptr(), uint32(nn), uint32(n), d.dec.Ptr(), d.flags.Ptr(), d.clipL.Ptr(), d.clipR.Ptr(),
+		d.wstate.Ptr(), uint32(nodeWordsState(nn))); err != nil {
 		return err
 	}
 	if d.sc == nil || d.scRefs < n || d.scN < nn {
@@ -604,11 +615,10 @@ func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook) error {
 	// Where the children and the parked references go: one scan over the
 	// node words.
 	pre := d.pre.Slice(0, 2*nn+2)
-	if err := d.launch("kdtree_nodewords_u32", nn+1, d.info.Ptr(), d.dec.Ptr(), uint32(nn), pre.Ptr()); err != nil {
-		return err
-	}
-	if err := scan.Exclusive(d.ex, pre, pre); err != nil {
-		return err
+	const k = "kdtree_nodewords_scan_u32"
+	if err := d.ctx.Launch(k, cuda.Linear(nodeWordsState(nn)-1), cuda.Linear(256), 0,
+		d.info.Ptr(), d.dec.Ptr(), uint32(nn), pre.Ptr(), d.wstate.Ptr()); err != nil {
+		return fmt.Errorf("kdtree: %s: %w", k, err)
 	}
 	// Then one launch scatters the references, parks those of leaves and
 	// small roots, and makes the next level's node table (into d.next,

@@ -11,6 +11,8 @@
 // segments of its reference list: node s holds references
 // offsets[s] .. offsets[s+1]-1.
 
+#include "scan.cuh"
+
 namespace kd_tree {
 
 // The tree node shared with Go (kdtree.Node): 8 bytes.
@@ -416,13 +418,16 @@ extern "C" __global__ void kdtree_sah_f32(const float *nbox, const unsigned int 
 
 // kdtree_classify_f32: the flags of every reference (classify and clipBoth
 // in kdtree/level.go); straddling references get their clipped child boxes
-// in clipL/clipR.
+// in clipL/clipR. It also zeroes state[0 .. stateWords), the look-back
+// state of the level's kdtree_nodewords_scan_u32 (grid-stride).
 extern "C" __global__ void kdtree_classify_f32(const float *box, const unsigned int *tri, const float *tv,
                                                const float *nbox, const unsigned int *offsets, unsigned int nodes,
                                                unsigned int n, const unsigned int *dec, unsigned int *flags,
-                                               float *clipL, float *clipR) {
+                                               float *clipL, float *clipR, unsigned long long *state,
+                                               unsigned int stateWords) {
 	using namespace kd_tree;
 	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
+	for (unsigned int k = r; k < stateWords; k += gridDim.x * blockDim.x) state[k] = 0;
 	if (r >= n) return;
 	unsigned int s = node_of(offsets, nodes, r);
 	const unsigned int *d = dec + 3 * s;
@@ -495,7 +500,7 @@ __device__ __forceinline__ void scatter_ref(unsigned int r, const unsigned int *
 
 // park_ref: reference r copied out when its node s ends here (leaf or small
 // root): to ptri/pbox[parkBase + pre[nodes+1+s] - pre[nodes+1] + r -
-// offsets[s]] (pre: the scanned node words of kdtree_nodewords_u32).
+// offsets[s]] (pre: the scanned node words of kdtree_nodewords_scan_u32).
 __device__ __forceinline__ void park_ref(unsigned int r, const unsigned int *tri, const float *box,
                                          const unsigned int *offsets, const unsigned int *pre, unsigned int nodes,
                                          const unsigned int *dec, unsigned int parkBase, unsigned int *ptri,
@@ -510,26 +515,65 @@ __device__ __forceinline__ void park_ref(unsigned int r, const unsigned int *tri
 
 } // namespace kd_tree
 
-// kdtree_nodewords_u32: the words whose exclusive scan places a level's
-// children and parked references, laid out like split_unpack_u32's:
-// pre[s] = 1 when node s splits, pre[nodes] = 0, pre[nodes+1+s] = its
-// reference count when it ends here (leaf or small), else 0, and
-// pre[2·nodes+1] = 0. After scan.Exclusive, node s's children are nodes
+namespace kd_tree {
+
+// Tiling of kdtree_nodewords_scan_u32: 256 threads x 4 words, tile numbers
+// from blockIdx.x (the Go side: nodeWordsTile).
+using TilingNodeWords = kd_scan::Tiling<256, 4, 4, true, false, false>;
+
+// IoNodeWords: kdtree_nodewords_scan_u32's words, made as they are loaded, and
+// their exclusive prefixes stored to pre.
+struct IoNodeWords {
+	using P = kd_scan::Add<unsigned int>::P;
+	static constexpr bool kStaged = false;
+	static constexpr bool kMarks = false;
+	static constexpr bool kPrefetch = false;
+	const unsigned int *info, *dec;
+	unsigned int nodes;
+	unsigned int *pre;
+
+	__device__ __forceinline__ void load(unsigned long long i, bool, unsigned long long, P x[4]) const {
+#pragma unroll
+		for (int k = 0; k < 4; k++) {
+			unsigned long long j = i + k;
+			unsigned int v = 0;
+			if (j < nodes) {
+				v = dec[3 * j] == kSplit ? 1u : 0u;
+			} else if (j > nodes && j < 2 * (unsigned long long)nodes + 1) {
+				unsigned long long s = j - nodes - 1;
+				unsigned int fate = dec[3 * s];
+				v = (fate == kLeaf || fate == kSmall) ? info[4 * s + 1] : 0u;
+			}
+			x[k].v = v;
+		}
+	}
+	__device__ __forceinline__ void store(unsigned long long i, bool, unsigned long long m, const P ex[4], const P *,
+	                                      unsigned) const {
+#pragma unroll
+		for (int k = 0; k < 4; k++)
+			if (i + k < m) pre[i + k] = ex[k].v;
+	}
+};
+
+} // namespace kd_tree
+
+// kdtree_nodewords_scan_u32: the exclusive scan of the words that place a
+// level's children and parked references, laid out like split_unpack_u32's:
+// word s = 1 when node s splits, word nodes = 0, word nodes+1+s = its
+// reference count when it ends here (leaf or small), else 0, and word
+// 2·nodes+1 = 0. After it, pre holds the scan: node s's children are nodes
 // 2·pre[s] and 2·pre[s]+1 of the next level (2·pre[nodes] nodes in all) and
 // its parked references start pre[nodes+1+s] - pre[nodes+1] after the
-// level's first.
-extern "C" __global__ void kdtree_nodewords_u32(const unsigned int *info, const unsigned int *dec, unsigned int nodes,
-                                                unsigned int *pre) {
-	using namespace kd_tree;
-	unsigned int s = blockIdx.x * blockDim.x + threadIdx.x;
-	if (s < nodes) {
-		unsigned int fate = dec[3 * s];
-		pre[s] = fate == kSplit ? 1u : 0u;
-		pre[nodes + 1 + s] = (fate == kLeaf || fate == kSmall) ? info[4 * s + 1] : 0u;
-	} else if (s == nodes) {
-		pre[nodes] = 0;
-		pre[2 * nodes + 1] = 0;
-	}
+// level's first. One launch (a single-pass scan that makes the words as it
+// loads them) where a kernel wrote the words and a scan read them. Grid:
+// ceil((2·nodes+2)/1024) blocks of 256 threads; state zeroed (the level's
+// kdtree_classify_f32 does it).
+extern "C" __global__ void __launch_bounds__(256, 4)
+    kdtree_nodewords_scan_u32(const unsigned int *info, const unsigned int *dec, unsigned int nodes,
+                              unsigned int *pre, unsigned long long *state) {
+	kd_tree::IoNodeWords io{info, dec, nodes, pre};
+	kd_scan::tile_scan<kd_scan::Add<unsigned int>, kd_tree::TilingNodeWords>(
+	    io, 2 * (unsigned long long)nodes + 2, state, nullptr);
 }
 
 // next_node: node s's part of the next level's node table, made from this

@@ -11,6 +11,8 @@
 // [n+1+offsets[s], n+1+offsets[s+1]) for each node, [2n+1, 2n+2). After the
 // scan pre[r] is r's left rank and pre[n+1+r] its right rank in its node.
 
+#include "scan.cuh"
+
 namespace kd_split {
 
 __device__ __forceinline__ unsigned int node_of(const unsigned int *offsets, unsigned int nodes, unsigned int r) {
@@ -29,9 +31,11 @@ __device__ __forceinline__ unsigned int node_of(const unsigned int *offsets, uns
 // split_unpack_u32: pre[r] = flags[r]&1, pre[n+1+r] = (flags[r]>>1)&1 for
 // r < n; pre[n] = pre[2n+1] = 0; and the segment offsets of the scan:
 // segOff[s] = offsets[s], segOff[nodes+1+s] = n+1+offsets[s] for s <= nodes,
-// segOff[2 nodes+2] = 2n+2. Threads: max(n+1, nodes+2).
+// segOff[2 nodes+2] = 2n+2; state[0 .. stateWords) = 0 (split_bases_u32's
+// look-back state). Threads: max(n+1, nodes+2), at least stateWords.
 extern "C" __global__ void split_unpack_u32(const unsigned int *flags, unsigned int n, unsigned int *pre,
-                                            const unsigned int *offsets, unsigned int nodes, unsigned int *segOff) {
+                                            const unsigned int *offsets, unsigned int nodes, unsigned int *segOff,
+                                            unsigned long long *state, unsigned int stateWords) {
 	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
 	if (r < n) {
 		unsigned int f = flags[r];
@@ -48,40 +52,78 @@ extern "C" __global__ void split_unpack_u32(const unsigned int *flags, unsigned 
 	} else if (r == nodes + 1) {
 		segOff[2 * nodes + 2] = 2 * n + 2;
 	}
+	if (r < stateWords) state[r] = 0;
 }
 
-// split_counts_u32: per node s < nodes the left and right copy counts (the
-// last reference's rank plus its flag; 0 for an empty node), and tot[s] =
-// their sum (tot[nodes] = 0, so that an exclusive scan of tot gives every
-// node's child base and the grand total at tot[nodes]).
-extern "C" __global__ void split_counts_u32(const unsigned int *offsets, unsigned int nodes, const unsigned int *pre,
-                                            unsigned int n, const unsigned int *flags, unsigned int *countL,
-                                            unsigned int *countR, unsigned int *tot) {
-	unsigned int s = blockIdx.x * blockDim.x + threadIdx.x;
-	if (s < nodes) {
-		unsigned int o0 = offsets[s], o1 = offsets[s + 1];
-		unsigned int l = 0, r = 0;
-		if (o1 > o0) {
-			unsigned int f = flags[o1 - 1];
-			l = pre[o1 - 1] + (f & 1u);
-			r = pre[n + o1] + ((f >> 1) & 1u);
+namespace kd_split {
+
+// Tiling of split_bases_u32: 256 threads x 4 nodes, tile numbers from
+// blockIdx.x (the host's Go side: basesTile).
+using TilingBases = kd_scan::Tiling<256, 4, 4, true, false, false>;
+
+// IoBases: the items of split_bases_u32's scan are the nodes' copy counts,
+// made as they are loaded (as split_counts_u32 made them: the last
+// reference's rank plus its flag, 0 for an empty node), which load also
+// writes to countL and countR; the exclusive prefixes are the child bases.
+struct IoBases {
+	using P = kd_scan::Add<unsigned int>::P;
+	static constexpr bool kStaged = false;
+	static constexpr bool kMarks = false;
+	static constexpr bool kPrefetch = false;
+	const unsigned int *offsets, *pre, *flags;
+	unsigned int nodes, n;
+	unsigned int *countL, *countR, *base;
+
+	__device__ __forceinline__ void load(unsigned long long i, bool, unsigned long long, P x[4]) const {
+#pragma unroll
+		for (int k = 0; k < 4; k++) {
+			unsigned long long s = i + k;
+			unsigned int l = 0, r = 0;
+			if (s < nodes) {
+				unsigned int o0 = offsets[s], o1 = offsets[s + 1];
+				if (o1 > o0) {
+					unsigned int f = flags[o1 - 1];
+					l = pre[o1 - 1] + (f & 1u);
+					r = pre[n + o1] + ((f >> 1) & 1u);
+				}
+				countL[s] = l;
+				countR[s] = r;
+			}
+			x[k].v = l + r;
 		}
-		countL[s] = l;
-		countR[s] = r;
-		tot[s] = l + r;
-	} else if (s == nodes) {
-		tot[nodes] = 0;
 	}
+	__device__ __forceinline__ void store(unsigned long long i, bool, unsigned long long, const P ex[4], const P *,
+	                                      unsigned) const {
+#pragma unroll
+		for (int k = 0; k < 4; k++)
+			if (i + k < nodes) base[i + k] = ex[k].v;
+	}
+};
+
+} // namespace kd_split
+
+// split_bases_u32: after the ranks' scan, per node s < nodes the left and
+// right copy counts (countL, countR) and the child base (base[s]: the sum of
+// the counts of the nodes before s), and *total = the sum of all: one
+// single-pass scan over the nodes (decoupled look-back, scan.cuh) whose
+// items are made as they are loaded, where a counting kernel and a scan of
+// its output were two launches. Grid: ceil((nodes+1)/1024) blocks of 256
+// threads; state zeroed (split_unpack_u32 does it).
+extern "C" __global__ void __launch_bounds__(256, 4)
+    split_bases_u32(const unsigned int *offsets, unsigned int nodes, const unsigned int *pre, unsigned int n,
+                    const unsigned int *flags, unsigned int *countL, unsigned int *countR, unsigned int *base,
+                    unsigned long long *state, unsigned int *total) {
+	kd_split::IoBases io{offsets, pre, flags, nodes, n, countL, countR, base};
+	kd_scan::tile_scan<kd_scan::Add<unsigned int>, kd_split::TilingBases>(io, (unsigned long long)nodes + 1, state,
+	                                                                       total);
 }
 
 // split_dest_u32: the destination of each copy of reference r (0xFFFFFFFF
-// where there is none), and childBase[s] = base[s] for s < nodes.
+// where there is none), from the ranks (pre) and the child bases (base).
 extern "C" __global__ void split_dest_u32(const unsigned int *flags, const unsigned int *offsets, unsigned int n,
                                           unsigned int nodes, const unsigned int *pre, const unsigned int *base,
-                                          const unsigned int *countL, unsigned int *dstL, unsigned int *dstR,
-                                          unsigned int *childBase) {
+                                          const unsigned int *countL, unsigned int *dstL, unsigned int *dstR) {
 	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < nodes) childBase[i] = base[i];
 	if (i >= n) return;
 	unsigned int s = kd_split::node_of(offsets, nodes, i);
 	unsigned int f = flags[i];

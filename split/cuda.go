@@ -15,21 +15,29 @@ const block = 256
 // flags, a zero), one segmented exclusive scan over it whose segments are
 // the nodes' left flags and then their right flags (scan's offsets form:
 // shared-memory tiles, decoupled look-back) for every reference's ranks in
-// its node, then the nodes' counts, one scan of the node totals for the
-// child bases, and the destinations (kernels/split.cu).
+// its node, then one single-pass scan over the nodes that makes their
+// counts as it loads them and leaves the child bases, and the destinations
+// (kernels/split.cu).
 func addressesCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result, n, nodes int) (uint32, error) {
 	if err := queueCUDA(ex, sc, flags, offsets, res, n, nodes); err != nil {
 		return 0, err
 	}
-	tot := sc.scanNodes.Slice(0, nodes+1)
-	if err := tot.Slice(nodes, 1).CopyToHost(sc.total); err != nil {
+	if err := sc.totalDev.Slice(0, 1).CopyToHost(sc.total); err != nil {
 		return 0, err
 	}
 	return sc.total[0], nil
 }
 
+// basesTile is kd_split::TilingBases's tile: the nodes one block of
+// split_bases_u32 scans.
+const basesTile = 1024
+
+// basesStateWords is the look-back state of split_bases_u32 for nodes
+// nodes, in 8-byte words.
+func basesStateWords(nodes int) int { return (nodes+1+basesTile-1)/basesTile + 1 }
+
 // queueCUDA queues the kernels of addressesCUDA; the grand total ends in
-// sc.scanNodes[nodes].
+// sc.totalDev[0].
 func queueCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result, n, nodes int) error {
 	if sc == nil || sc.refs < n || sc.nodes < nodes {
 		return fmt.Errorf("split: scratch for %d references and %d nodes is too small", n, nodes)
@@ -37,25 +45,23 @@ func queueCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], 
 	ctx := ex.CUDA()
 	pre := sc.scanRefs.Slice(0, 2*(n+1))
 	segOff := sc.segOff.Slice(0, 2*nodes+3)
-	if err := ctx.Launch("split_unpack_u32", cuda.GridFor(max(n+1, nodes+2), block), cuda.Linear(block), 0,
-		flags.Ptr(), uint32(n), pre.Ptr(), offsets.Ptr(), uint32(nodes), segOff.Ptr()); err != nil {
+	words := basesStateWords(nodes)
+	if err := ctx.Launch("split_unpack_u32", cuda.GridFor(max(n+1, nodes+2, words), block), cuda.Linear(block), 0,
+		flags.Ptr(), uint32(n), pre.Ptr(), offsets.Ptr(), uint32(nodes), segOff.Ptr(), sc.state.Ptr(), uint32(words)); err != nil {
 		return err
 	}
 	if err := scan.SegmentedExclusiveOffsets(ex, pre, pre, segOff); err != nil {
 		return err
 	}
-	tot := sc.scanNodes.Slice(0, nodes+1)
-	if err := ctx.Launch("split_counts_u32", cuda.GridFor(nodes+1, block), cuda.Linear(block), 0,
-		offsets.Ptr(), uint32(nodes), pre.Ptr(), uint32(n), flags.Ptr(), res.CountL.Ptr(), res.CountR.Ptr(), tot.Ptr()); err != nil {
+	if err := ctx.Launch("split_bases_u32", cuda.Linear(words-1), cuda.Linear(256), 0,
+		offsets.Ptr(), uint32(nodes), pre.Ptr(), uint32(n), flags.Ptr(), res.CountL.Ptr(), res.CountR.Ptr(),
+		res.ChildBase.Ptr(), sc.state.Ptr(), sc.totalDev.Ptr()); err != nil {
 		return err
 	}
-	if err := scan.Exclusive(ex, tot, tot); err != nil {
-		return err
+	if n == 0 {
+		return nil
 	}
-	if err := ctx.Launch("split_dest_u32", cuda.GridFor(max(n, nodes), block), cuda.Linear(block), 0,
-		flags.Ptr(), offsets.Ptr(), uint32(n), uint32(nodes), pre.Ptr(), tot.Ptr(), res.CountL.Ptr(),
-		res.DstL.Ptr(), res.DstR.Ptr(), res.ChildBase.Ptr()); err != nil {
-		return err
-	}
-	return nil
+	return ctx.Launch("split_dest_u32", cuda.GridFor(n, block), cuda.Linear(block), 0,
+		flags.Ptr(), offsets.Ptr(), uint32(n), uint32(nodes), pre.Ptr(), res.ChildBase.Ptr(), res.CountL.Ptr(),
+		res.DstL.Ptr(), res.DstR.Ptr())
 }

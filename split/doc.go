@@ -11,7 +11,10 @@
 // segmented exclusive scan (package scan's offsets form: shared-memory
 // tiles with decoupled look-back) over the unpacked left and right flags,
 // the nodes' left flags and then their right flags as its segments, gives
-// every reference its ranks in its node for all nodes at once; three small
-// kernels (kernels/split.cu) and a scan of the node totals do the rest,
-// and Addresses reads back the 4-byte total.
+// every reference its ranks in its node for all nodes at once; then one
+// single-pass scan over the nodes, whose items (each node's left and right
+// copy counts) are made as they are loaded, gives the child bases, and a
+// kernel per reference the destinations (kernels/split.cu: five launches
+// in all, where the counts and their scan were two). Addresses reads back
+// the 4-byte total.
 package split

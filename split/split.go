@@ -28,7 +28,8 @@ type Scratch struct {
 	refs, nodes int
 	scanRefs    *exec.Buf[uint32] // 2*(refs+1) flags, then their ranks (CUDA only)
 	segOff      *exec.Buf[uint32] // 2*nodes+3 segment offsets of the ranks' scan (CUDA only)
-	scanNodes   *exec.Buf[uint32] // nodes+1 child totals (CUDA only)
+	totalDev    *exec.Buf[uint32] // the grand total (CUDA only)
+	state       *exec.Buf[uint32] // split_bases_u32's look-back state (CUDA only)
 	total       []uint32          // host copy of the grand total
 }
 
@@ -43,8 +44,12 @@ func NewScratch(ex exec.Executor, refs, nodes int) (*Scratch, error) {
 	if s.scanRefs, err = exec.Alloc[uint32](ex, 2*(refs+1)); err != nil {
 		return nil, err
 	}
-	if s.scanNodes, err = exec.Alloc[uint32](ex, nodes+1); err != nil {
+	if s.totalDev, err = exec.Alloc[uint32](ex, 1); err != nil {
 		s.scanRefs.Free()
+		return nil, err
+	}
+	if s.state, err = exec.Alloc[uint32](ex, 2*basesStateWords(nodes)); err != nil {
+		s.Free()
 		return nil, err
 	}
 	if s.segOff, err = exec.Alloc[uint32](ex, 2*nodes+3); err != nil {
@@ -59,7 +64,7 @@ func (s *Scratch) Bytes() uint64 {
 	if s == nil || s.scanRefs == nil {
 		return 0
 	}
-	return 4 * uint64(s.scanRefs.Len()+s.scanNodes.Len()+s.segOff.Len())
+	return 4 * uint64(s.scanRefs.Len()+s.totalDev.Len()+s.segOff.Len()+s.state.Len())
 }
 
 // Free releases the scratch; it is idempotent.
@@ -68,10 +73,13 @@ func (s *Scratch) Free() error {
 		return nil
 	}
 	err := s.scanRefs.Free()
-	if e := s.scanNodes.Free(); err == nil {
+	if e := s.totalDev.Free(); err == nil {
 		err = e
 	}
 	if e := s.segOff.Free(); err == nil {
+		err = e
+	}
+	if e := s.state.Free(); err == nil {
 		err = e
 	}
 	return err
