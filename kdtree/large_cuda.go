@@ -863,7 +863,7 @@ func (b *builder) decideCUDA(d *devLevel, nn, n int) error {
 
 // binTile is kd_tree::kBinTile: the references one block of
 // kdtree_bin_u32 counts.
-const binTile = 2048
+const binTile = 512
 
 // checkTable compares the node table made on the device with the host's
 // nodes (tests only: one more read-back per level).

@@ -41,6 +41,12 @@ const (
 	smallRefChunk = 64
 )
 
+// smallPlaceLimit is kdtree_small_w_f32's placeLimit: the most nodes and
+// leaf references a small subtree may have for the layout to place its
+// records with a thread each (kdtree_small_place_u32; else every root's
+// records are walked). 0xFFFF: the places' 16-bit fields. Tests lower it.
+var smallPlaceLimit uint32 = 0xFFFF
+
 // smallCaps are the output room of the device small phase's attempts, in
 // records and leaf references per reference of the small roots (tests
 // shrink it to force a retry or the Go fallback).
@@ -133,7 +139,7 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 			return fail(err)
 		}
 		so.bufs = append(so.bufs, so.size)
-		args = append(args, so.size.Ptr(), w.Slice(3*R+smallCtrs, R).Ptr(), nil, nil)
+		args = append(args, so.size.Ptr(), w.Slice(3*R+smallCtrs, R).Ptr(), nil, nil, smallPlaceLimit)
 	}
 	for _, k := range smallCaps {
 		recCap := 2*R + k[0]*total + 1024

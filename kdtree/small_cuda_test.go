@@ -14,7 +14,10 @@ import (
 
 // Both device small-phase kernels (kdtree_small_f32 and kdtree_small_w_f32)
 // build the Go executor's tree, with the default and other options, with
-// the device layout and the host one (which downloads the records).
+// the device layout and the host one (which downloads the records); the
+// device layout of kdtree_small_w_f32's output both ways: records placed
+// a thread each, and walked per root (the places' limit lowered so that
+// the kernel reports subtrees too large for them).
 func TestBuildGPUSmallKernelsEqualGo(t *testing.T) {
 	ex, why := exec.TestGPU()
 	if ex == nil {
@@ -26,7 +29,7 @@ func TestBuildGPUSmallKernelsEqualGo(t *testing.T) {
 			list = append(list, s)
 		}
 	}
-	defer func() { cudaSmallV1, cudaLayoutDevice = false, true }()
+	defer func() { cudaSmallV1, cudaLayoutDevice, smallPlaceLimit = false, true, 0xFFFF }()
 	for _, s := range list {
 		for _, o := range []Options{{}, {SmallNode: 16, EmptyBonus: 0.8}, {MaxDepth: 12, IntersectCost: 3}} {
 			goOpt, gpuOpt := o, o
@@ -35,10 +38,16 @@ func TestBuildGPUSmallKernelsEqualGo(t *testing.T) {
 			require.NoError(t, err)
 			for _, v1 := range []bool{true, false} {
 				for _, dev := range []bool{true, false} {
-					cudaSmallV1, cudaLayoutDevice = v1, dev
-					got, err := Build(context.Background(), s, gpuOpt)
-					require.NoError(t, err, s.Name)
-					btEqualTrees(t, fmt.Sprintf("%s %+v (v1 kernel %v, device layout %v)", s.Name, o, v1, dev), want, got)
+					for _, limit := range []uint32{0xFFFF, 2} {
+						if limit != 0xFFFF && (v1 || !dev) {
+							continue // only the device layout after the warp kernel uses places
+						}
+						cudaSmallV1, cudaLayoutDevice, smallPlaceLimit = v1, dev, limit
+						got, err := Build(context.Background(), s, gpuOpt)
+						require.NoError(t, err, s.Name)
+						btEqualTrees(t, fmt.Sprintf("%s %+v (v1 kernel %v, device layout %v, place limit %d)",
+							s.Name, o, v1, dev, limit), want, got)
+					}
 				}
 			}
 		}

@@ -274,8 +274,11 @@ extern "C" __global__ void kdtree_decide_f32(const float *nbox, const unsigned i
 
 namespace kd_tree {
 
-// kBinTile is the number of references one block of kdtree_bin_u32 counts.
-constexpr unsigned int kBinTile = 2048;
+// kBinTile is the number of references one block of kdtree_bin_u32 counts:
+// 512 (2048 until 2026-11-25 left the first levels with a few dozen blocks;
+// Nsight Compute, H100: 13.1 -> 6.8 us a level for the bunny, 18.6 -> 10.5
+// for conference).
+constexpr unsigned int kBinTile = 512;
 
 // bin_box counts box b into the histogram h of a node with bins geo g.
 __device__ __forceinline__ void bin_box(const float *b, const float *g, int bins, unsigned int *h) {
@@ -997,8 +1000,9 @@ __device__ __forceinline__ bool reserve(unsigned int *ctr, unsigned int *overflo
 //     position | (leaf start << 16) for record j, ~0 for a record reserved
 //     but unused. A warp then starts a record chunk for every root, and
 //     chunkRoot[c] is the root of chunk c (records roots + kRecChunk*c on);
-//     ctr[4] is set when a subtree has 2^16 nodes or leaf references or
-//     more (the places do not fit; the host walks the records instead);
+//     ctr[4] is set when a subtree has more than placeLimit nodes or leaf
+//     references (at most 0xFFFF, so that the places fit in their 16 bits
+//     and none is ~0; tests lower it): the host then walks the records;
 //   - roots: root order[i] is the i-th (order: a permutation of the
 //     roots, or null for the identity). A grid of a warp per root gives
 //     warp w of block b the i = 4b + w-th; a smaller grid (the host makes
@@ -1020,7 +1024,7 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
     const unsigned int *rootCnt, const float *rootBox, const unsigned int *rootDepth, unsigned int roots, int maxDepth,
     double ct, double ci, double keep, unsigned int *rec, unsigned int recCap, unsigned int *refs,
     unsigned int refCap, unsigned int *ctr, unsigned int *size, const unsigned int *order, unsigned int *place,
-    unsigned int *chunkRoot) {
+    unsigned int *chunkRoot, unsigned int placeLimit) {
 	using namespace kd_tree;
 	using kd_small::kRecChunk;
 	using kd_small::kRefChunk;
@@ -1167,7 +1171,7 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 				refNext += (unsigned int)n;
 				if (lane == 0 && place != nullptr) {
 					place[me] = (popped - 1) | (leafRefs << 16);
-					if (popped > 0xFFFFu || leafRefs + (unsigned int)n > 0xFFFFu) ctr[4] = 1;
+					if (popped > placeLimit || leafRefs + (unsigned int)n > placeLimit) ctr[4] = 1;
 				}
 				leafRefs += (unsigned int)n;
 				if (lane == 0) {
@@ -1210,7 +1214,7 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 			if (lane == 0) {
 				if (place != nullptr) {
 					place[me] = popped - 1;
-					if (popped > 0xFFFFu) ctr[4] = 1;
+					if (popped > placeLimit) ctr[4] = 1;
 				}
 				rec[3 * (size_t)me] = 0u | ((unsigned int)a << 8);
 				rec[3 * (size_t)me + 1] = __float_as_uint(pos);

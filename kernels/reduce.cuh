@@ -746,7 +746,7 @@ __device__ __forceinline__ void aos_range(Box& acc, const float* __restrict__ p,
 }
 
 // Tile of the block-shared AoS path: kAosTile elements (a multiple of kBlock).
-constexpr unsigned kAosTile = 2048;
+constexpr unsigned kAosTile = 512;
 
 
 // RBox is the operator of the designs' segmented box forms (reduce.cu,

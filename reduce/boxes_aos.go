@@ -32,7 +32,7 @@ func (l BoxLevel) Segments() int { return max(0, len(l.Offsets)-1) }
 const aosWarpLimit = 256
 
 // aosTile is reduce.cuh's kAosTile.
-const aosTile = 2048
+const aosTile = 512
 
 // SegmentedBoxesAoS reduces interleaved boxes per segment: element i is
 // boxes[6i:6i+6] = lo x, lo y, lo z, hi x, hi y, hi z, and for segment s

@@ -112,10 +112,12 @@
 //
 // Interleaved boxes (the builder's layout): SegmentedBoxesAoS reduces
 // boxes of 6 floats (lo xyz, hi xyz) per segment. One warp reduces a segment
-// of up to 1024 boxes with 8-byte loads (thread t of a group of T threads
+// of up to 256 boxes with 8-byte loads (thread t of a group of T threads
 // reads pairs t, t+T, t+2T of 3T consecutive pairs: one pair of each of the
 // three kinds, routed by selects); longer segments are listed and cut into
-// tiles of 2048 boxes, and the second launch gives every block an equal,
+// tiles of 512 boxes (2048 until 2026-11-25: the bunny's first levels then
+// had 34 tiles for 132 SMs; Nsight Compute, H100: this launch 10.1 -> 9.1
+// us a level, conference 15.0 -> 12.2), and the second launch gives every block an equal,
 // contiguous run of tiles, folding a segment's tiles in registers and
 // adding them to the segment's key words with atomics once per segment. So
 // one root segment of millions of boxes and 10^5 segments of a hundred both
