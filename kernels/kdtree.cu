@@ -419,58 +419,99 @@ extern "C" __global__ void kdtree_sah_f32(const float *nbox, const unsigned int 
 	d[2] = __float_as_uint(bp);
 }
 
+namespace kd_tree {
+
+// classify_clip: the child boxes of reference r of node s, which straddles
+// the split plane (axis a, position pos): the triangle clipped to the node
+// box and then to each side (clipBoth in kdtree/level.go), written to
+// clipL/clipR; returns r's flags (kClipped and the sides it reaches).
+__device__ unsigned int classify_clip(unsigned int r, unsigned int s, int a, float pos,
+                                      const float *box, const unsigned int *tri, const float *tv,
+                                      const float *nbox, float *clipL, float *clipR) {
+	const float *b = box + 6 * (size_t)r;
+	const float *nb = nbox + 6 * (size_t)s;
+	float lb[6], rb[6], bl[6], br[6];
+	for (int i = 0; i < 6; i++) lb[i] = rb[i] = nb[i];
+	lb[3 + a] = pos;
+	rb[a] = pos;
+	bool okL = false, okR = false;
+	Poly p, q;
+	if (clip_to_box(tv + 9 * (size_t)tri[r], nb, p)) {
+		clip_poly(p, a, (double)pos, false, q);
+		if (q.n > 0) okL = box_of_poly(q, lb, b, bl);
+		clip_poly(p, a, (double)pos, true, q);
+		if (q.n > 0) okR = box_of_poly(q, rb, b, br);
+	}
+	if (!okL && !okR) {
+		for (int i = 0; i < 6; i++) bl[i] = br[i] = b[i];
+		bl[3 + a] = pos;
+		br[a] = pos;
+		okL = okR = true;
+	}
+	for (int i = 0; i < 6; i++) {
+		clipL[6 * (size_t)r + i] = bl[i];
+		clipR[6 * (size_t)r + i] = br[i];
+	}
+	return kClipped | (okL ? kLeft : 0) | (okR ? kRight : 0);
+}
+
+} // namespace kd_tree
+
 // kdtree_classify_f32: the flags of every reference (classify and clipBoth
 // in kdtree/level.go); straddling references get their clipped child boxes
 // in clipL/clipR. It also zeroes state[0 .. stateWords), the look-back
-// state of the level's kdtree_nodewords_scan_u32 (grid-stride).
-extern "C" __global__ void kdtree_classify_f32(const float *box, const unsigned int *tri, const float *tv,
-                                               const float *nbox, const unsigned int *offsets, unsigned int nodes,
-                                               unsigned int n, const unsigned int *dec, unsigned int *flags,
-                                               float *clipL, float *clipR, unsigned long long *state,
-                                               unsigned int stateWords) {
+// state of the level's kdtree_nodewords_scan_u32 (grid-stride). Blocks of
+// at most 256 threads.
+//
+// The clipping is long and only the straddling references need it, a few
+// in a warp: done where they lie, every warp with one of them ran it. So
+// the block first lists its straddling references in shared memory (a
+// warp's in reference order, the warps in any order: each is clipped on
+// its own), then its threads clip them from the list: the clipping runs
+// on as few warps as the list needs.
+extern "C" __global__ void __launch_bounds__(256) kdtree_classify_f32(
+    const float *box, const unsigned int *tri, const float *tv, const float *nbox, const unsigned int *offsets,
+    unsigned int nodes, unsigned int n, const unsigned int *dec, unsigned int *flags, float *clipL, float *clipR,
+    unsigned long long *state, unsigned int stateWords) {
 	using namespace kd_tree;
+	__shared__ unsigned int listR[256], listS[256], listN;
 	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
 	for (unsigned int k = r; k < stateWords; k += gridDim.x * blockDim.x) state[k] = 0;
-	if (r >= n) return;
-	unsigned int s = node_of(offsets, nodes, r);
-	const unsigned int *d = dec + 3 * s;
-	if (d[0] != kSplit) {
-		flags[r] = 0;
-		return;
+	if (threadIdx.x == 0) listN = 0;
+	__syncthreads();
+	bool straddles = false;
+	unsigned int s = 0;
+	if (r < n) {
+		s = node_of(offsets, nodes, r);
+		const unsigned int *d = dec + 3 * s;
+		unsigned int f = 0;
+		if (d[0] == kSplit) {
+			int a = (int)d[1];
+			float pos = __uint_as_float(d[2]);
+			const float *b = box + 6 * (size_t)r;
+			if (b[3 + a] > pos) f = kRight;
+			if (b[a] < pos || f == 0) f |= kLeft;
+		}
+		straddles = f == (kLeft | kRight);
+		if (!straddles) flags[r] = f;
 	}
-	int a = (int)d[1];
-	float pos = __uint_as_float(d[2]);
-	const float *b = box + 6 * (size_t)r;
-	unsigned int f = 0;
-	if (b[3 + a] > pos) f = kRight;
-	if (b[a] < pos || f == 0) f |= kLeft;
-	if (f == (kLeft | kRight)) {
-		const float *nb = nbox + 6 * (size_t)s;
-		float lb[6], rb[6], bl[6], br[6];
-		for (int i = 0; i < 6; i++) lb[i] = rb[i] = nb[i];
-		lb[3 + a] = pos;
-		rb[a] = pos;
-		bool okL = false, okR = false;
-		Poly p, q;
-		if (clip_to_box(tv + 9 * (size_t)tri[r], nb, p)) {
-			clip_poly(p, a, (double)pos, false, q);
-			if (q.n > 0) okL = box_of_poly(q, lb, b, bl);
-			clip_poly(p, a, (double)pos, true, q);
-			if (q.n > 0) okR = box_of_poly(q, rb, b, br);
-		}
-		if (!okL && !okR) {
-			for (int i = 0; i < 6; i++) bl[i] = br[i] = b[i];
-			bl[3 + a] = pos;
-			br[a] = pos;
-			okL = okR = true;
-		}
-		f = kClipped | (okL ? kLeft : 0) | (okR ? kRight : 0);
-		for (int i = 0; i < 6; i++) {
-			clipL[6 * (size_t)r + i] = bl[i];
-			clipR[6 * (size_t)r + i] = br[i];
-		}
+	unsigned int lane = threadIdx.x & 31u;
+	unsigned int mask = __ballot_sync(0xFFFFFFFFu, straddles);
+	unsigned int first = 0;
+	if (lane == 0 && mask != 0) first = atomicAdd(&listN, (unsigned int)__popc(mask));
+	first = __shfl_sync(0xFFFFFFFFu, first, 0);
+	if (straddles) {
+		unsigned int k = first + __popc(mask & ((1u << lane) - 1u));
+		listR[k] = r;
+		listS[k] = s;
 	}
-	flags[r] = f;
+	__syncthreads();
+	unsigned int count = listN;
+	for (unsigned int k = threadIdx.x; k < count; k += blockDim.x) {
+		unsigned int rr = listR[k], ss = listS[k];
+		const unsigned int *d = dec + 3 * ss;
+		flags[rr] = classify_clip(rr, ss, (int)d[1], __uint_as_float(d[2]), box, tri, tv, nbox, clipL, clipR);
+	}
 }
 
 namespace kd_tree {
