@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "fb183ddde078b809eebe5fafc6b23cf02761f2bd98b848de9cc51e8fcb274b80"
+const SourcesSHA256 = "6eaec8dd3e13f552ea4e9b092aae2b327fffbf1cf9d9fe8e3beb0570df868cfa"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -21,5 +21,5 @@ var SourceSHA256 = map[string]string{
 	"scan.cu":    "17a1dabe1f1239ce49c309a1c3385642d0ba12f0d02af02a838bf15c3a689054",
 	"scan.cuh":   "0318d55598f90a88e51b3d70d74b84a74bd1e24416f4f3359d16e11ae117c273",
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
-	"split.cu":   "d800e51e33c6653d7a3692310388df77b2a54a5c014054f8e08c524efb72f02f",
+	"split.cu":   "bed67196f42a8966c5fba03e84be1c55481cf17f8531f3ead27535dc94261575",
 }

@@ -62,9 +62,10 @@ namespace kd_split {
 using TilingBases = kd_scan::Tiling<256, 4, 4, true, false, false>;
 
 // IoBases: the items of split_bases_u32's scan are the nodes' copy counts,
-// made as they are loaded (as split_counts_u32 made them: the last
-// reference's rank plus its flag, 0 for an empty node), which load also
-// writes to countL and countR; the exclusive prefixes are the child bases.
+// made as they are loaded (a node's left count is its last reference's
+// left rank plus that reference's left flag, 0 for an empty node; the
+// same on the right), which load also writes to countL and countR; the
+// exclusive prefixes are the child bases.
 struct IoBases {
 	using P = kd_scan::Add<unsigned int>::P;
 	static constexpr bool kStaged = false;
