@@ -1,6 +1,7 @@
 package split
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -79,6 +80,15 @@ func splitCases() []splitCase {
 	)
 	for _, n := range []int{0, 1, 31, 32, 33, 255, 256, 257, 4095, 4096, 4097, 1 << 16, 1<<16 + 1} {
 		out = append(out, makeCase("one node", []int{n}, random))
+	}
+	// Node counts at the edges of split_bases_u32's 1024-item tiles (it
+	// scans nodes+1 items), nodes of 0 to 4 references.
+	for _, nodes := range []int{1022, 1023, 1024, 2047, 2048, 2049} {
+		sizes := make([]int, nodes)
+		for i := range sizes {
+			sizes[i] = rng.IntN(5)
+		}
+		out = append(out, makeCase(fmt.Sprintf("%d nodes", nodes), sizes, random))
 	}
 	var sizes []int
 	for i := 0; i < 3000; i++ {
