@@ -9,6 +9,7 @@ import (
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/reduce"
+	"github.com/kdbuild/kdbuild/scan"
 	"github.com/kdbuild/kdbuild/split"
 )
 
@@ -452,13 +453,9 @@ func (b *builder) subPhase(name string, t0 time.Time) time.Time {
 	return now
 }
 
-// nodeWordsTile is kd_tree::TilingNodeWords's tile: the node words one
-// block of kdtree_nodewords_scan_u32 scans.
-const nodeWordsTile = 1024
-
 // nodeWordsState is the look-back state of kdtree_nodewords_scan_u32 for a
-// level of nn nodes (2nn+2 words), in 8-byte words: one per tile and one.
-func nodeWordsState(nn int) int { return (2*nn+2+nodeWordsTile-1)/nodeWordsTile + 1 }
+// level of nn nodes (a scan of 2nn+2 words), in 8-byte words.
+func nodeWordsState(nn int) int { return scan.MadeStateWords(2*nn + 2) }
 
 // tableLen is the number of words of a level's node table for nn nodes.
 func tableLen(nn int) int { return 11*nn + 1 }

@@ -561,41 +561,19 @@ __device__ __forceinline__ void park_ref(unsigned int r, const unsigned int *tri
 
 namespace kd_tree {
 
-// Tiling of kdtree_nodewords_scan_u32: 256 threads x 4 words, tile numbers
-// from blockIdx.x (the Go side: nodeWordsTile).
-using TilingNodeWords = kd_scan::Tiling<256, 4, 4, true, false, false>;
-
-// IoNodeWords: kdtree_nodewords_scan_u32's words, made as they are loaded, and
-// their exclusive prefixes stored to pre.
-struct IoNodeWords {
-	using P = kd_scan::Add<unsigned int>::P;
-	static constexpr bool kStaged = false;
-	static constexpr bool kMarks = false;
-	static constexpr bool kPrefetch = false;
+// NodeWords: kdtree_nodewords_scan_u32's item j (see there).
+struct NodeWords {
 	const unsigned int *info, *dec;
 	unsigned int nodes;
-	unsigned int *pre;
 
-	__device__ __forceinline__ void load(unsigned long long i, bool, unsigned long long, P x[4]) const {
-#pragma unroll
-		for (int k = 0; k < 4; k++) {
-			unsigned long long j = i + k;
-			unsigned int v = 0;
-			if (j < nodes) {
-				v = dec[3 * j] == kSplit ? 1u : 0u;
-			} else if (j > nodes && j < 2 * (unsigned long long)nodes + 1) {
-				unsigned long long s = j - nodes - 1;
-				unsigned int fate = dec[3 * s];
-				v = (fate == kLeaf || fate == kSmall) ? info[4 * s + 1] : 0u;
-			}
-			x[k].v = v;
+	__device__ __forceinline__ unsigned int operator()(unsigned long long j) const {
+		if (j < nodes) return dec[3 * j] == kSplit ? 1u : 0u;
+		if (j > nodes && j < 2 * (unsigned long long)nodes + 1) {
+			unsigned long long s = j - nodes - 1;
+			unsigned int fate = dec[3 * s];
+			return (fate == kLeaf || fate == kSmall) ? info[4 * s + 1] : 0u;
 		}
-	}
-	__device__ __forceinline__ void store(unsigned long long i, bool, unsigned long long m, const P ex[4], const P *,
-	                                      unsigned) const {
-#pragma unroll
-		for (int k = 0; k < 4; k++)
-			if (i + k < m) pre[i + k] = ex[k].v;
+		return 0;
 	}
 };
 
@@ -615,9 +593,9 @@ struct IoNodeWords {
 extern "C" __global__ void __launch_bounds__(256, 4)
     kdtree_nodewords_scan_u32(const unsigned int *info, const unsigned int *dec, unsigned int nodes,
                               unsigned int *pre, unsigned long long *state) {
-	kd_tree::IoNodeWords io{info, dec, nodes, pre};
-	kd_scan::tile_scan<kd_scan::Add<unsigned int>, kd_tree::TilingNodeWords>(
-	    io, 2 * (unsigned long long)nodes + 2, state, nullptr);
+	const unsigned long long m = 2 * (unsigned long long)nodes + 2;
+	kd_scan::IoMade<kd_tree::NodeWords> io{{info, dec, nodes}, pre, m};
+	kd_scan::tile_scan<kd_scan::Add<unsigned int>, kd_scan::TilingMade>(io, m, state, nullptr);
 }
 
 // next_node: node s's part of the next level's node table, made from this
@@ -766,6 +744,33 @@ __device__ void reaches_sides(const float *tv, const float *box, int a, float po
 	}
 	okL = okL || lo <= (double)pos;
 	okR = okR || hi >= (double)pos;
+}
+
+// drop_one_sided: of the references X that straddle the plane (axis a at
+// pos) in box, a warp's lanes test those the triangle reaches on one side
+// only (reaches_sides of tri[r]'s triangle, for r < m) and clear them from
+// the side they miss: from SL when they reach only the right, from SR when
+// they reach only the left (smallBuilder.node in kdtree/small.go).
+__device__ __forceinline__ void drop_one_sided(const float *tv, const unsigned int *tri, int m, unsigned long long X,
+                                               const float *box, int a, float pos, unsigned int lane,
+                                               unsigned long long &SL, unsigned long long &SR) {
+	unsigned long long dropL = 0, dropR = 0;
+	for (int base = 0; base < m; base += 32) {
+		int r = base + (int)lane;
+		bool dl = false, dr = false;
+		if (r < m && ((X >> r) & 1ull)) {
+			bool okL, okR;
+			reaches_sides(tv + 9 * (size_t)tri[r], box, a, pos, okL, okR);
+			if (okL != okR) {
+				dl = !okL;
+				dr = !okR;
+			}
+		}
+		dropL |= (unsigned long long)__ballot_sync(0xFFFFFFFFu, dl) << base;
+		dropR |= (unsigned long long)__ballot_sync(0xFFFFFFFFu, dr) << base;
+	}
+	SL &= ~dropL;
+	SR &= ~dropR;
 }
 
 constexpr int kStack = 66;
@@ -922,23 +927,7 @@ extern "C" __global__ void __launch_bounds__(32) kdtree_small_f32(
 		float pos = bp;
 		unsigned long long SL = S & (clt[a][bk] | ~cgt[a][bk]), SR = S & cgt[a][bk];
 		unsigned long long X = SL & SR;
-		unsigned long long dropL = 0, dropR = 0;
-		for (int base = 0; base < m; base += 32) {
-			int r = base + (int)lane;
-			bool dl = false, dr = false;
-			if (r < m && ((X >> r) & 1ull)) {
-				bool okL, okR;
-				reaches_sides(tv + 9 * (size_t)stri[r], box, a, pos, okL, okR);
-				if (okL != okR) {
-					dl = !okL;
-					dr = !okR;
-				}
-			}
-			dropL |= (unsigned long long)__ballot_sync(full, dl) << base;
-			dropR |= (unsigned long long)__ballot_sync(full, dr) << base;
-		}
-		SL &= ~dropL;
-		SR &= ~dropR;
+		drop_one_sided(tv, stri, m, X, box, a, pos, lane, SL, SR);
 		unsigned int left = 0;
 		if (lane == 0) {
 			left = atomicAdd(&ctr[0], 2u);
@@ -1229,23 +1218,7 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 			float pos = bp;
 			unsigned long long SL = S & (w.lt[a][bk] | ~w.gt[a][bk]), SR = S & w.gt[a][bk];
 			unsigned long long X = SL & SR;
-			unsigned long long dropL = 0, dropR = 0;
-			for (int base = 0; base < m; base += 32) {
-				int r = base + (int)lane;
-				bool dl = false, dr = false;
-				if (r < m && ((X >> r) & 1ull)) {
-					bool okL, okR;
-					reaches_sides(tv + 9 * (size_t)w.tri[r], box, a, pos, okL, okR);
-					if (okL != okR) {
-						dl = !okL;
-						dr = !okR;
-					}
-				}
-				dropL |= (unsigned long long)__ballot_sync(full, dl) << base;
-				dropR |= (unsigned long long)__ballot_sync(full, dr) << base;
-			}
-			SL &= ~dropL;
-			SR &= ~dropR;
+			drop_one_sided(tv, w.tri, m, X, box, a, pos, lane, SL, SR);
 			if (recNext + 2 > recEnd) {
 				if (!kd_small::reserve(&ctr[0], &ctr[2], kRecChunk, recCap, lane, recNext, recEnd)) return;
 				if (lane == 0 && chunkRoot != nullptr) chunkRoot[(recNext - roots) / kRecChunk] = root;

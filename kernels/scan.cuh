@@ -462,6 +462,37 @@ template <class Op, typename V, bool kInclusive, bool kStream = false> struct Io
 	}
 };
 
+// IoMade: the exclusive sum scan (Add<unsigned>) of n items that make
+// computes from their index as they are loaded (make(j) for j < n, once
+// each: it may also write outputs of its own), with the prefixes of items
+// j < nOut stored to out[j]: a kernel that made the items and a scan that
+// read them back in one launch. For the kd-tree builder's per-node words
+// (split.cu, kdtree.cu), with TilingMade.
+template <class Make> struct IoMade {
+	using P = typename Add<unsigned>::P;
+	static constexpr bool kStaged = false;
+	static constexpr bool kMarks = false;
+	static constexpr bool kPrefetch = false;
+	Make make;
+	unsigned *out;
+	unsigned long long nOut;
+
+	__device__ __forceinline__ void load(unsigned long long i, bool, unsigned long long n, P x[4]) const {
+#pragma unroll
+		for (int k = 0; k < 4; k++) x[k].v = i + k < n ? make(i + k) : 0u;
+	}
+	__device__ __forceinline__ void store(unsigned long long i, bool, unsigned long long, const P ex[4], const P *,
+	                                      unsigned) const {
+#pragma unroll
+		for (int k = 0; k < 4; k++)
+			if (i + k < nOut) out[i + k] = ex[k].v;
+	}
+};
+// TilingMade: IoMade's tiling, 256 threads x 4 items (tiles of 1024, so
+// that a level of a few thousand nodes gets several blocks), tile numbers
+// from blockIdx.x, plain loads (the Go side: scan.MadeTile).
+using TilingMade = Tiling<256, 4, 4, true, false, false>;
+
 // IoSegOffsets: the segmented scan with the segments given by their starts
 // (offsets, nentries words, non-decreasing) instead of one head flag per
 // item, so that only the values and the offsets are read. tile_seg[t] is the

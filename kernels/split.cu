@@ -57,47 +57,27 @@ extern "C" __global__ void split_unpack_u32(const unsigned int *flags, unsigned 
 
 namespace kd_split {
 
-// Tiling of split_bases_u32: 256 threads x 4 nodes, tile numbers from
-// blockIdx.x (the host's Go side: basesTile).
-using TilingBases = kd_scan::Tiling<256, 4, 4, true, false, false>;
-
-// IoBases: the items of split_bases_u32's scan are the nodes' copy counts,
-// made as they are loaded (a node's left count is its last reference's
-// left rank plus that reference's left flag, 0 for an empty node; the
-// same on the right), which load also writes to countL and countR; the
-// exclusive prefixes are the child bases.
-struct IoBases {
-	using P = kd_scan::Add<unsigned int>::P;
-	static constexpr bool kStaged = false;
-	static constexpr bool kMarks = false;
-	static constexpr bool kPrefetch = false;
+// NodeCounts: split_bases_u32's items, node s's left plus right copy
+// count (a node's left count is its last reference's left rank plus that
+// reference's left flag, 0 for an empty node; the same on the right),
+// which it also writes to countL and countR; item nodes is 0.
+struct NodeCounts {
 	const unsigned int *offsets, *pre, *flags;
 	unsigned int nodes, n;
-	unsigned int *countL, *countR, *base;
+	unsigned int *countL, *countR;
 
-	__device__ __forceinline__ void load(unsigned long long i, bool, unsigned long long, P x[4]) const {
-#pragma unroll
-		for (int k = 0; k < 4; k++) {
-			unsigned long long s = i + k;
-			unsigned int l = 0, r = 0;
-			if (s < nodes) {
-				unsigned int o0 = offsets[s], o1 = offsets[s + 1];
-				if (o1 > o0) {
-					unsigned int f = flags[o1 - 1];
-					l = pre[o1 - 1] + (f & 1u);
-					r = pre[n + o1] + ((f >> 1) & 1u);
-				}
-				countL[s] = l;
-				countR[s] = r;
-			}
-			x[k].v = l + r;
+	__device__ __forceinline__ unsigned int operator()(unsigned long long s) const {
+		if (s >= nodes) return 0;
+		unsigned int l = 0, r = 0;
+		unsigned int o0 = offsets[s], o1 = offsets[s + 1];
+		if (o1 > o0) {
+			unsigned int f = flags[o1 - 1];
+			l = pre[o1 - 1] + (f & 1u);
+			r = pre[n + o1] + ((f >> 1) & 1u);
 		}
-	}
-	__device__ __forceinline__ void store(unsigned long long i, bool, unsigned long long, const P ex[4], const P *,
-	                                      unsigned) const {
-#pragma unroll
-		for (int k = 0; k < 4; k++)
-			if (i + k < nodes) base[i + k] = ex[k].v;
+		countL[s] = l;
+		countR[s] = r;
+		return l + r;
 	}
 };
 
@@ -114,9 +94,9 @@ extern "C" __global__ void __launch_bounds__(256, 4)
     split_bases_u32(const unsigned int *offsets, unsigned int nodes, const unsigned int *pre, unsigned int n,
                     const unsigned int *flags, unsigned int *countL, unsigned int *countR, unsigned int *base,
                     unsigned long long *state, unsigned int *total) {
-	kd_split::IoBases io{offsets, pre, flags, nodes, n, countL, countR, base};
-	kd_scan::tile_scan<kd_scan::Add<unsigned int>, kd_split::TilingBases>(io, (unsigned long long)nodes + 1, state,
-	                                                                       total);
+	kd_scan::IoMade<kd_split::NodeCounts> io{{offsets, pre, flags, nodes, n, countL, countR}, base, nodes};
+	kd_scan::tile_scan<kd_scan::Add<unsigned int>, kd_scan::TilingMade>(io, (unsigned long long)nodes + 1, state,
+	                                                                     total);
 }
 
 // split_dest_u32: the destination of each copy of reference r (0xFFFFFFFF

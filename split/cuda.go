@@ -28,13 +28,9 @@ func addressesCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint3
 	return sc.total[0], nil
 }
 
-// basesTile is kd_split::TilingBases's tile: the nodes one block of
-// split_bases_u32 scans.
-const basesTile = 1024
-
 // basesStateWords is the look-back state of split_bases_u32 for nodes
-// nodes, in 8-byte words.
-func basesStateWords(nodes int) int { return (nodes+1+basesTile-1)/basesTile + 1 }
+// nodes (a scan of nodes+1 items), in 8-byte words.
+func basesStateWords(nodes int) int { return scan.MadeStateWords(nodes + 1) }
 
 // queueCUDA queues the kernels of addressesCUDA; the grand total ends in
 // sc.totalDev[0].
