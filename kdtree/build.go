@@ -107,6 +107,7 @@ type builder struct {
 	phases   map[string]float64
 	phase    time.Time
 	levels   int
+	reported int // large-phase levels reported to Progress (levelProgress)
 	hostPeak uint64
 	devPeak  uint64
 }

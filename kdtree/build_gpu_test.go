@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -159,6 +160,51 @@ func TestBuildGPUSmallRetry(t *testing.T) {
 			got, err := Build(context.Background(), s, Options{Executor: ex})
 			require.NoError(t, err, "%s %v", s.Name, caps)
 			btEqualTrees(t, fmt.Sprintf("%s, small caps %v", s.Name, caps), want, got)
+		}
+	}
+}
+
+// The pipelined large phase gives the level-synchronous one's tree, also
+// when a level outgrows its buffers (pipeRefCap) and the build falls back
+// to the level-synchronous phase.
+func TestBuildGPUPipelineFallback(t *testing.T) {
+	ex, why := exec.TestGPU()
+	if ex == nil {
+		t.Skip(why)
+	}
+	list := []*scenes.Scene{scenes.Soup(5000, 3), scenes.Coplanar(2000, 4)}
+	if s := btTrySharedScene(t, "stanford-bunny.obj"); s != nil {
+		list = append(list, s)
+	}
+	defer func(e int) { pipeRefCap, cudaPipeline, pipeExactRefs = 0, true, e }(pipeExactRefs)
+	for _, s := range list {
+		want, err := Build(context.Background(), s, Options{Executor: exec.Go(0)})
+		require.NoError(t, err)
+		n := len(s.Tris)
+		for _, c := range []struct {
+			name       string
+			pipe       bool
+			cap, exact int
+		}{
+			{"level-synchronous", false, 0, 1 << 20}, {"pipelined", true, 0, 1 << 20},
+			{"overflow at once", true, 1, 1 << 20}, {"overflow later", true, n + n/20, 1 << 20},
+			{"exact sizes from the middle", true, 0, n + n/20}, {"exact sizes", true, 0, 1},
+			{"exact sizes, overflow later", true, n + n/20, 1},
+		} {
+			cudaPipeline, pipeRefCap, pipeExactRefs = c.pipe, c.cap, c.exact
+			before := pipeFallbacks.Load()
+			got, err := Build(context.Background(), s, Options{Executor: ex})
+			require.NoError(t, err, s.Name)
+			btEqualTrees(t, s.Name+" "+c.name, want, got)
+			fell := pipeFallbacks.Load() - before
+			// Every level after the first holds more than one reference;
+			// the bunny's grow to 1.31 times its triangles.
+			if c.cap == 1 || (c.cap > 0 && strings.Contains(s.Name, "bunny")) {
+				require.EqualValues(t, 1, fell, "%s %s: fallbacks", s.Name, c.name)
+			} else if !c.pipe || c.cap == 0 {
+				require.Zero(t, fell, "%s %s: fallbacks", s.Name, c.name)
+			}
+			t.Logf("%s %s: %d fallbacks, %.2f ms", s.Name, c.name, fell, got.Stats().BuildMs)
 		}
 	}
 }

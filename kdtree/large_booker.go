@@ -19,6 +19,10 @@ type booker struct {
 	parked  []parkedRange
 
 	inline bool
+	pipe   bool            // pipelined: each job is waited for and counted here (newPipeBooker)
+	first  uint32          // pipelined: the first level's one node's references
+	err    error           // pipelined: the first failure (later jobs are only waited for)
+	all    []*levelBook    // pipelined: every levelBook, for their pinned memory and events
 	jobs   chan *levelBook // read-backs to book, in level order
 	free   chan *levelBook // levelBooks not in use
 	done   chan struct{}   // closed when the goroutine has booked every job
@@ -38,6 +42,51 @@ func newBooker(workers int, nodes []lnode, rs *records, parked []parkedRange, in
 		go k.run()
 	}
 	return k
+}
+
+// newPipeBooker starts a booker for largeCUDAPipe: its jobs are
+// read-backs still being copied (levelBook.fetch), which it waits for,
+// counts (with the level before's counts) and checks against the sizes the
+// device computed, then books. Four levelBooks: the main goroutine may
+// fetch a level while one is counted and one held for its counts.
+func newPipeBooker(workers int, nodes []lnode, rs *records, parked []parkedRange, n int) *booker {
+	k := &booker{workers: workers, rs: rs, nodes: nodes, parked: parked, pipe: true, first: uint32(n),
+		jobs: make(chan *levelBook, 4), free: make(chan *levelBook, 4), done: make(chan struct{})}
+	for range 4 {
+		lb := &levelBook{}
+		k.all = append(k.all, lb)
+		k.free <- lb
+	}
+	go k.runPipe()
+	return k
+}
+
+func (k *booker) runPipe() {
+	defer close(k.done)
+	var prev *levelBook
+	cnt, parked0 := []uint32{k.first}, 0
+	for lb := range k.jobs {
+		err := lb.wait() // always: the pinned memory must be done with before reuse
+		if k.err == nil {
+			k.err = err
+		}
+		if k.err == nil {
+			k.err = lb.count(k.workers, cnt, parked0)
+		}
+		if k.err == nil {
+			k.err = lb.check()
+		}
+		if k.err == nil {
+			k.book(lb)
+		}
+		if prev != nil {
+			k.free <- prev
+		}
+		prev, cnt, parked0 = lb, lb.next, lb.park
+	}
+	if prev != nil {
+		k.free <- prev
+	}
 }
 
 func (k *booker) run() {
@@ -81,6 +130,9 @@ func (k *booker) current() []lnode {
 	}
 	return k.nodes
 }
+
+// failed is the pipelined booker's first error, after finish.
+func (k *booker) failed() error { return k.err }
 
 // finish waits for the levels given and returns the parked ranges. It may
 // be called more than once (the later calls return at once); after it,

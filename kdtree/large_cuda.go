@@ -65,11 +65,33 @@ type devLevel struct {
 	red      *reduce.Reducer
 	tableOK  bool // offsets holds the current level's table, made on the device
 	histZero bool // hist is all zero (see decideCUDA)
+
+	// The levels' sizes on the device, a ring of szSlots slots of 4 words
+	// (nodes, references, references parked before the level, overflow):
+	// level k's in slot k%szSlots, written by level k-1's kdtree_tail_f32
+	// (level 0's by setSizes). layout is the node stride of the current
+	// table in offsets (see tableLen), nodeCap the most nodes a level
+	// may have without growing the per-node buffers (reserve's).
+	sz       *exec.Buf[uint32]
+	layout   int
+	nodeCap  int
+	refLimit int // when positive, the most references queueTail lets a level have (largeCUDAPipe's pipeRefCap)
+
+	// What the pipelined large phase borrowed: pinned host memory and
+	// events (given back by free, after the device is done with them) and
+	// its levelBooks.
+	pins   []*cuda.Pinned
+	events []*cuda.Event
+	books  []*levelBook
 }
+
+// szSlots is the number of levels whose sizes the device keeps (the
+// pipelined large phase reads a level's at most two levels later).
+const szSlots = 8
 
 func (d *devLevel) free() {
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.flags, d.dstL, d.dstR, d.offsets, d.info,
-		d.dec, d.hist, d.parkOff, d.ptri, d.arenaU, d.next, d.pre, d.wstate} {
+		d.dec, d.hist, d.parkOff, d.ptri, d.arenaU, d.next, d.pre, d.wstate, d.sz} {
 		b.Free()
 	}
 	for _, b := range []*exec.Buf[float32]{d.tv, d.box[0], d.box[1], d.clipL, d.clipR, d.nbox, d.geo, d.pbox, d.arenaF,
@@ -79,6 +101,16 @@ func (d *devLevel) free() {
 	d.sc.Free()
 	if d.red != nil {
 		d.red.Free()
+	}
+	if len(d.pins) > 0 || len(d.events) > 0 {
+		d.ctx.Synchronize() // no copy may still write into the pinned memory
+		for _, p := range d.pins {
+			d.ctx.PutPinned(p)
+		}
+		for _, e := range d.events {
+			e.Destroy()
+		}
+		d.pins, d.events, d.books = nil, nil, nil
 	}
 }
 
@@ -96,7 +128,7 @@ func (d *devLevel) reserve(n, bins int) error {
 	us := []arenaSlot[uint32]{{&d.tri[0], refs}, {&d.tri[1], refs}, {&d.flags, refs}, {&d.dstL, refs}, {&d.dstR, refs},
 		{&d.offsets, tableLen(nodes)}, {&d.dec, 6 * nodes},
 		{&d.hist, 6 * bins * nodes}, {&d.next, tableLen(nodes)}, {&d.pre, 2*nodes + 2},
-		{&d.wstate, 2 * nodeWordsState(nodes)}}
+		{&d.wstate, 2 * nodeWordsState(nodes)}, {&d.sz, 4 * szSlots}}
 	fs := []arenaSlot[float32]{{&d.box[0], 6 * refs}, {&d.box[1], 6 * refs}, {&d.clipL, 6 * refs}, {&d.clipR, 6 * refs},
 		{&d.geo, 9 * nodes}, {&d.tight, 6 * nodes}}
 	if err := carve(d.ex, &d.arenaU, us); err != nil {
@@ -114,6 +146,7 @@ func (d *devLevel) reserve(n, bins int) error {
 		return err
 	}
 	var err error
+	d.nodeCap = nodes
 	d.scRefs, d.scN = refs, nodes
 	d.sc, err = split.NewScratch(d.ex, d.scRefs, d.scN)
 	return err
@@ -197,6 +230,48 @@ func (d *devLevel) launch(kernel string, n int, args ...any) error {
 	return nil
 }
 
+// startLevels makes the first level of the large phase: the n kept
+// triangles as its references (tri[0], their boxes in box[0]), its table
+// (one node holding them all, box not yet known) and its sizes (slot 0).
+func (d *devLevel) startLevels(n int) error {
+	if err := d.tri[0].CopyFrom(d.kept.Slice(0, n)); err != nil {
+		return err
+	}
+	if err := d.launch("kdtree_boxes_f32", n, d.tv.Ptr(), d.kept.Ptr(), uint32(n), d.box[0].Ptr()); err != nil {
+		return err
+	}
+	if err := d.upload([]lnode{{off: 0, cnt: uint32(n)}}, n); err != nil {
+		return err
+	}
+	return d.setSizes(0, 1, n)
+}
+
+// setSizes writes level k's sizes on the device: nn nodes, n references,
+// none parked before it, no overflow.
+func (d *devLevel) setSizes(k, nn, n int) error {
+	return d.sz.Slice(4*(k%szSlots), 4).CopyFromHost([]uint32{uint32(nn), uint32(n), 0, 0})
+}
+
+// restart undoes a pipelined large phase that overflowed (see
+// largeCUDAPipe) so that largeCUDA can build from the first level again:
+// the device is waited for, the first level made again, nothing parked,
+// the histograms and the reducer's counters (which the abandoned levels
+// may have left in use) made new.
+func (d *devLevel) restart(n int) error {
+	if err := d.ctx.Synchronize(); err != nil {
+		return err
+	}
+	d.parked = 0
+	d.refLimit = 0
+	d.tableOK = false
+	d.histZero = false
+	if d.red != nil {
+		d.red.Free()
+		d.red = nil
+	}
+	return d.startLevels(n)
+}
+
 // parkedRange is a leaf or small root whose references were parked.
 type parkedRange struct {
 	rec       int32
@@ -229,17 +304,10 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	if err := d.reserve(n, b.opt.Bins); err != nil {
 		return nil, err
 	}
-	if err := d.tri[0].CopyFrom(d.kept.Slice(0, n)); err != nil {
-		return nil, err
-	}
-	if err := d.launch("kdtree_boxes_f32", n, d.tv.Ptr(), d.kept.Ptr(), uint32(n), d.box[0].Ptr()); err != nil {
+	if err := d.startLevels(n); err != nil {
 		return nil, err
 	}
 	// The root box: tight bounds of one node holding every reference.
-	rootNodes := []lnode{{off: 0, cnt: uint32(n)}}
-	if err := d.upload(rootNodes, n); err != nil {
-		return nil, err
-	}
 	root, err := d.rootBox(n)
 	if err != nil {
 		return nil, err
@@ -250,9 +318,30 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	b.startPhase()
 	rs := &records{}
 	nodes := []lnode{{box: root, off: 0, cnt: uint32(n), depth: 0, rec: rs.add()}}
-	parked, err := b.largeCUDA(d, nodes, n, rs)
-	if err != nil {
-		return nil, err
+	var parked []parkedRange
+	over := false
+	if cudaPipeline && b.onLevel == nil {
+		parked, over, err = b.largeCUDAPipe(d, nodes, n, rs)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if over {
+		pipeFallbacks.Add(1)
+		b.phases["large.retry"] += float64(time.Since(b.phase).Nanoseconds()) / 1e6
+		// A level outgrew the buffers reserved for the pipeline: the
+		// level-synchronous phase, which grows them, builds again.
+		if err := d.restart(n); err != nil {
+			return nil, err
+		}
+		b.levels = 0
+		rs = &records{}
+		nodes = []lnode{{box: root, off: 0, cnt: uint32(n), depth: 0, rec: rs.add()}}
+	}
+	if !cudaPipeline || b.onLevel != nil || over {
+		if parked, err = b.largeCUDA(d, nodes, n, rs); err != nil {
+			return nil, err
+		}
 	}
 	// The records of the parked ranges: leaves and small roots whose
 	// references stay on the device; parkedToHost brings them home when a
@@ -361,9 +450,7 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 	if err := b.ctx.Err(); err != nil {
 		return nil, err
 	}
-	if b.opt.Progress != nil {
-		b.opt.Progress(0, len(nodes))
-	}
+	b.levelProgress(0, len(nodes))
 	t0 := time.Now()
 	if err := b.levelFrontCUDA(d, nodes, len(nodes), n, false); err != nil {
 		return nil, err
@@ -393,7 +480,7 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 		if err := lb.count(workers, cnt, d.parked); err != nil {
 			return nil, err
 		}
-		if err := b.levelTailCUDA(d, nn, n, lb); err != nil {
+		if err := b.levelTailCUDA(d, nn, n, lb, level); err != nil {
 			return nil, err
 		}
 		// The tail's few launches to the driver now: the device runs them
@@ -410,8 +497,8 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 			if err := b.ctx.Err(); err != nil {
 				return nil, err
 			}
-			if b.opt.Progress != nil && !forceLeaf {
-				b.opt.Progress(level+1, nn2)
+			if !forceLeaf {
+				b.levelProgress(level+1, nn2)
 			}
 			if err := b.levelFrontCUDA(d, nil, nn2, n, forceLeaf); err != nil {
 				return nil, err
@@ -435,6 +522,17 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 			return parked, nil
 		}
 	}
+}
+
+// levelProgress reports large-phase level `level` of nodes nodes to the
+// progress callback, once: a build that starts its large phase again (the
+// pipelined phase's fallback) does not report the levels it reported.
+func (b *builder) levelProgress(level, nodes int) {
+	if b.opt.Progress == nil || level < b.reported {
+		return
+	}
+	b.reported = level + 1
+	b.opt.Progress(level, nodes)
 }
 
 // subPhase adds the time since t0 to phase name and returns now. The
@@ -480,23 +578,28 @@ func (d *devLevel) upload(nodes []lnode, n int) error {
 	if err := ensure(d.ex, &d.offsets, len(t)); err != nil {
 		return err
 	}
-	if err := d.offsets.CopyFromHost(t); err != nil {
+	if err := d.offsets.Slice(0, len(t)).CopyFromHost(t); err != nil {
 		return err
 	}
+	d.layout = nn
 	return d.sizeNodes(nn)
 }
 
-// sizeNodes makes the per-node buffers hold a level of nn nodes and points
-// d.info and d.nboxP into the node table in d.offsets.
+// sizeNodes makes the per-node buffers hold a level of nn nodes (a bound
+// at most the table's layout) and points d.info and d.nboxP into the node
+// table in d.offsets.
 func (d *devLevel) sizeNodes(nn int) error {
+	if nn > d.layout {
+		return fmt.Errorf("kdtree: a level of %d nodes in a table laid out for %d", nn, d.layout)
+	}
 	for _, e := range []error{ensure(d.ex, &d.dec, 6*nn), ensure(d.ex, &d.geo, 9*nn),
 		ensure(d.ex, &d.tight, 6*nn), ensure(d.ex, &d.pre, 2*nn+2), ensure(d.ex, &d.wstate, 2*nodeWordsState(nn))} {
 		if e != nil {
 			return e
 		}
 	}
-	d.info = d.offsets.Slice(nn+1, 4*nn)
-	d.nboxP = d.offsets.Slice(5*nn+1, 6*nn).Ptr()
+	d.info = d.offsets.Slice(d.layout+1, 4*nn)
+	d.nboxP = d.offsets.Slice(5*d.layout+1, 6*nn).Ptr()
 	return nil
 }
 
@@ -592,16 +695,15 @@ func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLea
 // counts (6 words per node) into lb.h.
 func (d *devLevel) readBack(lb *levelBook, nn int) error {
 	lb.h = growU32(lb.h, 6*nn)
+	lb.stride = nn
 	return d.dec.Slice(0, 6*nn).CopyToHost(lb.h)
 }
 
-// levelTailCUDA queues the rest of a level of nn nodes holding n
-// references once lb.count has read its counts: the node words and their
-// scan, then one kernel (kdtree_tail_f32) for the scatter, the parking and
-// the next level's node table (made on the device and swapped into
-// d.offsets). It waits for nothing; the level's
-// bookkeeping (lb.book) is independent of it.
-func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook) error {
+// levelTailCUDA queues the rest of level `level`, of nn nodes holding n
+// references, once lb.count has read its counts: the buffers grown to what
+// the count says the level needs, then queueTail. It waits for nothing; the
+// level's bookkeeping (lb.book) is independent of it.
+func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook, level int) error {
 	total, park := lb.total, lb.park
 	if err := ensure(d.ex, &d.tri[1], int(total)); err != nil {
 		return err
@@ -609,19 +711,7 @@ func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook) error {
 	if err := ensure(d.ex, &d.box[1], 6*int(total)); err != nil {
 		return err
 	}
-	// Where the children and the parked references go: one scan over the
-	// node words.
-	pre := d.pre.Slice(0, 2*nn+2)
-	const k = "kdtree_nodewords_scan_u32"
-	if err := d.ctx.Launch(k, cuda.Linear(nodeWordsState(nn)-1), cuda.Linear(256), 0,
-		d.info.Ptr(), d.dec.Ptr(), uint32(nn), pre.Ptr(), d.wstate.Ptr()); err != nil {
-		return fmt.Errorf("kdtree: %s: %w", k, err)
-	}
-	// Then one launch scatters the references, parks those of leaves and
-	// small roots, and makes the next level's node table (into d.next,
-	// then swapped in).
-	doPark := park > d.parked
-	if doPark {
+	if park > d.parked {
 		if err := ensureKeep(d.ex, &d.ptri, park, d.parked); err != nil {
 			return err
 		}
@@ -629,23 +719,55 @@ func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook) error {
 			return err
 		}
 	}
-	nn2 := 2 * lb.nsplit
-	if nn2 > 0 {
-		if err := ensure(d.ex, &d.next, tableLen(nn2)); err != nil {
-			return err
-		}
-	}
-	if err := d.launch("kdtree_tail_f32", max(n, nn+1), d.tri[0].Ptr(), d.box[0].Ptr(), d.flags.Ptr(), d.dstL.Ptr(),
-		d.dstR.Ptr(), d.clipL.Ptr(), d.clipR.Ptr(), uint32(n), d.tri[1].Ptr(), d.box[1].Ptr(),
-		d.offsets.Ptr(), pre.Ptr(), uint32(nn), d.dec.Ptr(), b2u(doPark), uint32(d.parked), bufPtr(d.ptri), bufPtr(d.pbox),
-		d.nboxP, d.info.Ptr(), d.dec.Slice(3*nn, 3*nn).Ptr(), uint32(nn2), total, bufPtr(d.next)); err != nil {
+	if err := b.queueTail(d, nn, n, 2*lb.nsplit, level); err != nil {
 		return err
 	}
-	if nn2 > 0 {
+	d.parked = park
+	return nil
+}
+
+// queueTail queues the rest of level `level` run on nb nodes and nRefs
+// references (the level's own counts, or bounds past them: see pad_node in
+// kernels/kdtree.cu): the node words and their scan, then one kernel
+// (kdtree_tail_f32) for the scatter, the parking, the next level's node
+// table laid out for layout nodes (made on the device into d.next, then
+// swapped in; none when layout is 0) and the next level's sizes (slot
+// level+1 of d.sz). It waits for nothing.
+func (b *builder) queueTail(d *devLevel, nb, nRefs, layout, level int) error {
+	// Where the children and the parked references go: one scan over the
+	// node words.
+	pre := d.pre.Slice(0, 2*nb+2)
+	const k = "kdtree_nodewords_scan_u32"
+	if err := d.ctx.Launch(k, cuda.Linear(nodeWordsState(nb)-1), cuda.Linear(256), 0,
+		d.info.Ptr(), d.dec.Ptr(), uint32(nb), pre.Ptr(), d.wstate.Ptr()); err != nil {
+		return fmt.Errorf("kdtree: %s: %w", k, err)
+	}
+	var table cuda.DevPtr
+	if layout > 0 {
+		if err := ensure(d.ex, &d.next, tableLen(layout)); err != nil {
+			return err
+		}
+		table = d.next.Ptr()
+	}
+	refCap := min(d.tri[1].Len(), d.box[1].Len()/6)
+	if d.refLimit > 0 {
+		refCap = min(refCap, d.refLimit)
+	}
+	parkCap := min(d.ptri.Len(), d.pbox.Len()/6)
+	szIn := d.sz.Slice(4*(level%szSlots), 4).Ptr()
+	szOut := d.sz.Slice(4*((level+1)%szSlots), 4).Ptr()
+	if err := d.launch("kdtree_tail_f32", max(nRefs, nb+1, layout+1), d.tri[0].Ptr(), d.box[0].Ptr(), d.flags.Ptr(),
+		d.dstL.Ptr(), d.dstR.Ptr(), d.clipL.Ptr(), d.clipR.Ptr(), uint32(nRefs), d.tri[1].Ptr(), d.box[1].Ptr(),
+		d.offsets.Ptr(), pre.Ptr(), uint32(nb), d.dec.Ptr(), d.ptri.Ptr(), d.pbox.Ptr(), uint32(parkCap),
+		d.nboxP, d.info.Ptr(), d.dec.Slice(3*nb, 3*nb).Ptr(), d.sc.Total().Ptr(), uint32(refCap),
+		uint32(layout), table, szIn, szOut); err != nil {
+		return err
+	}
+	if layout > 0 {
 		d.offsets, d.next = d.next, d.offsets
 		d.tableOK = true
+		d.layout = layout
 	}
-	d.parked = park
 	d.tri[0], d.tri[1] = d.tri[1], d.tri[0]
 	d.box[0], d.box[1] = d.box[1], d.box[0]
 	return nil
@@ -659,12 +781,32 @@ func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook) error {
 // other.
 type levelBook struct {
 	h      []uint32
+	stride int // the nodes h is laid out for (a bound past the level's, see parts); 0: the level's
+
+	// Pipelined (largeCUDAPipe): h lives in pin, copied there before ev;
+	// want is what the device computed for the next level (nodes,
+	// references, references parked), which count must find too.
+	pin    *cuda.Pinned
+	ev     *cuda.Event
+	want   [3]int
 	chunks []bookChunk
 	next   []uint32 // the next level's node reference counts, in node order
 
 	nsplit, npark int    // nodes that split, nodes parked (leaves and small roots)
 	park          int    // references parked once the level is done
 	total         uint32 // references of the next level
+}
+
+// parts returns the level's decisions (3 words a node), CountL, CountR and
+// ChildBase from h, a level of nn nodes laid out for lb.stride nodes (d.dec's
+// layout when the level ran on a bound of lb.stride nodes).
+func (lb *levelBook) parts(nn int) (dec, cl, cr, cb []uint32) {
+	st := lb.stride
+	if st == 0 {
+		st = nn
+	}
+	h := lb.h
+	return h[:3*nn], h[3*st : 3*st+nn], h[4*st : 4*st+nn], h[5*st : 5*st+nn]
 }
 
 // bookChunk is one chunk of bookGrain nodes: count's counts, then their
@@ -689,8 +831,7 @@ const bookGrain = 4096
 // nodes: book makes those later, on another goroutine.
 func (lb *levelBook) count(workers int, cnt []uint32, parked0 int) error {
 	nn := len(cnt)
-	h := lb.h
-	dec, cl, cr, cb := h[:3*nn], h[3*nn:4*nn], h[4*nn:5*nn], h[5*nn:6*nn]
+	dec, cl, cr, cb := lb.parts(nn)
 	nch := (nn + bookGrain - 1) / bookGrain
 	if cap(lb.chunks) < nch {
 		lb.chunks = make([]bookChunk, nch, nch+nch/4)
@@ -762,8 +903,7 @@ func (lb *levelBook) count(workers int, cnt []uint32, parked0 int) error {
 // spare's memory when it is large enough.
 func (lb *levelBook) book(workers int, nodes []lnode, rs *records, parked []parkedRange, spare []lnode) ([]lnode, []parkedRange) {
 	nn := len(nodes)
-	h := lb.h
-	dec, cl, cr, cb := h[:3*nn], h[3*nn:4*nn], h[4*nn:5*nn], h[5*nn:6*nn]
+	dec, cl, cr, cb := lb.parts(nn)
 	out := spare
 	if cap(out) < 2*lb.nsplit {
 		out = make([]lnode, 2*lb.nsplit, 2*lb.nsplit+lb.nsplit/2)

@@ -9,17 +9,17 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "e0a623a580d3a317151be8f0556b7e4f2faaffec53fba10f186aff158ec77d5d"
+const SourcesSHA256 = "16a0395be5d0bbe5f62b0690064322a963c4e9aa73965f74b9890b6e35109dac"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
 	"compact.cu": "3bdfab9cd051c5bb2ffcc5dc1c130f8f3da9b39fddcc8837cb1740e0957ea7a2",
-	"kdtree.cu":  "d8f5e81d1ef0afa40c6d0f8b1301e754ff9357bceed806981c53a9696845be11",
+	"kdtree.cu":  "07e46f735001b67593bbd068363f8c4697ce8383aacb485eeda29eddba031751",
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "048ec90e0245508f05e682c72912f46f74ea58388e56bee511f531b72c43af52",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
 	"scan.cu":    "17a1dabe1f1239ce49c309a1c3385642d0ba12f0d02af02a838bf15c3a689054",
 	"scan.cuh":   "84fdfec4c8655f0b3ef9280e64982ff9c98173e319e4dd46c7564d8ca33004fb",
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
-	"split.cu":   "e00f306089c204b6c488f4e75aab6831e231d374996be46809a04c77e18d9d17",
+	"split.cu":   "c6f40671487e578719f3e384b8674712f3ae444bc003e16865e2be25c11ef8d8",
 }

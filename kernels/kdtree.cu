@@ -294,7 +294,8 @@ __device__ __forceinline__ void bin_box(const float *b, const float *g, int bins
 // kdtree_bin_u32: the histograms of pending nodes: hist[(s*6 + 2a)*bins +
 // k] counts references whose box starts in bin k of axis a, hist[(s*6 +
 // 2a+1)*bins + k] those that end there (integer sums: exact, any order).
-// hist must be zero. Block b counts references [b·kBinTile, (b+1)·kBinTile):
+// hist must be zero; references at or past offsets[nodes] are padding (see
+// kdtree_tail_f32) and not counted. Block b counts references [b·kBinTile, (b+1)·kBinTile):
 // those of the node holding the tile's first reference into a histogram in
 // shared memory (6·bins words of dynamic shared memory), added to hist once
 // at the end (a big node's references then cost shared-memory atomics
@@ -305,6 +306,7 @@ extern "C" __global__ void kdtree_bin_u32(const float *box, const unsigned int *
 	using namespace kd_tree;
 	extern __shared__ unsigned int sh[];
 	unsigned int t0 = blockIdx.x * kBinTile;
+	n = min(n, offsets[nodes]); // references past the last node's end are padding
 	if (t0 >= n) return;
 	unsigned int t1 = min(n - t0, kBinTile) + t0;
 	unsigned int s0 = node_of(offsets, nodes, t0);
@@ -458,7 +460,8 @@ __device__ unsigned int classify_clip(unsigned int r, unsigned int s, int a, flo
 } // namespace kd_tree
 
 // kdtree_classify_f32: the flags of every reference (classify and clipBoth
-// in kdtree/level.go); straddling references get their clipped child boxes
+// in kdtree/level.go), 0 for the padding at or past offsets[nodes] (see
+// kdtree_tail_f32); straddling references get their clipped child boxes
 // in clipL/clipR. It also zeroes state[0 .. stateWords), the look-back
 // state of the level's kdtree_nodewords_scan_u32 (grid-stride). Blocks of
 // at most 256 threads.
@@ -481,7 +484,9 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_classify_f32(
 	__syncthreads();
 	bool straddles = false;
 	unsigned int s = 0;
-	if (r < n) {
+	if (r < n && r >= offsets[nodes]) {
+		flags[r] = 0; // padding past the last node's end (see kdtree_tail_f32)
+	} else if (r < n) {
 		s = node_of(offsets, nodes, r);
 		const unsigned int *d = dec + 3 * s;
 		unsigned int f = 0;
@@ -549,6 +554,7 @@ __device__ __forceinline__ void park_ref(unsigned int r, const unsigned int *tri
                                          const unsigned int *offsets, const unsigned int *pre, unsigned int nodes,
                                          const unsigned int *dec, unsigned int parkBase, unsigned int *ptri,
                                          float *pbox) {
+	if (r >= offsets[nodes]) return; // padding
 	unsigned int s = node_of(offsets, nodes, r);
 	unsigned int fate = dec[3 * s];
 	if (fate != kLeaf && fate != kSmall) return;
@@ -605,24 +611,22 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 //   offsets[j] = cb, offsets[j+1] = cb + cl,
 //   info[4j..] = cb, cl, depth+1, 0 and info[4(j+1)..] = cb+cl, cr, depth+1, 0,
 //   boxes: the node's box with hi[a] = pos (below) and lo[a] = pos (above)
-//   (childBoxes in kdtree/level.go);
-// s = nodes writes offsets[next] = total. next = 2·pre[nodes] is the next
-// level's node count; the table is tableLen(next) words: offsets, info at
-// next+1, boxes at 5·next+1 (large_cuda.go's upload layout).
+//   (childBoxes in kdtree/level.go).
+// The table has the layout of a level of `layout` nodes (offsets at 0,
+// info at layout+1, boxes at 5·layout+1; large_cuda.go's upload) and holds
+// next = 2·pre[nodes] <= layout nodes; pad_node writes the rest.
 namespace kd_tree {
 __device__ __forceinline__ void next_node(unsigned int s, const float *nbox, const unsigned int *info,
                                           const unsigned int *dec, const unsigned int *cnt, const unsigned int *pre,
-                                          unsigned int nodes, unsigned int next, unsigned int total,
-                                          unsigned int *table) {
-	if (s == nodes) table[next] = total;
+                                          unsigned int nodes, unsigned int layout, unsigned int *table) {
 	if (s >= nodes || dec[3 * s] != kSplit) return;
 	int a = (int)dec[3 * s + 1];
 	float pos = __uint_as_float(dec[3 * s + 2]);
 	unsigned int cl = cnt[s], cr = cnt[nodes + s], cb = cnt[2 * nodes + s];
 	unsigned int depth = info[4 * s + 2] + 1;
 	unsigned int j = 2 * pre[s];
-	unsigned int *ninfo = table + next + 1;
-	float *nb = (float *)(table + 5 * (size_t)next + 1);
+	unsigned int *ninfo = table + layout + 1;
+	float *nb = (float *)(table + 5 * (size_t)layout + 1);
 	table[j] = cb;
 	table[j + 1] = cb + cl;
 	ninfo[4 * j] = cb;
@@ -641,29 +645,73 @@ __device__ __forceinline__ void next_node(unsigned int s, const float *nbox, con
 	nb[6 * (size_t)j + 3 + a] = pos;
 	nb[6 * (size_t)j + 6 + a] = pos;
 }
+
+// pad_node: entry j of the next level's table past its next nodes: an
+// empty node at the end of the references (offsets[j] = total for next <=
+// j <= layout; info = total, 0, 0, 0 for j < layout). The level after can
+// then run on any node count up to layout and any reference count: its
+// padding nodes are empty (small roots of no reference, which park
+// nothing and have no children) and its references at or past
+// offsets[nodes] = total are padding that no kernel counts.
+__device__ __forceinline__ void pad_node(unsigned int j, unsigned int next, unsigned int layout,
+                                         unsigned int total, unsigned int *table) {
+	if (j < next || j > layout) return;
+	table[j] = total;
+	if (j == layout) return;
+	unsigned int *ninfo = table + layout + 1;
+	ninfo[4 * j] = total;
+	ninfo[4 * j + 1] = 0;
+	ninfo[4 * j + 2] = 0;
+	ninfo[4 * j + 3] = 0;
+}
 } // namespace kd_tree
 
-// kdtree_tail_f32: the rest of a level in one launch, max(n, nodes+1)
-// threads: thread r < n scatters reference r (scatter_ref) and, when park
-// != 0, parks it (park_ref); thread s <= nodes writes node s's part of the
-// next level's node table (next_node) when next != 0 (the next level has
-// nodes). The three write disjoint outputs and read only this level's data:
-// one launch where there were three kernels (the small scenes' levels are
-// launch-bound).
+// kdtree_tail_f32: the rest of a level in one launch, max(n, nodes+1,
+// layout+1) threads, where n and nodes may be bounds past the level's
+// references and nodes (see pad_node). The level's sizes come from the
+// device: szIn = (nodes, references, references parked before the level,
+// overflow) as the level before wrote them, pre (kdtree_nodewords_scan_u32)
+// and *total (split.Addresses' grand total). Thread r < n scatters
+// reference r (scatter_ref) and parks it when its node ends here
+// (park_ref); thread j <= layout writes entry j of the next level's table
+// (next_node, pad_node) when table is not null; thread 0 writes szOut, the
+// next level's sizes. When the next level would not fit (more than refCap
+// references, more than layout nodes, more than parkCap parked) or szIn
+// says overflow, nothing is written but szOut = (0, 0, parked, 1): the host
+// sees it and builds again on grown buffers. The three outputs are
+// disjoint and every thread reads only this level's data: one launch where
+// there were three kernels (the small scenes' levels are launch-bound).
 extern "C" __global__ void kdtree_tail_f32(const unsigned int *tri, const float *box, const unsigned int *flags,
                                            const unsigned int *dstL, const unsigned int *dstR, const float *clipL,
                                            const float *clipR, unsigned int n, unsigned int *ntri, float *nboxOut,
                                            const unsigned int *offsets, const unsigned int *pre, unsigned int nodes,
-                                           const unsigned int *dec, unsigned int park, unsigned int parkBase,
-                                           unsigned int *ptri, float *pbox, const float *nbox,
-                                           const unsigned int *info, const unsigned int *cnt, unsigned int next,
-                                           unsigned int total, unsigned int *table) {
+                                           const unsigned int *dec, unsigned int *ptri, float *pbox,
+                                           unsigned int parkCap, const float *nbox, const unsigned int *info,
+                                           const unsigned int *cnt, const unsigned int *total,
+                                           unsigned int refCap, unsigned int layout, unsigned int *table,
+                                           const unsigned int *szIn, unsigned int *szOut) {
 	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+	unsigned int next = 2 * pre[nodes];
+	unsigned int tot = *total;
+	unsigned int parkBase = szIn[2];
+	unsigned int parkLevel = pre[2 * nodes + 1] - pre[nodes + 1];
+	bool over = szIn[3] != 0 || tot > refCap || (unsigned long long)parkBase + parkLevel > parkCap ||
+	            (table != nullptr && next > layout) || (table == nullptr && next != 0);
+	if (i == 0) {
+		szOut[0] = over ? 0 : next;
+		szOut[1] = over ? 0 : tot;
+		szOut[2] = over ? parkBase : parkBase + parkLevel;
+		szOut[3] = over ? 1 : 0;
+	}
+	if (over) return;
 	if (i < n) {
 		kd_tree::scatter_ref(i, tri, box, flags, dstL, dstR, clipL, clipR, ntri, nboxOut);
-		if (park != 0) kd_tree::park_ref(i, tri, box, offsets, pre, nodes, dec, parkBase, ptri, pbox);
+		if (parkLevel != 0) kd_tree::park_ref(i, tri, box, offsets, pre, nodes, dec, parkBase, ptri, pbox);
 	}
-	if (next != 0 && i <= nodes) kd_tree::next_node(i, nbox, info, dec, cnt, pre, nodes, next, total, table);
+	if (table != nullptr) {
+		kd_tree::next_node(i, nbox, info, dec, cnt, pre, nodes, layout, table);
+		kd_tree::pad_node(i, next, layout, tot, table);
+	}
 }
 
 // kdtree_boxes_f32: the box of every initial reference (kept triangle

@@ -106,9 +106,14 @@ extern "C" __global__ void split_dest_u32(const unsigned int *flags, const unsig
                                           const unsigned int *countL, unsigned int *dstL, unsigned int *dstR) {
 	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n) return;
-	unsigned int s = kd_split::node_of(offsets, nodes, i);
 	unsigned int f = flags[i];
 	unsigned int dl = 0xFFFFFFFFu, dr = 0xFFFFFFFFu;
+	if ((f & 3u) == 0) { // no copy: no node to find (leaves, padding)
+		dstL[i] = dl;
+		dstR[i] = dr;
+		return;
+	}
+	unsigned int s = kd_split::node_of(offsets, nodes, i);
 	if (f & 1u) dl = base[s] + pre[i];
 	if (f & 2u) dr = base[s] + countL[s] + pre[n + 1 + i];
 	dstL[i] = dl;

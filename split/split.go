@@ -67,6 +67,10 @@ func (s *Scratch) Bytes() uint64 {
 	return 4 * uint64(s.scanRefs.Len()+s.totalDev.Len()+s.segOff.Len()+s.state.Len())
 }
 
+// Total is the one-word device buffer where the CUDA executor leaves the
+// grand total of Addresses and AddressesQueued (nil on the Go executor).
+func (s *Scratch) Total() *exec.Buf[uint32] { return s.totalDev }
+
 // Free releases the scratch; it is idempotent.
 func (s *Scratch) Free() error {
 	if s == nil {
@@ -133,7 +137,11 @@ func Addresses(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], 
 // AddressesQueued is Addresses without the total: on the CUDA executor the
 // work is only queued (no read-back, no wait). The total is
 // ChildBase[nodes-1] + CountL[nodes-1] + CountR[nodes-1] (0 for no nodes),
-// which a caller that reads the counts back anyway gets for free.
+// which a caller that reads the counts back anyway gets for free, and it
+// is left on the device in sc.Total(). On the CUDA executor offsets[nodes]
+// may also be less than len(flags) when the references past it have zero
+// flags (a level padded to sizes the host chose before the device knew the
+// real ones): they get no copies.
 func AddressesQueued(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result) error {
 	n, nodes := flags.Len(), offsets.Len()-1
 	if nodes < 0 {

@@ -56,6 +56,9 @@ type Context struct {
 	stageMu  sync.Mutex
 	stage    unsafe.Pointer // pinned staging buffers of large device-to-host copies (staging.go)
 	stageBad bool           // pinned memory could not be had: copy directly
+
+	pinMu  sync.Mutex
+	pinned []*Pinned // blocks given back to PutPinned (pinned.go)
 }
 
 // Event is a CUDA event on the default stream, for timing.
@@ -191,6 +194,9 @@ func (c *Context) Close() error {
 		if r := moduleUnload(c.ctx, c.mod, c.modImage); r != 0 && err == nil {
 			err = driverError("cuModuleUnload", "", r)
 		}
+	}
+	if r := c.freePinned(); r != 0 && err == nil {
+		err = driverError("cuMemFreeHost", "", r)
 	}
 	if r := c.freeStaging(); r != 0 && err == nil {
 		err = driverError("cuMemFreeHost", "", r)
@@ -424,9 +430,11 @@ func (e *Event) Record() error {
 	return driverError("cuEventRecord", "", eventRecord(e.c.ctx, e.ev))
 }
 
-// Synchronize waits until the event has happened.
+// Synchronize waits until the event has happened. It submits nothing: the
+// launches before the event were submitted when it was recorded, and
+// those queued since (by another goroutine, say) stay queued.
 func (e *Event) Synchronize() error {
-	if err := e.c.ready(); err != nil {
+	if err := e.c.check(); err != nil {
 		return err
 	}
 	return driverError("cuEventSynchronize", "", eventSync(e.c.ctx, e.ev))

@@ -616,3 +616,65 @@ func TestGPUMemCache(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestGPUPinnedAsyncCopy checks Pinned (rounded sizes, reuse after
+// PutPinned) and CopyToHostAsync: the words arrive at the offset once an
+// event recorded after the copy has happened, and copies past the block
+// are refused.
+func TestGPUPinnedAsyncCopy(t *testing.T) {
+	c := gpu(t)
+	const n = 5000
+	host := make([]uint32, n)
+	for i := range host {
+		host[i] = uint32(i)*2246822519 + 3
+	}
+	b, err := NewBuffer[uint32](c, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free()
+	if err := b.CopyFromHost(host); err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Pinned(4*n + 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Bytes() != pinnedMin {
+		t.Fatalf("pinned block of %d bytes, want %d", p.Bytes(), pinnedMin)
+	}
+	ev, err := c.NewEvent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ev.Destroy()
+	for _, tc := range []struct{ off, src, len int }{{0, 0, n}, {16, 7, 1}, {4 * 100, 33, n - 33}} {
+		if err := c.CopyToHostAsync(p, uint64(tc.off), b.Slice(tc.src, tc.len).Ptr(), uint64(4*tc.len)); err != nil {
+			t.Fatal(err)
+		}
+		if err := ev.Record(); err != nil {
+			t.Fatal(err)
+		}
+		if err := ev.Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+		got := p.U32(tc.off/4 + tc.len)[tc.off/4:]
+		for i, v := range got {
+			if v != host[tc.src+i] {
+				t.Fatalf("off %d src %d: word %d = %d, want %d", tc.off, tc.src, i, v, host[tc.src+i])
+			}
+		}
+	}
+	if err := c.CopyToHostAsync(p, pinnedMin-4, b.Ptr(), 8); err == nil {
+		t.Fatal("a copy past the pinned block was queued")
+	}
+	c.PutPinned(p)
+	q, err := c.Pinned(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q != p {
+		t.Fatal("the block given back was not reused")
+	}
+	c.PutPinned(q)
+}

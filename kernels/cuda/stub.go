@@ -22,6 +22,17 @@ type Context struct{}
 // Event is a CUDA event for timing.
 type Event struct{}
 
+// Pinned is page-locked host memory.
+type Pinned struct{}
+
+func (b *Pinned) U32(n int) []uint32                    { return nil }
+func (b *Pinned) Bytes() uint64                         { return 0 }
+func (c *Context) Pinned(bytes uint64) (*Pinned, error) { return nil, errNoCgo }
+func (c *Context) PutPinned(b *Pinned)                  {}
+func (c *Context) CopyToHostAsync(dst *Pinned, off uint64, src DevPtr, bytes uint64) error {
+	return errNoCgo
+}
+
 func DriverVersion() (int, error)                                     { return 0, errNoCgo }
 func Devices() ([]DeviceInfo, error)                                  { return nil, errNoCgo }
 func Open(ordinal int) (*Context, error)                              { return nil, errNoCgo }

@@ -1,0 +1,312 @@
+package kdtree
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/kdbuild/kdbuild/kernels/cuda"
+)
+
+// The pipelined CUDA large phase. largeCUDA waits for every level's
+// read-back before it queues the next level, because the next level's
+// launches need its sizes; the device then idles while the host counts and
+// queues (about half of each of the bunny's levels). Here the host never
+// waits for the level it has just queued: the next level runs on bounds
+// (twice the nodes and references of the level before, which the host
+// knows by then), the padding past the real sizes is empty (pad_node in
+// kernels/kdtree.cu: empty nodes, references no kernel counts), the
+// kernels read the real sizes from the device, and each level's sizes and
+// decisions reach the host by asynchronous copies that the booker waits for
+// on its own goroutine. The records are the same as largeCUDA's (the
+// booker counts each level with the same code and checks its counts
+// against the sizes the device computed).
+//
+// A level that would outgrow the buffers reserve made (more references or
+// parked references than they hold) is not written: its sizes say
+// overflow, and buildCUDA builds again with largeCUDA, which grows them.
+
+// cudaPipeline selects largeCUDAPipe; KDBUILD_LEVEL_PIPELINE=0 turns it off
+// (largeCUDA, one wait per level), as do the tests' level hooks.
+var cudaPipeline = os.Getenv("KDBUILD_LEVEL_PIPELINE") != "0"
+
+// pipeExactRefs is the level size, in references, from which the next
+// level runs on its own sizes rather than on bounds: the host waits for
+// them (a level's launches take the host about 0.1 ms to queue; a level of
+// a million references takes the device longer than that, and padding it
+// to twice the level before costs more). A variable for the tests.
+var pipeExactRefs = 1 << 20
+
+// pipeFallbacks counts the builds whose pipelined large phase overflowed
+// (tests).
+var pipeFallbacks atomic.Int64
+
+// pipeRefCap, when positive, caps the references of a pipelined level
+// (tests: it forces the overflow and the fallback to largeCUDA).
+var pipeRefCap = 0
+
+// largeCUDAPipe runs the levels of the CUDA large phase from nodes (the
+// root, n references, its table and sizes made by startLevels) without a
+// wait per level and returns the parked ranges, or overflow = true when a
+// level did not fit (nothing is then usable: see restart).
+func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) (parked []parkedRange, overflow bool, err error) {
+	ctx := d.ctx
+	refCap, nodeCap := d.scRefs, d.nodeCap
+	if pipeRefCap > 0 {
+		refCap = min(refCap, pipeRefCap)
+		d.refLimit = refCap
+	}
+	if err := d.ensurePipe(refCap, nodeCap, b.opt.Bins); err != nil {
+		return nil, false, err
+	}
+	szh, err := d.pinned(16 * szSlots)
+	if err != nil {
+		return nil, false, err
+	}
+	evs := make([]*cuda.Event, szSlots)
+	for i := range evs {
+		if evs[i], err = d.event(); err != nil {
+			return nil, false, err
+		}
+	}
+	rs.recs = slices.Grow(rs.recs, n/8+1024)
+	bk := newPipeBooker(b.ex.Workers(), nodes, rs, make([]parkedRange, 0, n/16+1024), n)
+	d.books = append(d.books, bk.all...)
+	defer bk.finish()
+
+	// queue queues level k on nb nodes and nRefs references (bounds), its
+	// next level's table laid out for twice nb nodes, and the copy of the
+	// next level's sizes to the host.
+	front := func(nb, nRefs int, nodes []lnode) error {
+		if err := b.levelFrontCUDA(d, nodes, nb, nRefs, false); err != nil {
+			return err
+		}
+		return ctx.Flush()
+	}
+	tail := func(k, nb, nRefs int) error {
+		if err := b.queueTail(d, nb, nRefs, min(2*nb, nodeCap), k); err != nil {
+			return err
+		}
+		slot := (k + 1) % szSlots
+		if err := ctx.CopyToHostAsync(szh, uint64(16*slot), d.sz.Slice(4*slot, 4).Ptr(), 16); err != nil {
+			return err
+		}
+		if err := evs[slot].Record(); err != nil {
+			return err
+		}
+		return ctx.Flush()
+	}
+	t0 := time.Now()
+	b.levelProgress(0, 1)
+	if err := front(1, n, nodes); err != nil {
+		return nil, false, err
+	}
+	if err := tail(0, 1, n); err != nil {
+		return nil, false, err
+	}
+	b.levels++
+	t0 = b.subPhase("large.upload", t0)
+	// Level k-1's bound (the layout of its decisions) and real sizes, and
+	// the references parked before it.
+	prevNB, lastNN, lastN, lastPK := 1, 1, n, 0
+	// sizes waits for level k's sizes (written by level k-1's tail).
+	sizes := func(k int) (nn, nr, pk int, over bool, err error) {
+		if err := evs[k%szSlots].Synchronize(); err != nil {
+			return 0, 0, 0, false, err
+		}
+		h := szh.U32(4 * szSlots)[4*(k%szSlots):]
+		return int(h[0]), int(h[1]), int(h[2]), h[3] != 0, nil
+	}
+	for k := 1; ; k++ {
+		if err := b.ctx.Err(); err != nil {
+			return nil, false, err
+		}
+		// Level k-1's decisions to the host before level k's front
+		// overwrites them; the booker waits for the copy.
+		lb := bk.take()
+		if err := d.fetch(lb, prevNB, lastNN); err != nil {
+			return nil, false, err
+		}
+		// Level k's bounds: twice level k-1's nodes and references, or,
+		// after a level of pipeExactRefs references or more (its device
+		// time dwarfs the host's queueing, and padding would cost more
+		// than waiting), level k's own sizes.
+		known := lastN >= pipeExactRefs
+		nn, nr, pk, over := 0, 0, 0, false
+		var err error
+		if known {
+			if nn, nr, pk, over, err = sizes(k); err != nil {
+				return nil, false, err
+			}
+		}
+		nb, nRefs := min(2*lastNN, d.layout), min(2*lastN, refCap)
+		if known {
+			nb, nRefs = nn, nr
+		}
+		if !known || (nn > 0 && !over) {
+			if err := front(nb, nRefs, nil); err != nil {
+				return nil, false, err
+			}
+		}
+		// Room to park what levels k-1 and k may park: at most 2·lastN
+		// (a reference of level k-1 parks, or its copies go to level k and
+		// park there). When that may not fit, wait for level k's sizes
+		// (level k-1 done; the device runs level k's front meanwhile) and
+		// grow the buffers to what is parked then plus all of level k's
+		// references, those parked kept, before level k's tail.
+		if parkCap := min(d.ptri.Len(), d.pbox.Len()/6); !known && lastPK+2*lastN > parkCap {
+			if nn, nr, pk, over, err = sizes(k); err != nil {
+				return nil, false, err
+			}
+			known = true
+		}
+		if known && !over && nn > 0 && pk+nr > min(d.ptri.Len(), d.pbox.Len()/6) {
+			if err := d.growParked(pk+nr, pk); err != nil {
+				return nil, false, err
+			}
+		}
+		if !known || (nn > 0 && !over) {
+			if err := tail(k, nb, nRefs); err != nil {
+				return nil, false, err
+			}
+		}
+		t0 = b.subPhase("large.host", t0)
+		// Level k's sizes, which level k-1's tail wrote: the device is
+		// busy with level k meanwhile.
+		if !known {
+			if nn, nr, pk, over, err = sizes(k); err != nil {
+				return nil, false, err
+			}
+		}
+		t0 = b.subPhase("large.device", t0)
+		lb.want = [3]int{nn, nr, pk}
+		bk.give(lb)
+		if over {
+			bk.finish()
+			return nil, true, nil
+		}
+		if nn == 0 {
+			d.parked = pk
+			break
+		}
+		b.levels++
+		b.levelProgress(k, nn)
+		prevNB, lastNN, lastN, lastPK = nb, nn, nr, pk
+	}
+	parked = bk.finish()
+	b.subPhase("large.book", t0)
+	return parked, false, bk.failed()
+}
+
+// growParked makes the parked references' buffers hold at least n, the
+// first used kept (copied on the stream, after the work that wrote them).
+func (d *devLevel) growParked(n, used int) error {
+	if d.ptri.Len() >= n && d.pbox.Len() >= 6*n {
+		return nil
+	}
+	if err := ensureKeep(d.ex, &d.ptri, n, used); err != nil {
+		return err
+	}
+	return ensureKeep(d.ex, &d.pbox, 6*n, 6*used)
+}
+
+// ensurePipe makes the level buffers hold levels of refs references and
+// nodes nodes (reserve's sizes: nothing is allocated after it), so that
+// any level up to those bounds runs without the host growing a buffer.
+func (d *devLevel) ensurePipe(refs, nodes, bins int) error {
+	for _, e := range []error{ensure(d.ex, &d.flags, refs), ensure(d.ex, &d.dstL, refs), ensure(d.ex, &d.dstR, refs),
+		ensure(d.ex, &d.clipL, 6*refs), ensure(d.ex, &d.clipR, 6*refs), ensure(d.ex, &d.dec, 6*nodes),
+		ensure(d.ex, &d.geo, 9*nodes), ensure(d.ex, &d.tight, 6*nodes), ensure(d.ex, &d.pre, 2*nodes+2),
+		ensure(d.ex, &d.wstate, 2*nodeWordsState(nodes)), ensure(d.ex, &d.next, tableLen(nodes))} {
+		if e != nil {
+			return e
+		}
+	}
+	for i := range 2 {
+		if d.tri[i].Len() < refs || d.box[i].Len() < 6*refs {
+			return fmt.Errorf("kdtree: level buffers of %d references, want %d", min(d.tri[i].Len(), d.box[i].Len()/6), refs)
+		}
+	}
+	if d.offsets.Len() < tableLen(nodes) || d.sc == nil || d.scRefs < refs || d.scN < nodes {
+		return fmt.Errorf("kdtree: level buffers for fewer than %d nodes", nodes)
+	}
+	if d.hist == nil || d.hist.Len() < 6*bins*nodes {
+		if err := ensure(d.ex, &d.hist, 6*bins*nodes); err != nil {
+			return err
+		}
+		d.histZero = false
+	}
+	return nil
+}
+
+// pinned returns pinned host memory of at least bytes, given back to the
+// context by free.
+func (d *devLevel) pinned(bytes int) (*cuda.Pinned, error) {
+	p, err := d.ctx.Pinned(uint64(bytes))
+	if err != nil {
+		return nil, err
+	}
+	d.pins = append(d.pins, p)
+	return p, nil
+}
+
+// event returns a new event, destroyed by free.
+func (d *devLevel) event() (*cuda.Event, error) {
+	e, err := d.ctx.NewEvent()
+	if err != nil {
+		return nil, err
+	}
+	d.events = append(d.events, e)
+	return e, nil
+}
+
+// fetch queues the copy of the last queued level's decisions and child
+// counts (d.dec, laid out for a bound of nb nodes; the level has nn) into
+// lb's pinned memory, laid out for nn nodes, and records lb's event after
+// it.
+func (d *devLevel) fetch(lb *levelBook, nb, nn int) error {
+	words := 6 * nn
+	if lb.pin == nil || lb.pin.Bytes() < uint64(4*words) {
+		p, err := d.pinned(4 * words)
+		if err != nil {
+			return err
+		}
+		lb.pin = p
+	}
+	if lb.ev == nil {
+		e, err := d.event()
+		if err != nil {
+			return err
+		}
+		lb.ev = e
+	}
+	lb.h, lb.stride = lb.pin.U32(words), nn
+	// The decisions, then CountL, CountR and ChildBase: one copy when
+	// they are contiguous, else four (the padding is not copied).
+	parts := [][2]int{{0, 6 * nn}}
+	if nb != nn {
+		parts = [][2]int{{0, 3 * nn}, {3 * nb, nn}, {4 * nb, nn}, {5 * nb, nn}}
+	}
+	off := 0
+	for _, p := range parts {
+		if err := d.ctx.CopyToHostAsync(lb.pin, uint64(4*off), d.dec.Slice(p[0], p[1]).Ptr(), uint64(4*p[1])); err != nil {
+			return err
+		}
+		off += p[1]
+	}
+	return lb.ev.Record()
+}
+
+// wait waits for fetch's copy.
+func (lb *levelBook) wait() error { return lb.ev.Synchronize() }
+
+// check compares what count found with the sizes the device computed for
+// the next level (want: nodes, references, references parked).
+func (lb *levelBook) check() error {
+	if got := [3]int{2 * lb.nsplit, int(lb.total), lb.park}; got != lb.want {
+		return fmt.Errorf("kdtree: a level's counts (nodes, references, parked) %v, the device's %v", got, lb.want)
+	}
+	return nil
+}
