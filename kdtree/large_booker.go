@@ -47,12 +47,11 @@ func newBooker(workers int, nodes []lnode, rs *records, parked []parkedRange, in
 // newPipeBooker starts a booker for largeCUDAPipe: its jobs are
 // read-backs still being copied (levelBook.fetch), which it waits for,
 // counts (with the level before's counts) and checks against the sizes the
-// device computed, then books. Four levelBooks: the main goroutine may
-// fetch a level while one is counted and one held for its counts.
+// device computed, then books (runPipe).
 func newPipeBooker(workers int, nodes []lnode, rs *records, parked []parkedRange, n int) *booker {
 	k := &booker{workers: workers, rs: rs, nodes: nodes, parked: parked, pipe: true, first: uint32(n),
-		jobs: make(chan *levelBook, 4), free: make(chan *levelBook, 4), done: make(chan struct{})}
-	for range 4 {
+		jobs: make(chan *levelBook, pipeBooks), free: make(chan *levelBook, pipeBooks), done: make(chan struct{})}
+	for range pipeBooks {
 		lb := &levelBook{}
 		k.all = append(k.all, lb)
 		k.free <- lb
@@ -61,11 +60,31 @@ func newPipeBooker(workers int, nodes []lnode, rs *records, parked []parkedRange
 	return k
 }
 
+// pipeBooks is the number of levelBooks of a pipelined booker.
+const pipeBooks = 8
+
+// runPipe counts the levels on this goroutine and books them on another,
+// so that counting a level overlaps booking the one before (as in
+// largeCUDA, where the main goroutine counts). A levelBook goes back to
+// free when it is booked and the next level is counted (its next is that
+// count's input).
 func (k *booker) runPipe() {
 	defer close(k.done)
+	books := make(chan *levelBook, pipeBooks)
+	booked := make(chan struct{})
+	go func() {
+		defer close(booked)
+		for lb := range books {
+			if !lb.skip {
+				k.book(lb)
+			}
+			k.release(lb)
+		}
+	}()
 	var prev *levelBook
 	cnt, parked0 := []uint32{k.first}, 0
 	for lb := range k.jobs {
+		lb.refs.Store(2)
 		err := lb.wait() // always: the pinned memory must be done with before reuse
 		if k.err == nil {
 			k.err = err
@@ -76,16 +95,24 @@ func (k *booker) runPipe() {
 		if k.err == nil {
 			k.err = lb.check()
 		}
-		if k.err == nil {
-			k.book(lb)
-		}
+		lb.skip = k.err != nil
+		books <- lb
 		if prev != nil {
-			k.free <- prev
+			k.release(prev)
 		}
 		prev, cnt, parked0 = lb, lb.next, lb.park
 	}
 	if prev != nil {
-		k.free <- prev
+		k.release(prev)
+	}
+	close(books)
+	<-booked
+}
+
+// release drops one of a pipelined levelBook's two users.
+func (k *booker) release(lb *levelBook) {
+	if lb.refs.Add(-1) == 0 {
+		k.free <- lb
 	}
 }
 
@@ -130,6 +157,9 @@ func (k *booker) current() []lnode {
 	}
 	return k.nodes
 }
+
+// drop gives back a levelBook taken but not given (its copy done).
+func (k *booker) drop(lb *levelBook) { k.free <- lb }
 
 // failed is the pipelined booker's first error, after finish.
 func (k *booker) failed() error { return k.err }

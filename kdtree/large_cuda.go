@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
@@ -36,7 +37,6 @@ type devLevel struct {
 	tri          [2]*exec.Buf[uint32] // current and next references
 	box          [2]*exec.Buf[float32]
 	flags        *exec.Buf[uint32]
-	dstL, dstR   *exec.Buf[uint32]
 	clipL, clipR *exec.Buf[float32]
 	offsets      *exec.Buf[uint32] // the level's node table (see upload); info is a view of it
 	info         *exec.Buf[uint32]
@@ -80,6 +80,7 @@ type devLevel struct {
 	// What the pipelined large phase borrowed: pinned host memory and
 	// events (given back by free, after the device is done with them) and
 	// its levelBooks.
+	log    *exec.Buf[uint32] // the last level's log (kdtree_tail_f32), 4 + 6·nodeCap words
 	pins   []*cuda.Pinned
 	events []*cuda.Event
 	books  []*levelBook
@@ -90,8 +91,8 @@ type devLevel struct {
 const szSlots = 8
 
 func (d *devLevel) free() {
-	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.flags, d.dstL, d.dstR, d.offsets, d.info,
-		d.dec, d.hist, d.parkOff, d.ptri, d.arenaU, d.next, d.pre, d.wstate, d.sz} {
+	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.flags, d.offsets, d.info,
+		d.dec, d.hist, d.parkOff, d.ptri, d.arenaU, d.next, d.pre, d.wstate, d.sz, d.log} {
 		b.Free()
 	}
 	for _, b := range []*exec.Buf[float32]{d.tv, d.box[0], d.box[1], d.clipL, d.clipR, d.nbox, d.geo, d.pbox, d.arenaF,
@@ -125,7 +126,7 @@ func (d *devLevel) free() {
 // slot is then unused until the build ends).
 func (d *devLevel) reserve(n, bins int) error {
 	refs, nodes := 2*n, max(n/16, 256)
-	us := []arenaSlot[uint32]{{&d.tri[0], refs}, {&d.tri[1], refs}, {&d.flags, refs}, {&d.dstL, refs}, {&d.dstR, refs},
+	us := []arenaSlot[uint32]{{&d.tri[0], refs}, {&d.tri[1], refs}, {&d.flags, refs},
 		{&d.offsets, tableLen(nodes)}, {&d.dec, 6 * nodes},
 		{&d.hist, 6 * bins * nodes}, {&d.next, tableLen(nodes)}, {&d.pre, 2*nodes + 2},
 		{&d.wstate, 2 * nodeWordsState(nodes)}, {&d.sz, 4 * szSlots}}
@@ -665,7 +666,7 @@ func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLea
 		return err
 	}
 	// Classify and clip, addresses (queued, no read-back).
-	for _, e := range []error{ensure(d.ex, &d.flags, n), ensure(d.ex, &d.dstL, n), ensure(d.ex, &d.dstR, n),
+	for _, e := range []error{ensure(d.ex, &d.flags, n),
 		ensure(d.ex, &d.clipL, 6*n), ensure(d.ex, &d.clipR, 6*n)} {
 		if e != nil {
 			return e
@@ -685,9 +686,10 @@ func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLea
 		}
 	}
 	// d.dec holds the decisions (3 words per node), then CountL, CountR and
-	// ChildBase (nn words each): one read-back brings all of them.
+	// ChildBase (nn words each): one read-back brings all of them. No
+	// destinations: kdtree_tail_f32 computes each copy's from the ranks
+	// (d.sc.Ranks()) as it scatters.
 	return split.AddressesQueued(d.ex, d.sc, d.flags.Slice(0, n), d.offsets.Slice(0, nn+1), split.Result{
-		DstL: d.dstL, DstR: d.dstR,
 		CountL: d.dec.Slice(3*nn, nn), CountR: d.dec.Slice(4*nn, nn), ChildBase: d.dec.Slice(5*nn, nn)})
 }
 
@@ -719,7 +721,7 @@ func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook, level int
 			return err
 		}
 	}
-	if err := b.queueTail(d, nn, n, 2*lb.nsplit, level); err != nil {
+	if err := b.queueTail(d, nn, n, 2*lb.nsplit, level, 0); err != nil {
 		return err
 	}
 	d.parked = park
@@ -732,8 +734,9 @@ func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook, level int
 // (kdtree_tail_f32) for the scatter, the parking, the next level's node
 // table laid out for layout nodes (made on the device into d.next, then
 // swapped in; none when layout is 0) and the next level's sizes (slot
-// level+1 of d.sz). It waits for nothing.
-func (b *builder) queueTail(d *devLevel, nb, nRefs, layout, level int) error {
+// level+1 of d.sz), and when log is not 0 the level's log there (see
+// kdtree_tail_f32). It waits for nothing.
+func (b *builder) queueTail(d *devLevel, nb, nRefs, layout, level int, log cuda.DevPtr) error {
 	// Where the children and the parked references go: one scan over the
 	// node words.
 	pre := d.pre.Slice(0, 2*nb+2)
@@ -757,10 +760,10 @@ func (b *builder) queueTail(d *devLevel, nb, nRefs, layout, level int) error {
 	szIn := d.sz.Slice(4*(level%szSlots), 4).Ptr()
 	szOut := d.sz.Slice(4*((level+1)%szSlots), 4).Ptr()
 	if err := d.launch("kdtree_tail_f32", max(nRefs, nb+1, layout+1), d.tri[0].Ptr(), d.box[0].Ptr(), d.flags.Ptr(),
-		d.dstL.Ptr(), d.dstR.Ptr(), d.clipL.Ptr(), d.clipR.Ptr(), uint32(nRefs), d.tri[1].Ptr(), d.box[1].Ptr(),
+		d.sc.Ranks().Ptr(), d.clipL.Ptr(), d.clipR.Ptr(), uint32(nRefs), d.tri[1].Ptr(), d.box[1].Ptr(),
 		d.offsets.Ptr(), pre.Ptr(), uint32(nb), d.dec.Ptr(), d.ptri.Ptr(), d.pbox.Ptr(), uint32(parkCap),
 		d.nboxP, d.info.Ptr(), d.dec.Slice(3*nb, 3*nb).Ptr(), d.sc.Total().Ptr(), uint32(refCap),
-		uint32(layout), table, szIn, szOut); err != nil {
+		uint32(layout), table, szIn, szOut, log); err != nil {
 		return err
 	}
 	if layout > 0 {
@@ -789,6 +792,8 @@ type levelBook struct {
 	pin    *cuda.Pinned
 	ev     *cuda.Event
 	want   [3]int
+	refs   atomic.Int32 // the booker's users of it (runPipe)
+	skip   bool         // not to be booked (an earlier level failed)
 	chunks []bookChunk
 	next   []uint32 // the next level's node reference counts, in node order
 

@@ -51,6 +51,12 @@ var pipeRefCap = 0
 // root, n references, its table and sizes made by startLevels) without a
 // wait per level and returns the parked ranges, or overflow = true when a
 // level did not fit (nothing is then usable: see restart).
+//
+// Each level's tail writes a log (kdtree_tail_f32: the next level's sizes,
+// then the level's decisions and child counts), copied to the host in one
+// asynchronous copy into the level's levelBook; the host waits for level
+// k-1's copy (its sizes) while the device runs level k, and the booker
+// waits for it on its own goroutine.
 func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) (parked []parkedRange, overflow bool, err error) {
 	ctx := d.ctx
 	refCap, nodeCap := d.scRefs, d.nodeCap
@@ -61,72 +67,50 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 	if err := d.ensurePipe(refCap, nodeCap, b.opt.Bins); err != nil {
 		return nil, false, err
 	}
-	szh, err := d.pinned(16 * szSlots)
-	if err != nil {
-		return nil, false, err
-	}
-	evs := make([]*cuda.Event, szSlots)
-	for i := range evs {
-		if evs[i], err = d.event(); err != nil {
-			return nil, false, err
-		}
-	}
 	rs.recs = slices.Grow(rs.recs, n/8+1024)
 	bk := newPipeBooker(b.ex.Workers(), nodes, rs, make([]parkedRange, 0, n/16+1024), n)
 	d.books = append(d.books, bk.all...)
 	defer bk.finish()
 
-	// queue queues level k on nb nodes and nRefs references (bounds), its
-	// next level's table laid out for twice nb nodes, and the copy of the
-	// next level's sizes to the host.
+	// front queues level k's front on nb nodes and nRefs references
+	// (bounds or the level's sizes); tail its tail, the next level's table
+	// laid out for twice nb nodes, and the copy of its log into lb.
 	front := func(nb, nRefs int, nodes []lnode) error {
-		if err := b.levelFrontCUDA(d, nodes, nb, nRefs, false); err != nil {
+		return b.levelFrontCUDA(d, nodes, nb, nRefs, false)
+	}
+	tail := func(k, nb, nRefs int, lb *levelBook) error {
+		if err := b.queueTail(d, nb, nRefs, min(2*nb, nodeCap), k, d.log.Ptr()); err != nil {
+			return err
+		}
+		if err := d.fetch(lb, nb); err != nil {
 			return err
 		}
 		return ctx.Flush()
 	}
-	tail := func(k, nb, nRefs int) error {
-		if err := b.queueTail(d, nb, nRefs, min(2*nb, nodeCap), k); err != nil {
-			return err
+	// sizes waits for lb's copy and returns the sizes it holds (the next
+	// level's: nodes, references, parked before it, overflow).
+	sizes := func(lb *levelBook) (nn, nr, pk int, over bool, err error) {
+		if err := lb.wait(); err != nil {
+			return 0, 0, 0, false, err
 		}
-		slot := (k + 1) % szSlots
-		if err := ctx.CopyToHostAsync(szh, uint64(16*slot), d.sz.Slice(4*slot, 4).Ptr(), 16); err != nil {
-			return err
-		}
-		if err := evs[slot].Record(); err != nil {
-			return err
-		}
-		return ctx.Flush()
+		h := lb.pin.U32(4)
+		return int(h[0]), int(h[1]), int(h[2]), h[3] != 0, nil
 	}
 	t0 := time.Now()
 	b.levelProgress(0, 1)
+	last := bk.take() // level k-1's levelBook
 	if err := front(1, n, nodes); err != nil {
 		return nil, false, err
 	}
-	if err := tail(0, 1, n); err != nil {
+	if err := tail(0, 1, n, last); err != nil {
 		return nil, false, err
 	}
 	b.levels++
 	t0 = b.subPhase("large.upload", t0)
-	// Level k-1's bound (the layout of its decisions) and real sizes, and
-	// the references parked before it.
-	prevNB, lastNN, lastN, lastPK := 1, 1, n, 0
-	// sizes waits for level k's sizes (written by level k-1's tail).
-	sizes := func(k int) (nn, nr, pk int, over bool, err error) {
-		if err := evs[k%szSlots].Synchronize(); err != nil {
-			return 0, 0, 0, false, err
-		}
-		h := szh.U32(4 * szSlots)[4*(k%szSlots):]
-		return int(h[0]), int(h[1]), int(h[2]), h[3] != 0, nil
-	}
+	// Level k-1's real sizes and the references parked before it.
+	lastNN, lastN, lastPK := 1, n, 0
 	for k := 1; ; k++ {
 		if err := b.ctx.Err(); err != nil {
-			return nil, false, err
-		}
-		// Level k-1's decisions to the host before level k's front
-		// overwrites them; the booker waits for the copy.
-		lb := bk.take()
-		if err := d.fetch(lb, prevNB, lastNN); err != nil {
 			return nil, false, err
 		}
 		// Level k's bounds: twice level k-1's nodes and references, or,
@@ -135,9 +119,8 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 		// than waiting), level k's own sizes.
 		known := lastN >= pipeExactRefs
 		nn, nr, pk, over := 0, 0, 0, false
-		var err error
 		if known {
-			if nn, nr, pk, over, err = sizes(k); err != nil {
+			if nn, nr, pk, over, err = sizes(last); err != nil {
 				return nil, false, err
 			}
 		}
@@ -157,7 +140,10 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 		// grow the buffers to what is parked then plus all of level k's
 		// references, those parked kept, before level k's tail.
 		if parkCap := min(d.ptri.Len(), d.pbox.Len()/6); !known && lastPK+2*lastN > parkCap {
-			if nn, nr, pk, over, err = sizes(k); err != nil {
+			if err := ctx.Flush(); err != nil {
+				return nil, false, err
+			}
+			if nn, nr, pk, over, err = sizes(last); err != nil {
 				return nil, false, err
 			}
 			known = true
@@ -167,8 +153,12 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 				return nil, false, err
 			}
 		}
+		var lb *levelBook
 		if !known || (nn > 0 && !over) {
-			if err := tail(k, nb, nRefs); err != nil {
+			t0 = b.subPhase("large.host", t0)
+			lb = bk.take()
+			t0 = b.subPhase("large.booker", t0) // waiting for a levelBook: the booker is behind
+			if err := tail(k, nb, nRefs, lb); err != nil {
 				return nil, false, err
 			}
 		}
@@ -176,24 +166,31 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 		// Level k's sizes, which level k-1's tail wrote: the device is
 		// busy with level k meanwhile.
 		if !known {
-			if nn, nr, pk, over, err = sizes(k); err != nil {
+			if nn, nr, pk, over, err = sizes(last); err != nil {
 				return nil, false, err
 			}
 		}
 		t0 = b.subPhase("large.device", t0)
-		lb.want = [3]int{nn, nr, pk}
-		bk.give(lb)
-		if over {
-			bk.finish()
-			return nil, true, nil
-		}
-		if nn == 0 {
+		// Level k-1's decisions (its log after the sizes) to the booker.
+		last.h, last.stride = last.pin.U32(4 + 6*lastNN)[4:], lastNN
+		last.want = [3]int{nn, nr, pk}
+		bk.give(last)
+		last = lb
+		if over || nn == 0 {
+			if lb != nil {
+				lb.ev.Synchronize() // its copy is done before the booker takes it again
+				bk.drop(lb)
+			}
+			if over {
+				bk.finish()
+				return nil, true, nil
+			}
 			d.parked = pk
 			break
 		}
 		b.levels++
 		b.levelProgress(k, nn)
-		prevNB, lastNN, lastN, lastPK = nb, nn, nr, pk
+		lastNN, lastN, lastPK = nn, nr, pk
 	}
 	parked = bk.finish()
 	b.subPhase("large.book", t0)
@@ -216,10 +213,11 @@ func (d *devLevel) growParked(n, used int) error {
 // nodes nodes (reserve's sizes: nothing is allocated after it), so that
 // any level up to those bounds runs without the host growing a buffer.
 func (d *devLevel) ensurePipe(refs, nodes, bins int) error {
-	for _, e := range []error{ensure(d.ex, &d.flags, refs), ensure(d.ex, &d.dstL, refs), ensure(d.ex, &d.dstR, refs),
+	for _, e := range []error{ensure(d.ex, &d.flags, refs),
 		ensure(d.ex, &d.clipL, 6*refs), ensure(d.ex, &d.clipR, 6*refs), ensure(d.ex, &d.dec, 6*nodes),
 		ensure(d.ex, &d.geo, 9*nodes), ensure(d.ex, &d.tight, 6*nodes), ensure(d.ex, &d.pre, 2*nodes+2),
-		ensure(d.ex, &d.wstate, 2*nodeWordsState(nodes)), ensure(d.ex, &d.next, tableLen(nodes))} {
+		ensure(d.ex, &d.wstate, 2*nodeWordsState(nodes)), ensure(d.ex, &d.next, tableLen(nodes)),
+		ensure(d.ex, &d.log, 4+6*nodes)} {
 		if e != nil {
 			return e
 		}
@@ -262,12 +260,12 @@ func (d *devLevel) event() (*cuda.Event, error) {
 	return e, nil
 }
 
-// fetch queues the copy of the last queued level's decisions and child
-// counts (d.dec, laid out for a bound of nb nodes; the level has nn) into
-// lb's pinned memory, laid out for nn nodes, and records lb's event after
-// it.
-func (d *devLevel) fetch(lb *levelBook, nb, nn int) error {
-	words := 6 * nn
+// fetch queues the copy of the log of the last queued level (run on a
+// bound of nb nodes: the next level's 4 sizes, then at most nb nodes'
+// decisions and child counts, see kdtree_tail_f32) into lb's pinned memory
+// and records lb's event after it.
+func (d *devLevel) fetch(lb *levelBook, nb int) error {
+	words := 4 + 6*nb
 	if lb.pin == nil || lb.pin.Bytes() < uint64(4*words) {
 		p, err := d.pinned(4 * words)
 		if err != nil {
@@ -282,19 +280,8 @@ func (d *devLevel) fetch(lb *levelBook, nb, nn int) error {
 		}
 		lb.ev = e
 	}
-	lb.h, lb.stride = lb.pin.U32(words), nn
-	// The decisions, then CountL, CountR and ChildBase: one copy when
-	// they are contiguous, else four (the padding is not copied).
-	parts := [][2]int{{0, 6 * nn}}
-	if nb != nn {
-		parts = [][2]int{{0, 3 * nn}, {3 * nb, nn}, {4 * nb, nn}, {5 * nb, nn}}
-	}
-	off := 0
-	for _, p := range parts {
-		if err := d.ctx.CopyToHostAsync(lb.pin, uint64(4*off), d.dec.Slice(p[0], p[1]).Ptr(), uint64(4*p[1])); err != nil {
-			return err
-		}
-		off += p[1]
+	if err := d.ctx.CopyToHostAsync(lb.pin, 0, d.log.Ptr(), uint64(4*words)); err != nil {
+		return err
 	}
 	return lb.ev.Record()
 }

@@ -521,43 +521,40 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_classify_f32(
 
 namespace kd_tree {
 
-// scatter_ref: reference r's copies to their places in the next level
-// (split.Addresses gave dstL/dstR).
-__device__ __forceinline__ void scatter_ref(unsigned int r, const unsigned int *tri, const float *box,
-                                            const unsigned int *flags, const unsigned int *dstL,
-                                            const unsigned int *dstR, const float *clipL, const float *clipR,
-                                            unsigned int *ntri, float *nboxOut) {
-	unsigned int f = flags[r];
-	if (f == 0) return;
+// scatter_ref: reference r's copies (flags f != 0) to their places in the
+// next level: node s's children start at base[s] = cnt[2·nodes+s], the left
+// one holds cnt[s] copies, and r's ranks among its node's left and right
+// copies are ranks[r] and ranks[n+1+r] (split.Addresses without
+// destinations, n its reference count).
+__device__ __forceinline__ void scatter_ref(unsigned int r, unsigned int s, unsigned int f, const unsigned int *tri,
+                                            const float *box, const unsigned int *ranks, unsigned int n,
+                                            const unsigned int *cnt, unsigned int nodes, const float *clipL,
+                                            const float *clipR, unsigned int *ntri, float *nboxOut) {
 	unsigned int t = tri[r];
 	const float *bl = box + 6 * (size_t)r, *br = bl;
 	if (f & kClipped) {
 		bl = clipL + 6 * (size_t)r;
 		br = clipR + 6 * (size_t)r;
 	}
+	unsigned int base = cnt[2 * nodes + s];
 	if (f & kLeft) {
-		unsigned int d = dstL[r];
+		unsigned int d = base + ranks[r];
 		ntri[d] = t;
 		for (int i = 0; i < 6; i++) nboxOut[6 * (size_t)d + i] = bl[i];
 	}
 	if (f & kRight) {
-		unsigned int d = dstR[r];
+		unsigned int d = base + cnt[s] + ranks[n + 1 + r];
 		ntri[d] = t;
 		for (int i = 0; i < 6; i++) nboxOut[6 * (size_t)d + i] = br[i];
 	}
 }
 
-// park_ref: reference r copied out when its node s ends here (leaf or small
+// park_ref: reference r copied out, its node s ending here (leaf or small
 // root): to ptri/pbox[parkBase + pre[nodes+1+s] - pre[nodes+1] + r -
 // offsets[s]] (pre: the scanned node words of kdtree_nodewords_scan_u32).
-__device__ __forceinline__ void park_ref(unsigned int r, const unsigned int *tri, const float *box,
+__device__ __forceinline__ void park_ref(unsigned int r, unsigned int s, const unsigned int *tri, const float *box,
                                          const unsigned int *offsets, const unsigned int *pre, unsigned int nodes,
-                                         const unsigned int *dec, unsigned int parkBase, unsigned int *ptri,
-                                         float *pbox) {
-	if (r >= offsets[nodes]) return; // padding
-	unsigned int s = node_of(offsets, nodes, r);
-	unsigned int fate = dec[3 * s];
-	if (fate != kLeaf && fate != kSmall) return;
+                                         unsigned int parkBase, unsigned int *ptri, float *pbox) {
 	unsigned int d = parkBase + (pre[nodes + 1 + s] - pre[nodes + 1]) + (r - offsets[s]);
 	ptri[d] = tri[r];
 	for (int i = 0; i < 6; i++) pbox[6 * (size_t)d + i] = box[6 * (size_t)r + i];
@@ -672,24 +669,27 @@ __device__ __forceinline__ void pad_node(unsigned int j, unsigned int next, unsi
 // device: szIn = (nodes, references, references parked before the level,
 // overflow) as the level before wrote them, pre (kdtree_nodewords_scan_u32)
 // and *total (split.Addresses' grand total). Thread r < n scatters
-// reference r (scatter_ref) and parks it when its node ends here
-// (park_ref); thread j <= layout writes entry j of the next level's table
+// reference r (scatter_ref, from split.Addresses' ranks and counts) and
+// parks it when its node ends here (park_ref); thread j <= layout writes entry j of the next level's table
 // (next_node, pad_node) when table is not null; thread 0 writes szOut, the
 // next level's sizes. When the next level would not fit (more than refCap
 // references, more than layout nodes, more than parkCap parked) or szIn
 // says overflow, nothing is written but szOut = (0, 0, parked, 1): the host
-// sees it and builds again on grown buffers. The three outputs are
+// sees it and builds again on grown buffers. When log is not null it gets
+// szOut's 4 words, then for the level's real node count nn = szIn[0] the
+// decisions (3 words a node), CountL, CountR and ChildBase (nn words each),
+// so that one copy of 4 + 6·nn words brings the host all of the level. The three outputs are
 // disjoint and every thread reads only this level's data: one launch where
 // there were three kernels (the small scenes' levels are launch-bound).
 extern "C" __global__ void kdtree_tail_f32(const unsigned int *tri, const float *box, const unsigned int *flags,
-                                           const unsigned int *dstL, const unsigned int *dstR, const float *clipL,
-                                           const float *clipR, unsigned int n, unsigned int *ntri, float *nboxOut,
+                                           const unsigned int *ranks, const float *clipL, const float *clipR,
+                                           unsigned int n, unsigned int *ntri, float *nboxOut,
                                            const unsigned int *offsets, const unsigned int *pre, unsigned int nodes,
                                            const unsigned int *dec, unsigned int *ptri, float *pbox,
                                            unsigned int parkCap, const float *nbox, const unsigned int *info,
                                            const unsigned int *cnt, const unsigned int *total,
                                            unsigned int refCap, unsigned int layout, unsigned int *table,
-                                           const unsigned int *szIn, unsigned int *szOut) {
+                                           const unsigned int *szIn, unsigned int *szOut, unsigned int *log) {
 	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
 	unsigned int next = 2 * pre[nodes];
 	unsigned int tot = *total;
@@ -698,15 +698,35 @@ extern "C" __global__ void kdtree_tail_f32(const unsigned int *tri, const float 
 	bool over = szIn[3] != 0 || tot > refCap || (unsigned long long)parkBase + parkLevel > parkCap ||
 	            (table != nullptr && next > layout) || (table == nullptr && next != 0);
 	if (i == 0) {
-		szOut[0] = over ? 0 : next;
-		szOut[1] = over ? 0 : tot;
-		szOut[2] = over ? parkBase : parkBase + parkLevel;
-		szOut[3] = over ? 1 : 0;
+		unsigned int sz[4] = {over ? 0 : next, over ? 0 : tot, over ? parkBase : parkBase + parkLevel, over ? 1u : 0u};
+		for (int k = 0; k < 4; k++) {
+			szOut[k] = sz[k];
+			if (log != nullptr) log[k] = sz[k];
+		}
 	}
 	if (over) return;
-	if (i < n) {
-		kd_tree::scatter_ref(i, tri, box, flags, dstL, dstR, clipL, clipR, ntri, nboxOut);
-		if (parkLevel != 0) kd_tree::park_ref(i, tri, box, offsets, pre, nodes, dec, parkBase, ptri, pbox);
+	unsigned int real = szIn[0]; // the level's nodes (nodes may be a bound past them)
+	if (log != nullptr && i < real) {
+		unsigned int *l = log + 4;
+		l[3 * i] = dec[3 * i];
+		l[3 * i + 1] = dec[3 * i + 1];
+		l[3 * i + 2] = dec[3 * i + 2];
+		l[3 * real + i] = cnt[i];
+		l[4 * real + i] = cnt[nodes + i];
+		l[5 * real + i] = cnt[2 * nodes + i];
+	}
+	if (i < n && i < offsets[nodes]) { // past offsets[nodes]: padding
+		unsigned int f = flags[i];
+		if (f != 0 || parkLevel != 0) {
+			unsigned int s = kd_tree::node_of(offsets, nodes, i);
+			if (f != 0) {
+				kd_tree::scatter_ref(i, s, f, tri, box, ranks, n, cnt, nodes, clipL, clipR, ntri, nboxOut);
+			} else {
+				unsigned int fate = dec[3 * s];
+				if (fate == kd_tree::kLeaf || fate == kd_tree::kSmall)
+					kd_tree::park_ref(i, s, tri, box, offsets, pre, nodes, parkBase, ptri, pbox);
+			}
+		}
 	}
 	if (table != nullptr) {
 		kd_tree::next_node(i, nbox, info, dec, cnt, pre, nodes, layout, table);

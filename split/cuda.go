@@ -54,7 +54,7 @@ func queueCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], 
 		res.ChildBase.Ptr(), sc.state.Ptr(), sc.totalDev.Ptr()); err != nil {
 		return err
 	}
-	if n == 0 {
+	if n == 0 || (res.DstL == nil && res.DstR == nil) {
 		return nil
 	}
 	return ctx.Launch("split_dest_u32", cuda.GridFor(n, block), cuda.Linear(block), 0,

@@ -67,6 +67,12 @@ func (s *Scratch) Bytes() uint64 {
 	return 4 * uint64(s.scanRefs.Len()+s.totalDev.Len()+s.segOff.Len()+s.state.Len())
 }
 
+// Ranks is the device buffer of 2(n+1) words where the CUDA executor
+// leaves every reference's rank among its node's left copies (word r) and
+// right copies (word n+1+r) after Addresses and AddressesQueued on n
+// references (nil on the Go executor).
+func (s *Scratch) Ranks() *exec.Buf[uint32] { return s.scanRefs }
+
 // Total is the one-word device buffer where the CUDA executor leaves the
 // grand total of Addresses and AddressesQueued (nil on the Go executor).
 func (s *Scratch) Total() *exec.Buf[uint32] { return s.totalDev }
@@ -141,7 +147,12 @@ func Addresses(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], 
 // is left on the device in sc.Total(). On the CUDA executor offsets[nodes]
 // may also be less than len(flags) when the references past it have zero
 // flags (a level padded to sizes the host chose before the device knew the
-// real ones): they get no copies.
+// real ones): they get no copies. On the CUDA executor DstL and DstR may
+// both be nil: the destinations are then not written, and a caller that
+// scatters computes them itself from the ranks sc.Ranks() holds (reference
+// r's is ChildBase[s] + ranks[r] on the left and ChildBase[s] + CountL[s] +
+// ranks[n+1+r] on the right, s its node, n = len(flags)), which saves the
+// destinations' writes and reads. The Go executor needs them.
 func AddressesQueued(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result) error {
 	n, nodes := flags.Len(), offsets.Len()-1
 	if nodes < 0 {
@@ -151,7 +162,8 @@ func AddressesQueued(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uin
 		_, err := Addresses(ex, sc, flags, offsets, res)
 		return err
 	}
-	if res.DstL.Len() < n || res.DstR.Len() < n || res.CountL.Len() < nodes || res.CountR.Len() < nodes ||
+	noDst := res.DstL == nil && res.DstR == nil
+	if (!noDst && (res.DstL.Len() < n || res.DstR.Len() < n)) || res.CountL.Len() < nodes || res.CountR.Len() < nodes ||
 		res.ChildBase.Len() < nodes {
 		panic(fmt.Sprintf("split: AddressesQueued: outputs too short for %d references and %d nodes", n, nodes))
 	}

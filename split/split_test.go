@@ -217,3 +217,58 @@ func BenchmarkAddresses(b *testing.B) {
 		})
 	}
 }
+
+// On the CUDA executor, AddressesQueued without destinations leaves the
+// ranks from which the destinations follow (Scratch.Ranks), also on a
+// padded level: references past offsets[nodes] with zero flags.
+func TestAddressesGPURanks(t *testing.T) {
+	ex, why := exec.TestGPU()
+	if ex == nil {
+		t.Skip(why)
+	}
+	for _, c := range splitCases() {
+		dl, dr, cl, cr, cb, _ := reference(c.flags, c.offsets)
+		for _, pad := range []int{0, 1, 33, 1025} {
+			n, nodes := len(c.flags)+pad, len(c.offsets)-1
+			if nodes < 1 {
+				continue
+			}
+			flags, err := exec.FromHost(ex, append(slices.Clone(c.flags), make([]uint32, pad)...))
+			require.NoError(t, err)
+			offsets, err := exec.FromHost(ex, c.offsets)
+			require.NoError(t, err)
+			alloc := func(k int) *exec.Buf[uint32] {
+				b, err := exec.Alloc[uint32](ex, k)
+				require.NoError(t, err)
+				return b
+			}
+			res := Result{CountL: alloc(nodes), CountR: alloc(nodes), ChildBase: alloc(nodes)}
+			sc, err := NewScratch(ex, n, nodes)
+			require.NoError(t, err)
+			require.NoError(t, AddressesQueued(ex, sc, flags, offsets, res))
+			ranks, err := sc.Ranks().Slice(0, 2*(n+1)).ToHost()
+			require.NoError(t, err)
+			gcl, err := res.CountL.ToHost()
+			require.NoError(t, err)
+			gcr, err := res.CountR.ToHost()
+			require.NoError(t, err)
+			gcb, err := res.ChildBase.ToHost()
+			require.NoError(t, err)
+			require.True(t, slices.Equal(cl, gcl) && slices.Equal(cr, gcr) && slices.Equal(cb, gcb), "%s pad %d: counts", c.name, pad)
+			for s := 0; s < nodes; s++ {
+				for r := c.offsets[s]; r < c.offsets[s+1]; r++ {
+					if dl[r] != None {
+						require.Equal(t, dl[r], gcb[s]+ranks[r], "%s pad %d: left of %d", c.name, pad, r)
+					}
+					if dr[r] != None {
+						require.Equal(t, dr[r], gcb[s]+gcl[s]+ranks[n+1+int(r)], "%s pad %d: right of %d", c.name, pad, r)
+					}
+				}
+			}
+			sc.Free()
+			for _, b := range []*exec.Buf[uint32]{flags, offsets, res.CountL, res.CountR, res.ChildBase} {
+				b.Free()
+			}
+		}
+	}
+}
