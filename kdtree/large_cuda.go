@@ -86,9 +86,10 @@ type devLevel struct {
 	books  []*levelBook
 }
 
-// szSlots is the number of levels whose sizes the device keeps (the
-// pipelined large phase reads a level's at most two levels later).
-const szSlots = 8
+// szSlots is the number of levels whose sizes the device keeps: a level
+// reads its own and writes the next one's (two, so that the launches of
+// every second level are the same: see largeCUDAPipe).
+const szSlots = 2
 
 func (d *devLevel) free() {
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.flags, d.offsets, d.info,

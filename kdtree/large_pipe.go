@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
+	"github.com/kdbuild/kdbuild/reduce"
 )
 
 // The pipelined CUDA large phase. largeCUDA waits for every level's
@@ -19,8 +20,8 @@ import (
 // knows by then), the padding past the real sizes is empty (pad_node in
 // kernels/kdtree.cu: empty nodes, references no kernel counts), the
 // kernels read the real sizes from the device, and each level's sizes and
-// decisions reach the host by asynchronous copies that the booker waits for
-// on its own goroutine. The records are the same as largeCUDA's (the
+// decisions reach the host by an asynchronous copy that the booker waits
+// for on its own goroutine. The records are the same as largeCUDA's (the
 // booker counts each level with the same code and checks its counts
 // against the sizes the device computed).
 //
@@ -67,6 +68,12 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 	if err := d.ensurePipe(refCap, nodeCap, b.opt.Bins); err != nil {
 		return nil, false, err
 	}
+	if d.red == nil {
+		d.red = reduce.NewReducer(d.ex)
+	}
+	if err := d.red.ReserveBoxesAoS(refCap); err != nil {
+		return nil, false, err
+	}
 	rs.recs = slices.Grow(rs.recs, n/8+1024)
 	bk := newPipeBooker(b.ex.Workers(), nodes, rs, make([]parkedRange, 0, n/16+1024), n)
 	d.books = append(d.books, bk.all...)
@@ -74,15 +81,16 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 
 	// front queues level k's front on nb nodes and nRefs references
 	// (bounds or the level's sizes); tail its tail, the next level's table
-	// laid out for twice nb nodes, and the copy of its log into lb.
+	// laid out for twice nb nodes, and the copy of its log (at most
+	// logNodes nodes) into lb.
 	front := func(nb, nRefs int, nodes []lnode) error {
 		return b.levelFrontCUDA(d, nodes, nb, nRefs, false)
 	}
-	tail := func(k, nb, nRefs int, lb *levelBook) error {
+	tail := func(k, nb, nRefs, logNodes int, lb *levelBook) error {
 		if err := b.queueTail(d, nb, nRefs, min(2*nb, nodeCap), k, d.log.Ptr()); err != nil {
 			return err
 		}
-		if err := d.fetch(lb, nb); err != nil {
+		if err := d.fetch(lb, logNodes); err != nil {
 			return err
 		}
 		return ctx.Flush()
@@ -102,7 +110,7 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 	if err := front(1, n, nodes); err != nil {
 		return nil, false, err
 	}
-	if err := tail(0, 1, n, last); err != nil {
+	if err := tail(0, 1, n, 1, last); err != nil {
 		return nil, false, err
 	}
 	b.levels++
@@ -113,10 +121,15 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 		if err := b.ctx.Err(); err != nil {
 			return nil, false, err
 		}
-		// Level k's bounds: twice level k-1's nodes and references, or,
-		// after a level of pipeExactRefs references or more (its device
-		// time dwarfs the host's queueing, and padding would cost more
-		// than waiting), level k's own sizes.
+		// Level k's bounds: twice level k-1's nodes and references (what
+		// its splits can make), or, after a level of pipeExactRefs
+		// references or more (its device time dwarfs the host's queueing,
+		// and padding would cost more than waiting), level k's own sizes.
+		// (The buffers' capacity as the bounds, the same every level, let
+		// every second level queue the same launches, which the launch
+		// graphs of kernels/cuda then run without setting a parameter; but
+		// the padding cost the device more than that saved the host:
+		// bunny 2.71 -> 2.91 ms of kernels, conference 0.5 ms slower.)
 		known := lastN >= pipeExactRefs
 		nn, nr, pk, over := 0, 0, 0, false
 		if known {
@@ -158,7 +171,7 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 			t0 = b.subPhase("large.host", t0)
 			lb = bk.take()
 			t0 = b.subPhase("large.booker", t0) // waiting for a levelBook: the booker is behind
-			if err := tail(k, nb, nRefs, lb); err != nil {
+			if err := tail(k, nb, nRefs, min(nb, 2*lastNN), lb); err != nil {
 				return nil, false, err
 			}
 		}

@@ -674,8 +674,8 @@ __device__ __forceinline__ void pad_node(unsigned int j, unsigned int next, unsi
 // (next_node, pad_node) when table is not null; thread 0 writes szOut, the
 // next level's sizes. When the next level would not fit (more than refCap
 // references, more than layout nodes, more than parkCap parked) or szIn
-// says overflow, nothing is written but szOut = (0, 0, parked, 1): the host
-// sees it and builds again on grown buffers. When log is not null it gets
+// says overflow, nothing is written but szOut = (0, 0, parked, 1) and an
+// empty next table: the host sees it and builds again on grown buffers. When log is not null it gets
 // szOut's 4 words, then for the level's real node count nn = szIn[0] the
 // decisions (3 words a node), CountL, CountR and ChildBase (nn words each),
 // so that one copy of 4 + 6·nn words brings the host all of the level. The three outputs are
@@ -704,7 +704,13 @@ extern "C" __global__ void kdtree_tail_f32(const unsigned int *tri, const float 
 			if (log != nullptr) log[k] = sz[k];
 		}
 	}
-	if (over) return;
+	if (over) {
+		// The next table empty (every node a padding node of no
+		// reference): the levels already queued after this one then do
+		// nothing, whatever their bounds.
+		if (table != nullptr) kd_tree::pad_node(i, 0, layout, 0, table);
+		return;
+	}
 	unsigned int real = szIn[0]; // the level's nodes (nodes may be a bound past them)
 	if (log != nullptr && i < real) {
 		unsigned int *l = log + 4;

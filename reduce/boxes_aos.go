@@ -79,6 +79,22 @@ func (r *Reducer) SegmentedBoxesAoS(out, boxes *exec.Buf[float32], offsets *exec
 	return r.boxesAoSLaunch(out, boxes, offsets, ns)
 }
 
+// ReserveBoxesAoS allocates the scratch SegmentedBoxesAoS needs for inputs
+// of up to boxes boxes now, so that later calls allocate nothing: growing
+// the scratch waits for the device (the queued kernels may still use the
+// old one), which a caller that queues ahead of the device (kdtree's
+// pipelined levels) must not have happen in the middle of its work. On the
+// Go executor it does nothing.
+func (r *Reducer) ReserveBoxesAoS(boxes int) error {
+	if r.ctx == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, _, _, _, _, _, err := r.aosScratch(boxes)
+	return err
+}
+
 // aosScratch lays out the AoS kernels' scratch in r.work: the list of long
 // segments (entries), their 6 key words, their first tiles, and the tile
 // owners (tiles). r.mu must be held.

@@ -118,20 +118,30 @@ static void kd_node_params(const kd_launch_rec *l, void **params, KD_KERNEL_NODE
 // given each batch's kernels, shapes and arguments (a node may change its
 // kernel), so that a batch of n launches costs one graph launch. On the
 // device machine 16 launches took 70-75 µs one by one and 43-46 µs as a
-// graph with every node's parameters set anew.
+// graph with every node's parameters set anew (most of it the
+// cuGraphExecKernelNodeSetParams calls): so a node keeps the launch it
+// was last given (recs) and is set only when the batch's differs.
 typedef struct {
 	CUgraph g;
 	CUgraphExec exec;
 	int n;
 	CUgraphNode nodes[KD_MAX_BATCH];
+	kd_launch_rec recs[KD_MAX_BATCH];
 } kd_graph;
+
+// KD_GRAPH_SLOTS graphs per batch length: work that alternates between
+// two sets of buffers (a kd-tree level reads one and writes the other, the
+// next level the other way round) repeats every second batch, so each of
+// two graphs sees the same launches again and is launched as it is.
+#define KD_GRAPH_SLOTS 2
 
 // The graphs of a context, by batch length (kd_graphs_free frees them), and
 // how often each length was seen: a length gets its graph the second time,
 // so that one-off batches do not pay an instantiation (about 125 µs for 16
-// nodes).
+// nodes), and its second graph when a batch of that length fits neither
+// graph as it is.
 typedef struct {
-	kd_graph *byLen[KD_MAX_BATCH + 1];
+	kd_graph *byLen[KD_MAX_BATCH + 1][KD_GRAPH_SLOTS];
 	unsigned char seen[KD_MAX_BATCH + 1];
 } kd_graphs;
 
@@ -145,8 +155,20 @@ static void kd_graph_free(kd_graph *gr) {
 static void kd_graphs_free(CUcontext ctx, kd_graphs *gs) {
 	if (gs == NULL) return;
 	if (kd.cuCtxSetCurrent(ctx) == 0)
-		for (int i = 0; i <= KD_MAX_BATCH; i++) kd_graph_free(gs->byLen[i]);
+		for (int i = 0; i <= KD_MAX_BATCH; i++)
+			for (int k = 0; k < KD_GRAPH_SLOTS; k++) kd_graph_free(gs->byLen[i][k]);
 	free(gs);
+}
+
+// kd_rec_same reports whether two launches are the same kernel, shape and
+// arguments.
+static int kd_rec_same(const kd_launch_rec *a, const kd_launch_rec *b) {
+	if (a->f != b->f || a->gx != b->gx || a->gy != b->gy || a->gz != b->gz || a->bx != b->bx || a->by != b->by ||
+	    a->bz != b->bz || a->shared != b->shared || a->nargs != b->nargs)
+		return 0;
+	for (int k = 0; k < a->nargs && k < KD_MAX_ARGS; k++)
+		if (a->vals[k] != b->vals[k]) return 0;
+	return 1;
 }
 
 // kd_graph_make builds and instantiates the chain graph of recs[0..n-1];
@@ -164,6 +186,7 @@ static kd_graph *kd_graph_make(const kd_launch_rec *recs, int n) {
 			kd_graph_free(gr);
 			return NULL;
 		}
+		gr->recs[i] = recs[i];
 	}
 	if (kdg.cuGraphInstantiateWithFlags(&gr->exec, gr->g, 0) != 0) {
 		gr->exec = NULL;
@@ -173,31 +196,50 @@ static kd_graph *kd_graph_make(const kd_launch_rec *recs, int n) {
 	return gr;
 }
 
-// kd_launch_graph launches recs[0..n-1] as the length-n graph of gs
-// (making it the second time that length comes); 0 when it did, else
-// nonzero and nothing was launched (the caller launches one by one, which
-// also names a failing launch).
+// kd_launch_graph launches recs[0..n-1] as a length-n graph of gs: the one
+// whose nodes differ from them least, their parameters set where they
+// differ (a graph is made the second time a length comes, a second one
+// when neither fits as it is); 0 when it did, else nonzero and nothing was
+// launched (the caller launches one by one, which also names a failing
+// launch).
 static int kd_launch_graph(kd_graphs *gs, const kd_launch_rec *recs, int n) {
 	if (gs == NULL || kdg.cuGraphLaunch == NULL || n < KD_GRAPH_MIN || n > KD_MAX_BATCH) return 1;
-	kd_graph *gr = gs->byLen[n];
-	if (gr == NULL) {
-		if (gs->seen[n] < 1) {
+	kd_graph **slots = gs->byLen[n];
+	int best = -1, bestDiff = n + 1, empty = -1;
+	for (int k = 0; k < KD_GRAPH_SLOTS; k++) {
+		if (slots[k] == NULL) {
+			if (empty < 0) empty = k;
+			continue;
+		}
+		int diff = 0;
+		for (int i = 0; i < n; i++) diff += !kd_rec_same(&slots[k]->recs[i], &recs[i]);
+		if (diff < bestDiff) {
+			best = k;
+			bestDiff = diff;
+		}
+	}
+	kd_graph *gr = NULL;
+	if (best < 0 || (bestDiff > 0 && empty >= 0)) {
+		if (best < 0 && gs->seen[n] < 1) {
 			gs->seen[n]++;
 			return 1;
 		}
 		if ((gr = kd_graph_make(recs, n)) == NULL) return 1;
-		gs->byLen[n] = gr;
+		slots[empty] = gr;
 	} else {
+		gr = slots[best];
 		for (int i = 0; i < n; i++) {
+			if (kd_rec_same(&gr->recs[i], &recs[i])) continue;
 			void *params[KD_MAX_ARGS];
 			KD_KERNEL_NODE_PARAMS p;
 			kd_node_params(&recs[i], params, &p);
 			if (kdg.cuGraphExecKernelNodeSetParams(gr->exec, gr->nodes[i], &p) != 0) {
 				// A shape or kernel the graph cannot take: drop it.
 				kd_graph_free(gr);
-				gs->byLen[n] = NULL;
+				slots[best] = NULL;
 				return 1;
 			}
+			gr->recs[i] = recs[i];
 		}
 	}
 	return kdg.cuGraphLaunch(gr->exec, NULL) != 0;
