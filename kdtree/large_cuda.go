@@ -443,7 +443,9 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 	// far, and the records hold pointers (the grid's growth cost 80 ms of
 	// host time per build on the device machine).
 	rs.recs = slices.Grow(rs.recs, n/8+1024)
-	workers := b.ex.Workers()
+	// The host's records use the host's cores (the CUDA executor's
+	// Workers is 1: its work is the device's).
+	workers := b.hostWorkers()
 	// The tests' level hooks look at every level's nodes: book inline.
 	bk := newBooker(workers, nodes, rs, make([]parkedRange, 0, n/16+1024), b.onLevel != nil)
 	defer bk.finish()

@@ -75,7 +75,7 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 		return nil, false, err
 	}
 	rs.recs = slices.Grow(rs.recs, n/8+1024)
-	bk := newPipeBooker(b.ex.Workers(), nodes, rs, make([]parkedRange, 0, n/16+1024), n)
+	bk := newPipeBooker(b.hostWorkers(), nodes, rs, make([]parkedRange, 0, n/16+1024), n)
 	d.books = append(d.books, bk.all...)
 	defer bk.finish()
 
