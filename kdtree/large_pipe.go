@@ -40,6 +40,10 @@ var cudaPipeline = os.Getenv("KDBUILD_LEVEL_PIPELINE") != "0"
 // to twice the level before costs more). A variable for the tests.
 var pipeExactRefs = 1 << 20
 
+// pipeMaxTris is the scene size, in kept triangles, from which buildCUDA
+// builds level by level (largeCUDA) rather than pipelined: see there.
+const pipeMaxTris = 1 << 20
+
 // pipeFallbacks counts the builds whose pipelined large phase overflowed
 // (tests).
 var pipeFallbacks atomic.Int64
@@ -51,7 +55,8 @@ var pipeRefCap = 0
 // largeCUDAPipe runs the levels of the CUDA large phase from nodes (the
 // root, n references, its table and sizes made by startLevels) without a
 // wait per level and returns the parked ranges, or overflow = true when a
-// level did not fit (nothing is then usable: see restart).
+// level did not fit or there is no pinned host memory for the logs (the
+// caller then builds with largeCUDA; see restart).
 //
 // Each level's tail writes a log (kdtree_tail_f32: the next level's sizes,
 // then the level's decisions and child counts), copied to the host in one
@@ -78,6 +83,13 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 	bk := newPipeBooker(b.hostWorkers(), nodes, rs, make([]parkedRange, 0, n/16+1024), n)
 	d.books = append(d.books, bk.all...)
 	defer bk.finish()
+	// Pinned memory for the levelBooks' logs (they grow with the levels):
+	// without it, the level-synchronous phase, which needs none.
+	for _, lb := range bk.all {
+		if lb.pin, err = d.pinned(4 * (4 + 6*min(nodeCap, 256))); err != nil {
+			return nil, true, nil
+		}
+	}
 
 	// front queues level k's front on nb nodes and nRefs references
 	// (bounds or the level's sizes); tail its tail, the next level's table
