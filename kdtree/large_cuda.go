@@ -19,10 +19,12 @@ import (
 // segmented box reduction), the decision up to the binned SAH, histograms,
 // the SAH itself, classification with clipping, split.Addresses, scatter,
 // and parking the references of nodes that end. The next level's node table
-// is made on the device too (kdtree_tail_f32), so a level waits for the
-// device once: the read-back of its decisions and child counts, from which
-// the host keeps the records with the same code as levelGo, so the tree is
-// the Go executor's.
+// is made on the device too (kdtree_tail_f32). Two drivers run the levels:
+// largeCUDA waits for each level once, at the read-back of its decisions
+// and child counts; largeCUDAPipe (large_pipe.go, scenes under a million
+// triangles) does not wait for the level it queued. Either way the host
+// keeps the records from the read-backs with the same code as levelGo, so
+// the tree is the Go executor's.
 
 const cudaBlock = 256
 
@@ -554,7 +556,10 @@ func (b *builder) levelProgress(level, nodes int) {
 // its read-back queued and flushed) and large.book (after the last level,
 // the wait for the booker, which keeps the records on its own goroutine
 // meanwhile; with the tests' level hooks it keeps them inline, within
-// large.host).
+// large.host). The pipelined phase (largeCUDAPipe) uses the same names:
+// large.device is its wait for a level's sizes, large.host its queueing,
+// large.booker its wait for a free levelBook (the booker behind) and
+// large.book the booker's work after the device's.
 func (b *builder) subPhase(name string, t0 time.Time) time.Time {
 	now := time.Now()
 	b.phases[name] += float64(now.Sub(t0).Nanoseconds()) / 1e6
