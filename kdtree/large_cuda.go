@@ -46,7 +46,6 @@ type devLevel struct {
 	nbox, geo    *exec.Buf[float32]
 	dec          *exec.Buf[uint32]
 	hist         *exec.Buf[uint32]
-	parkOff      *exec.Buf[uint32] // unused: parking offsets are scanned on the device (pre)
 	ptri         *exec.Buf[uint32]
 	pbox         *exec.Buf[float32]
 	parked       int                // references parked so far
@@ -79,13 +78,12 @@ type devLevel struct {
 	nodeCap  int
 	refLimit int // when positive, the most references queueTail lets a level have (largeCUDAPipe's pipeRefCap)
 
-	// What the pipelined large phase borrowed: pinned host memory and
-	// events (given back by free, after the device is done with them) and
-	// its levelBooks.
-	log    *exec.Buf[uint32] // the last level's log (kdtree_tail_f32), 4 + 6·nodeCap words
+	// The pipelined large phase's: the last level's log (kdtree_tail_f32,
+	// 4 + 6·nodeCap words), and what it borrowed, pinned host memory and
+	// events (given back by free, after the device is done with them).
+	log    *exec.Buf[uint32]
 	pins   []*cuda.Pinned
 	events []*cuda.Event
-	books  []*levelBook
 }
 
 // szSlots is the number of levels whose sizes the device keeps: a level
@@ -95,7 +93,7 @@ const szSlots = 2
 
 func (d *devLevel) free() {
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.flags, d.offsets, d.info,
-		d.dec, d.hist, d.parkOff, d.ptri, d.arenaU, d.next, d.pre, d.wstate, d.sz, d.log} {
+		d.dec, d.hist, d.ptri, d.arenaU, d.next, d.pre, d.wstate, d.sz, d.log} {
 		b.Free()
 	}
 	for _, b := range []*exec.Buf[float32]{d.tv, d.box[0], d.box[1], d.clipL, d.clipR, d.nbox, d.geo, d.pbox, d.arenaF,
@@ -114,7 +112,7 @@ func (d *devLevel) free() {
 		for _, e := range d.events {
 			e.Destroy()
 		}
-		d.pins, d.events, d.books = nil, nil, nil
+		d.pins, d.events = nil, nil
 	}
 }
 
@@ -727,13 +725,8 @@ func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook, level int
 	if err := ensure(d.ex, &d.box[1], 6*int(total)); err != nil {
 		return err
 	}
-	if park > d.parked {
-		if err := ensureKeep(d.ex, &d.ptri, park, d.parked); err != nil {
-			return err
-		}
-		if err := ensureKeep(d.ex, &d.pbox, 6*park, 6*d.parked); err != nil {
-			return err
-		}
+	if err := d.growParked(park, d.parked); err != nil {
+		return err
 	}
 	if err := b.queueTail(d, nn, n, 2*lb.nsplit, level, 0); err != nil {
 		return err
@@ -770,7 +763,7 @@ func (b *builder) queueTail(d *devLevel, nb, nRefs, layout, level int, log cuda.
 	if d.refLimit > 0 {
 		refCap = min(refCap, d.refLimit)
 	}
-	parkCap := min(d.ptri.Len(), d.pbox.Len()/6)
+	parkCap := d.parkCap()
 	szIn := d.sz.Slice(4*(level%szSlots), 4).Ptr()
 	szOut := d.sz.Slice(4*((level+1)%szSlots), 4).Ptr()
 	if err := d.launch("kdtree_tail_f32", max(nRefs, nb+1, layout+1), d.tri[0].Ptr(), d.box[0].Ptr(), d.flags.Ptr(),

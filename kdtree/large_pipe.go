@@ -81,7 +81,6 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 	}
 	rs.recs = slices.Grow(rs.recs, n/8+1024)
 	bk := newPipeBooker(b.hostWorkers(), nodes, rs, make([]parkedRange, 0, n/16+1024), n)
-	d.books = append(d.books, bk.all...)
 	defer bk.finish()
 	// Pinned memory for the levelBooks' logs (they grow with the levels):
 	// without it, the level-synchronous phase, which needs none.
@@ -91,13 +90,10 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 		}
 	}
 
-	// front queues level k's front on nb nodes and nRefs references
-	// (bounds or the level's sizes); tail its tail, the next level's table
+	// A level's front runs on nb nodes and nRefs references (bounds or
+	// the level's sizes); tail queues its tail, the next level's table
 	// laid out for twice nb nodes, and the copy of its log (at most
 	// logNodes nodes) into lb.
-	front := func(nb, nRefs int, nodes []lnode) error {
-		return b.levelFrontCUDA(d, nodes, nb, nRefs, false)
-	}
 	tail := func(k, nb, nRefs, logNodes int, lb *levelBook) error {
 		if err := b.queueTail(d, nb, nRefs, min(2*nb, nodeCap), k, d.log.Ptr()); err != nil {
 			return err
@@ -119,7 +115,7 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 	t0 := time.Now()
 	b.levelProgress(0, 1)
 	last := bk.take() // level k-1's levelBook
-	if err := front(1, n, nodes); err != nil {
+	if err := b.levelFrontCUDA(d, nodes, 1, n, false); err != nil {
 		return nil, false, err
 	}
 	if err := tail(0, 1, n, 1, last); err != nil {
@@ -154,7 +150,7 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 			nb, nRefs = nn, nr
 		}
 		if !known || (nn > 0 && !over) {
-			if err := front(nb, nRefs, nil); err != nil {
+			if err := b.levelFrontCUDA(d, nil, nb, nRefs, false); err != nil {
 				return nil, false, err
 			}
 		}
@@ -164,7 +160,7 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 		// (level k-1 done; the device runs level k's front meanwhile) and
 		// grow the buffers to what is parked then plus all of level k's
 		// references, those parked kept, before level k's tail.
-		if parkCap := min(d.ptri.Len(), d.pbox.Len()/6); !known && lastPK+2*lastN > parkCap {
+		if !known && lastPK+2*lastN > d.parkCap() {
 			if err := ctx.Flush(); err != nil {
 				return nil, false, err
 			}
@@ -173,7 +169,7 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 			}
 			known = true
 		}
-		if known && !over && nn > 0 && pk+nr > min(d.ptri.Len(), d.pbox.Len()/6) {
+		if known && !over && nn > 0 && pk+nr > d.parkCap() {
 			if err := d.growParked(pk+nr, pk); err != nil {
 				return nil, false, err
 			}
@@ -222,10 +218,13 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 	return parked, false, bk.failed()
 }
 
+// parkCap is the number of references the parked buffers hold.
+func (d *devLevel) parkCap() int { return min(d.ptri.Len(), d.pbox.Len()/6) }
+
 // growParked makes the parked references' buffers hold at least n, the
 // first used kept (copied on the stream, after the work that wrote them).
 func (d *devLevel) growParked(n, used int) error {
-	if d.ptri.Len() >= n && d.pbox.Len() >= 6*n {
+	if d.parkCap() >= n {
 		return nil
 	}
 	if err := ensureKeep(d.ex, &d.ptri, n, used); err != nil {

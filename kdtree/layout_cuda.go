@@ -30,7 +30,7 @@ func (d *devLevel) freeLevel() error {
 		return err
 	}
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.flags, d.offsets, d.info,
-		d.dec, d.hist, d.parkOff, d.arenaU} {
+		d.dec, d.hist, d.arenaU} {
 		b.Free()
 	}
 	for _, b := range []*exec.Buf[float32]{d.box[0], d.box[1], d.clipL, d.clipR, d.nbox, d.geo, d.arenaF} {

@@ -107,11 +107,7 @@ func runAddresses(t *testing.T, ex exec.Executor, c splitCase, queued bool) (dl,
 	require.NoError(t, err)
 	offsets, err := exec.FromHost(ex, c.offsets)
 	require.NoError(t, err)
-	alloc := func(k int) *exec.Buf[uint32] {
-		b, err := exec.Alloc[uint32](ex, k)
-		require.NoError(t, err)
-		return b
-	}
+	alloc := func(k int) *exec.Buf[uint32] { return allocWords(t, ex, k) }
 	res := Result{DstL: alloc(n), DstR: alloc(n), CountL: alloc(nodes), CountR: alloc(nodes), ChildBase: alloc(nodes)}
 	sc, err := NewScratch(ex, n, nodes)
 	require.NoError(t, err)
@@ -237,12 +233,7 @@ func TestAddressesGPURanks(t *testing.T) {
 			require.NoError(t, err)
 			offsets, err := exec.FromHost(ex, c.offsets)
 			require.NoError(t, err)
-			alloc := func(k int) *exec.Buf[uint32] {
-				b, err := exec.Alloc[uint32](ex, k)
-				require.NoError(t, err)
-				return b
-			}
-			res := Result{CountL: alloc(nodes), CountR: alloc(nodes), ChildBase: alloc(nodes)}
+			res := Result{CountL: allocWords(t, ex, nodes), CountR: allocWords(t, ex, nodes), ChildBase: allocWords(t, ex, nodes)}
 			sc, err := NewScratch(ex, n, nodes)
 			require.NoError(t, err)
 			require.NoError(t, AddressesQueued(ex, sc, flags, offsets, res))
@@ -271,4 +262,12 @@ func TestAddressesGPURanks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// allocWords allocates k words on ex.
+func allocWords(t *testing.T, ex exec.Executor, k int) *exec.Buf[uint32] {
+	t.Helper()
+	b, err := exec.Alloc[uint32](ex, k)
+	require.NoError(t, err)
+	return b
 }

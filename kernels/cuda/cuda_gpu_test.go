@@ -471,18 +471,7 @@ func BenchmarkLaunchSync(b *testing.B) {
 func TestGPULargeCopyToHost(t *testing.T) {
 	c := gpu(t)
 	const n = (2*stageChunk+stageChunk/2)/4 + 3 // uint32 words: 2.5 chunks and a bit
-	host := make([]uint32, n)
-	for i := range host {
-		host[i] = uint32(i)*2654435761 + 7
-	}
-	b, err := NewBuffer[uint32](c, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Free()
-	if err := b.CopyFromHost(host); err != nil {
-		t.Fatal(err)
-	}
+	host, b := wordsOnDevice(t, c, n, 2654435761, 7)
 	for _, tc := range []struct{ off, len int }{
 		{0, n}, {0, stageMin / 4}, {0, stageChunk / 4}, {5, stageChunk/4 + 1}, {3, n - 3}, {0, stageMin/4 - 1},
 	} {
@@ -624,18 +613,7 @@ func TestGPUMemCache(t *testing.T) {
 func TestGPUPinnedAsyncCopy(t *testing.T) {
 	c := gpu(t)
 	const n = 5000
-	host := make([]uint32, n)
-	for i := range host {
-		host[i] = uint32(i)*2246822519 + 3
-	}
-	b, err := NewBuffer[uint32](c, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Free()
-	if err := b.CopyFromHost(host); err != nil {
-		t.Fatal(err)
-	}
+	host, b := wordsOnDevice(t, c, n, 2246822519, 3)
 	p, err := c.Pinned(4*n + 100)
 	if err != nil {
 		t.Fatal(err)
@@ -677,4 +655,23 @@ func TestGPUPinnedAsyncCopy(t *testing.T) {
 		t.Fatal("the block given back was not reused")
 	}
 	c.PutPinned(q)
+}
+
+// wordsOnDevice returns n words i*mul+add on the host and a device buffer
+// holding them (freed when the test ends).
+func wordsOnDevice(t *testing.T, c *Context, n int, mul, add uint32) ([]uint32, *Buffer[uint32]) {
+	t.Helper()
+	host := make([]uint32, n)
+	for i := range host {
+		host[i] = uint32(i)*mul + add
+	}
+	b, err := NewBuffer[uint32](c, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Free() })
+	if err := b.CopyFromHost(host); err != nil {
+		t.Fatal(err)
+	}
+	return host, b
 }
