@@ -123,8 +123,30 @@ struct Poly {
 	double v[kMaxPoly][3];
 };
 
-// poly.clip in kdtree/clip.go.
-__device__ void clip_poly(const Poly &p, int a, double v, bool above, Poly &out) {
+__device__ __forceinline__ double sel3(int a, const double *x) { return a == 0 ? x[0] : (a == 1 ? x[1] : x[2]); }
+
+// grow_span: the bounds lo, hi of a polygon's first n vertices, with
+// vertex n (x, y, z) added.
+__device__ __forceinline__ void grow_span(int n, double x, double y, double z, double *lo, double *hi) {
+	if (n == 0) {
+		lo[0] = hi[0] = x;
+		lo[1] = hi[1] = y;
+		lo[2] = hi[2] = z;
+		return;
+	}
+	lo[0] = min64(lo[0], x);
+	lo[1] = min64(lo[1], y);
+	lo[2] = min64(lo[2], z);
+	hi[0] = max64(hi[0], x);
+	hi[1] = max64(hi[1], y);
+	hi[2] = max64(hi[2], z);
+}
+
+// poly.clip in kdtree/clip.go. With Span, lo and hi are also set to the
+// bounds of the output polygon (clip_span).
+template <bool Span = false>
+__device__ void clip_poly(const Poly &p, int a, double v, bool above, Poly &out, double *lo = nullptr,
+                          double *hi = nullptr) {
 	out.n = 0;
 	for (int i = 0; i < p.n; i++) {
 		const double *c = p.v[i];
@@ -138,16 +160,26 @@ __device__ void clip_poly(const Poly &p, int a, double v, bool above, Poly &out)
 			din = d[a] <= v;
 		}
 		if (cin) {
-			out.v[out.n][0] = c[0];
-			out.v[out.n][1] = c[1];
-			out.v[out.n][2] = c[2];
+			double x = c[0], y = c[1], z = c[2];
+			out.v[out.n][0] = x;
+			out.v[out.n][1] = y;
+			out.v[out.n][2] = z;
+			if (Span) grow_span(out.n, x, y, z, lo, hi);
 			out.n++;
 		}
 		if (cin != din) {
 			double s = (v - c[a]) / (d[a] - c[a]);
+			double x = c[0] + s * (d[0] - c[0]);
+			double y = c[1] + s * (d[1] - c[1]);
+			double z = c[2] + s * (d[2] - c[2]);
+			if (a == 0) x = v;
+			else if (a == 1) y = v;
+			else z = v;
 			double *w = out.v[out.n];
-			for (int k = 0; k < 3; k++) w[k] = c[k] + s * (d[k] - c[k]);
-			w[a] = v;
+			w[0] = x;
+			w[1] = y;
+			w[2] = z;
+			if (Span) grow_span(out.n, x, y, z, lo, hi);
 			out.n++;
 		}
 	}
@@ -187,6 +219,44 @@ __device__ bool clip_to_box(const float *tv, const float *box, Poly &p) {
 		for (int i = 0; i < src->n; i++)
 			for (int a = 0; a < 3; a++) p.v[i][a] = src->v[i][a];
 	}
+	return true;
+}
+
+// clip_span: the span [lo, hi] along axis a of the triangle tv clipped to
+// box (false: nothing of it is in the box), for reaches_sides. The same
+// clips as clip_to_box, so the same polygons bit for bit, but each
+// polygon's bounds are kept as its vertices are made: whether a face cuts
+// the polygon is then one comparison instead of a pass over its vertices,
+// and the last polygon is not copied. (Nsight Compute, bunny: the
+// straddling test was half of the small-node kernel's warp samples, most
+// of them on the polygons' loads from local memory.)
+__device__ bool clip_span(const float *tv, const float *box, int a, double &slo, double &shi) {
+	Poly p, q;
+	double lo[3], hi[3];
+	p.n = 3;
+	for (int i = 0; i < 3; i++) {
+		double x = (double)tv[3 * i], y = (double)tv[3 * i + 1], z = (double)tv[3 * i + 2];
+		p.v[i][0] = x;
+		p.v[i][1] = y;
+		p.v[i][2] = z;
+		grow_span(i, x, y, z, lo, hi);
+	}
+	Poly *src = &p, *dst = &q;
+#pragma unroll 1
+	for (int k = 0; k < 6; k++) {
+		int b = k >> 1;
+		bool above = (k & 1) == 0;
+		double v = (double)box[above ? b : 3 + b];
+		bool out = above ? sel3(b, lo) < v : sel3(b, hi) > v;
+		if (!out) continue;
+		clip_poly<true>(*src, b, v, above, *dst, lo, hi);
+		if (dst->n == 0) return false;
+		Poly *t = src;
+		src = dst;
+		dst = t;
+	}
+	slo = sel3(a, lo);
+	shi = sel3(a, hi);
 	return true;
 }
 
@@ -806,15 +876,10 @@ __device__ void reaches_sides(const float *tv, const float *box, int a, float po
 		}
 	}
 	if (okL && okR) return;
-	Poly p;
-	if (!clip_to_box(tv, box, p)) {
+	double lo, hi;
+	if (!clip_span(tv, box, a, lo, hi)) {
 		okL = okR = false;
 		return;
-	}
-	double lo = p.v[0][a], hi = p.v[0][a];
-	for (int i = 1; i < p.n; i++) {
-		lo = min64(lo, p.v[i][a]);
-		hi = max64(hi, p.v[i][a]);
 	}
 	okL = okL || lo <= (double)pos;
 	okR = okR || hi >= (double)pos;
