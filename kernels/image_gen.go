@@ -9,12 +9,12 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "4e7761c64759abe0dab761095f32a24a7781bb53a434315ff9d5b30cec7f03ed"
+const SourcesSHA256 = "fe3a36613854f97d7e657ad94696304a05f73aae6370abc30021567426b34998"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
 	"compact.cu": "3bdfab9cd051c5bb2ffcc5dc1c130f8f3da9b39fddcc8837cb1740e0957ea7a2",
-	"kdtree.cu":  "394e3a5bf559a9e0ee55f7869e7eb486825c802afdc5a6607bfde0c2a7d3dbd0",
+	"kdtree.cu":  "238029e638464963ad7000b2e7e07eccd09b6cf27f4a38feff41abe92b58044d",
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "048ec90e0245508f05e682c72912f46f74ea58388e56bee511f531b72c43af52",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",

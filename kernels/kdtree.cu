@@ -142,11 +142,9 @@ __device__ __forceinline__ void grow_span(int n, double x, double y, double z, d
 	hi[2] = max64(hi[2], z);
 }
 
-// poly.clip in kdtree/clip.go. With Span, lo and hi are also set to the
-// bounds of the output polygon (clip_span).
-template <bool Span = false>
-__device__ void clip_poly(const Poly &p, int a, double v, bool above, Poly &out, double *lo = nullptr,
-                          double *hi = nullptr) {
+// poly.clip in kdtree/clip.go; lo and hi are set to the bounds of the
+// output polygon when it has a vertex (see clip_box).
+__device__ void clip_poly(const Poly &p, int a, double v, bool above, Poly &out, double *lo, double *hi) {
 	out.n = 0;
 	for (int i = 0; i < p.n; i++) {
 		const double *c = p.v[i];
@@ -164,7 +162,7 @@ __device__ void clip_poly(const Poly &p, int a, double v, bool above, Poly &out,
 			out.v[out.n][0] = x;
 			out.v[out.n][1] = y;
 			out.v[out.n][2] = z;
-			if (Span) grow_span(out.n, x, y, z, lo, hi);
+			grow_span(out.n, x, y, z, lo, hi);
 			out.n++;
 		}
 		if (cin != din) {
@@ -179,7 +177,7 @@ __device__ void clip_poly(const Poly &p, int a, double v, bool above, Poly &out,
 			w[0] = x;
 			w[1] = y;
 			w[2] = z;
-			if (Span) grow_span(out.n, x, y, z, lo, hi);
+			grow_span(out.n, x, y, z, lo, hi);
 			out.n++;
 		}
 	}
@@ -189,50 +187,17 @@ __device__ void clip_poly(const Poly &p, int a, double v, bool above, Poly &out,
 // each clip only where a vertex lies outside that face (a clip that keeps
 // every vertex adds none: skipping it gives the same polygon, bit for bit,
 // and most straddling triangles cross one or two faces of the box). The
-// clips ping-pong between p and a second polygon; the result is copied
-// back into p. One clip_poly in a loop, not six inlined copies: with six,
-// the small-node kernel's code overflowed the instruction caches (Nsight
-// Compute on the bunny: 45% of the cycles between two instructions of a
-// warp were waits for an instruction).
-__device__ bool clip_to_box(const float *tv, const float *box, Poly &p) {
-	Poly q;
-	p.n = 3;
-	for (int i = 0; i < 3; i++)
-		for (int a = 0; a < 3; a++) p.v[i][a] = (double)tv[3 * i + a];
-	Poly *src = &p, *dst = &q;
-#pragma unroll 1
-	for (int k = 0; k < 6; k++) {
-		int a = k >> 1;
-		bool above = (k & 1) == 0;
-		double v = (double)box[above ? a : 3 + a];
-		bool out = false;
-		for (int i = 0; i < src->n; i++) out = out || (above ? src->v[i][a] < v : src->v[i][a] > v);
-		if (!out) continue;
-		clip_poly(*src, a, v, above, *dst);
-		if (dst->n == 0) return false;
-		Poly *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != &p) {
-		p.n = src->n;
-		for (int i = 0; i < src->n; i++)
-			for (int a = 0; a < 3; a++) p.v[i][a] = src->v[i][a];
-	}
-	return true;
-}
-
-// clip_span: the span [lo, hi] along axis a of the triangle tv clipped to
-// box (false: nothing of it is in the box), for reaches_sides. The same
-// clips as clip_to_box, so the same polygons bit for bit, but each
-// polygon's bounds are kept as its vertices are made: whether a face cuts
-// the polygon is then one comparison instead of a pass over its vertices,
-// and the last polygon is not copied. (Nsight Compute, bunny: the
-// straddling test was half of the small-node kernel's warp samples, most
-// of them on the polygons' loads from local memory.)
-__device__ bool clip_span(const float *tv, const float *box, int a, double &slo, double &shi) {
-	Poly p, q;
-	double lo[3], hi[3];
+// clips ping-pong between p and q; the result is whichever holds the last
+// polygon (null: nothing of the triangle is in the box), and lo, hi its
+// bounds. Each polygon's bounds are kept as its vertices are made, so
+// whether a face cuts the polygon is one comparison instead of a pass over
+// its vertices in local memory (Nsight Compute, bunny: the clipping was
+// half of the small-node kernel's warp samples, most of them on those
+// loads). One clip_poly in a loop, not six inlined copies: with six, the
+// small-node kernel's code overflowed the instruction caches (45% of the
+// cycles between two instructions of a warp were waits for an
+// instruction).
+__device__ Poly *clip_box(const float *tv, const float *box, Poly &p, Poly &q, double *lo, double *hi) {
 	p.n = 3;
 	for (int i = 0; i < 3; i++) {
 		double x = (double)tv[3 * i], y = (double)tv[3 * i + 1], z = (double)tv[3 * i + 2];
@@ -249,26 +214,31 @@ __device__ bool clip_span(const float *tv, const float *box, int a, double &slo,
 		double v = (double)box[above ? b : 3 + b];
 		bool out = above ? sel3(b, lo) < v : sel3(b, hi) > v;
 		if (!out) continue;
-		clip_poly<true>(*src, b, v, above, *dst, lo, hi);
-		if (dst->n == 0) return false;
+		clip_poly(*src, b, v, above, *dst, lo, hi);
+		if (dst->n == 0) return nullptr;
 		Poly *t = src;
 		src = dst;
 		dst = t;
 	}
+	return src;
+}
+
+// clip_span: the span [lo, hi] along axis a of the triangle tv clipped to
+// box (false: nothing of it is in the box), for reaches_sides.
+__device__ bool clip_span(const float *tv, const float *box, int a, double &slo, double &shi) {
+	Poly p, q;
+	double lo[3], hi[3];
+	if (clip_box(tv, box, p, q, lo, hi) == nullptr) return false;
 	slo = sel3(a, lo);
 	shi = sel3(a, hi);
 	return true;
 }
 
-// boxOfPoly in kdtree/clip.go: out = rounded bounds ∩ box ∩ cur.
-__device__ bool box_of_poly(const Poly &p, const float *box, const float *cur, float *out) {
-	double lo[3], hi[3];
-	for (int a = 0; a < 3; a++) lo[a] = hi[a] = p.v[0][a];
-	for (int i = 1; i < p.n; i++)
-		for (int a = 0; a < 3; a++) {
-			lo[a] = min64(lo[a], p.v[i][a]);
-			hi[a] = max64(hi[a], p.v[i][a]);
-		}
+// boxOfPoly in kdtree/clip.go, from the polygon's bounds lo, hi (as
+// clip_poly keeps them: the same minima and maxima in the same order as a
+// pass over its vertices): out = rounded bounds ∩ box ∩ cur.
+__device__ bool box_of_span(const double *lo, const double *hi, const float *box, const float *cur, float *out) {
+#pragma unroll
 	for (int a = 0; a < 3; a++) {
 		out[a] = max32(max32(round_down(lo[a]), box[a]), cur[a]);
 		out[3 + a] = min32(min32(round_up(hi[a]), box[3 + a]), cur[3 + a]);
@@ -508,11 +478,15 @@ __device__ unsigned int classify_clip(unsigned int r, unsigned int s, int a, flo
 	rb[a] = pos;
 	bool okL = false, okR = false;
 	Poly p, q;
-	if (clip_to_box(tv + 9 * (size_t)tri[r], nb, p)) {
-		clip_poly(p, a, (double)pos, false, q);
-		if (q.n > 0) okL = box_of_poly(q, lb, b, bl);
-		clip_poly(p, a, (double)pos, true, q);
-		if (q.n > 0) okR = box_of_poly(q, rb, b, br);
+	double lo[3], hi[3];
+	const Poly *c = clip_box(tv + 9 * (size_t)tri[r], nb, p, q, lo, hi);
+	if (c != nullptr) {
+		// The side clips go to the other polygon; each leaves its bounds.
+		Poly &o = c == &p ? q : p;
+		clip_poly(*c, a, (double)pos, false, o, lo, hi);
+		if (o.n > 0) okL = box_of_span(lo, hi, lb, b, bl);
+		clip_poly(*c, a, (double)pos, true, o, lo, hi);
+		if (o.n > 0) okR = box_of_span(lo, hi, rb, b, br);
 	}
 	if (!okL && !okR) {
 		for (int i = 0; i < 6; i++) bl[i] = br[i] = b[i];
@@ -885,19 +859,39 @@ __device__ void reaches_sides(const float *tv, const float *box, int a, float po
 	okR = okR || hi >= (double)pos;
 }
 
+// nth_bit64: the position of the n-th (from 0) set bit of x (n < popc(x)).
+__device__ __forceinline__ int nth_bit64(unsigned long long x, int n) {
+	int p = 0;
+#pragma unroll
+	for (int w = 32; w > 0; w >>= 1) {
+		int c = __popcll((x >> p) & ((1ull << w) - 1));
+		if (c <= n) {
+			n -= c;
+			p += w;
+		}
+	}
+	return p;
+}
+
 // drop_one_sided: of the references X that straddle the plane (axis a at
 // pos) in box, a warp's lanes test those the triangle reaches on one side
-// only (reaches_sides of tri[r]'s triangle, for r < m) and clear them from
-// the side they miss: from SL when they reach only the right, from SR when
-// they reach only the left (smallBuilder.node in kdtree/small.go).
-__device__ __forceinline__ void drop_one_sided(const float *tv, const unsigned int *tri, int m, unsigned long long X,
+// only (reaches_sides of tri[r]'s triangle) and clear them from the side
+// they miss: from SL when they reach only the right, from SR when they
+// reach only the left (smallBuilder.node in kdtree/small.go). Lane i tests
+// the i-th reference of X, so up to 32 straddling references take one
+// pass of the long clipping whatever their places among the root's 64
+// (with lane r mod 32 testing reference r, references in both halves took
+// two).
+__device__ __forceinline__ void drop_one_sided(const float *tv, const unsigned int *tri, unsigned long long X,
                                                const float *box, int a, float pos, unsigned int lane,
                                                unsigned long long &SL, unsigned long long &SR) {
 	unsigned long long dropL = 0, dropR = 0;
-	for (int base = 0; base < m; base += 32) {
-		int r = base + (int)lane;
+	const int cnt = __popcll(X);
+	for (int base = 0; base < cnt; base += 32) {
+		int i = base + (int)lane, r = 0;
 		bool dl = false, dr = false;
-		if (r < m && ((X >> r) & 1ull)) {
+		if (i < cnt) {
+			r = nth_bit64(X, i);
 			bool okL, okR;
 			reaches_sides(tv + 9 * (size_t)tri[r], box, a, pos, okL, okR);
 			if (okL != okR) {
@@ -905,8 +899,9 @@ __device__ __forceinline__ void drop_one_sided(const float *tv, const unsigned i
 				dr = !okR;
 			}
 		}
-		dropL |= (unsigned long long)__ballot_sync(0xFFFFFFFFu, dl) << base;
-		dropR |= (unsigned long long)__ballot_sync(0xFFFFFFFFu, dr) << base;
+		unsigned int bl = __ballot_sync(0xFFFFFFFFu, dl), br = __ballot_sync(0xFFFFFFFFu, dr);
+		for (; bl != 0; bl &= bl - 1) dropL |= 1ull << __shfl_sync(0xFFFFFFFFu, r, __ffs(bl) - 1);
+		for (; br != 0; br &= br - 1) dropR |= 1ull << __shfl_sync(0xFFFFFFFFu, r, __ffs(br) - 1);
 	}
 	SL &= ~dropL;
 	SR &= ~dropR;
@@ -1066,7 +1061,7 @@ extern "C" __global__ void __launch_bounds__(32) kdtree_small_f32(
 		float pos = bp;
 		unsigned long long SL = S & (clt[a][bk] | ~cgt[a][bk]), SR = S & cgt[a][bk];
 		unsigned long long X = SL & SR;
-		drop_one_sided(tv, stri, m, X, box, a, pos, lane, SL, SR);
+		drop_one_sided(tv, stri, X, box, a, pos, lane, SL, SR);
 		unsigned int left = 0;
 		if (lane == 0) {
 			left = atomicAdd(&ctr[0], 2u);
@@ -1357,7 +1352,7 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 			float pos = bp;
 			unsigned long long SL = S & (w.lt[a][bk] | ~w.gt[a][bk]), SR = S & w.gt[a][bk];
 			unsigned long long X = SL & SR;
-			drop_one_sided(tv, w.tri, m, X, box, a, pos, lane, SL, SR);
+			drop_one_sided(tv, w.tri, X, box, a, pos, lane, SL, SR);
 			if (recNext + 2 > recEnd) {
 				if (!kd_small::reserve(&ctr[0], &ctr[2], kRecChunk, recCap, lane, recNext, recEnd)) return;
 				if (lane == 0 && chunkRoot != nullptr) chunkRoot[(recNext - roots) / kRecChunk] = root;
