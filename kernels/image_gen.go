@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "fe3a36613854f97d7e657ad94696304a05f73aae6370abc30021567426b34998"
+const SourcesSHA256 = "72f5389f2e37d6e4e188eaaeefc673076a341a4b981bcdb21d0689856d127f8f"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -21,5 +21,5 @@ var SourceSHA256 = map[string]string{
 	"scan.cu":    "17a1dabe1f1239ce49c309a1c3385642d0ba12f0d02af02a838bf15c3a689054",
 	"scan.cuh":   "84fdfec4c8655f0b3ef9280e64982ff9c98173e319e4dd46c7564d8ca33004fb",
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
-	"split.cu":   "c6f40671487e578719f3e384b8674712f3ae444bc003e16865e2be25c11ef8d8",
+	"split.cu":   "ffc086a725b0aaf89c59a39790582abc9214604f9bd681a071281057566df1e9",
 }

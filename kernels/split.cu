@@ -28,14 +28,36 @@ __device__ __forceinline__ unsigned int node_of(const unsigned int *offsets, uns
 
 } // namespace kd_split
 
+namespace kd_split {
+
+// seg_entry: segOff[j] as split_unpack_u32 writes it.
+__device__ __forceinline__ unsigned int seg_entry(const unsigned int *offsets, unsigned int nodes, unsigned int n,
+                                                  unsigned int j) {
+	if (j <= nodes) return offsets[j];
+	if (j <= 2 * nodes + 1) return n + 1 + offsets[j - nodes - 1];
+	return 2 * n + 2;
+}
+
+} // namespace kd_split
+
 // split_unpack_u32: pre[r] = flags[r]&1, pre[n+1+r] = (flags[r]>>1)&1 for
 // r < n; pre[n] = pre[2n+1] = 0; and the segment offsets of the scan:
 // segOff[s] = offsets[s], segOff[nodes+1+s] = n+1+offsets[s] for s <= nodes,
 // segOff[2 nodes+2] = 2n+2; state[0 .. stateWords) = 0 (split_bases_u32's
-// look-back state). Threads: max(n+1, nodes+2), at least stateWords.
+// look-back state). It also prepares the ranks' scan
+// (scan.SegmentedExclusivePrepared, 4096-item tiles): tileSeg[t] = the first
+// entry j with segOff[j] >= 4096 t, for t < tiles (thread j writes the
+// tiles whose start lies in (segOff[j-1], segOff[j]]: the segment offsets
+// are non-decreasing, so each tile gets one entry, and a segment that spans
+// many tiles has its thread write them all), and zeroes the scan's state
+// sstate[0 .. sstateWords). Threads: at least max(n+1, 2 nodes+3,
+// stateWords, sstateWords).
 extern "C" __global__ void split_unpack_u32(const unsigned int *flags, unsigned int n, unsigned int *pre,
                                             const unsigned int *offsets, unsigned int nodes, unsigned int *segOff,
-                                            unsigned long long *state, unsigned int stateWords) {
+                                            unsigned long long *state, unsigned int stateWords,
+                                            unsigned int *tileSeg, unsigned int tiles,
+                                            unsigned long long *sstate, unsigned int sstateWords) {
+	constexpr unsigned int kTile = 4096;
 	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
 	if (r < n) {
 		unsigned int f = flags[r];
@@ -52,7 +74,14 @@ extern "C" __global__ void split_unpack_u32(const unsigned int *flags, unsigned 
 	} else if (r == nodes + 1) {
 		segOff[2 * nodes + 2] = 2 * n + 2;
 	}
+	if (r < 2 * nodes + 3) {
+		unsigned int v = kd_split::seg_entry(offsets, nodes, n, r);
+		unsigned int t0 = r == 0 ? 0u : kd_split::seg_entry(offsets, nodes, n, r - 1) / kTile + 1;
+		unsigned int t1 = min(v / kTile + 1, tiles);
+		for (unsigned int t = t0; t < t1; t++) tileSeg[t] = r;
+	}
 	if (r < stateWords) state[r] = 0;
+	if (r < sstateWords) sstate[r] = 0;
 }
 
 namespace kd_split {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 
 	"github.com/kdbuild/kdbuild/kernels/exec"
@@ -237,6 +238,17 @@ func checkScans[T Value](t *testing.T, ex exec.Executor, variants []string, size
 
 // checkSegmented compares both segmented forms (heads and offsets) with the
 // reference loop.
+// tileStarts is what scan.SegmentedExclusivePrepared wants of its caller:
+// for each SegOffsetsTile-item tile of n items, the first offsets entry at
+// or past the tile's start (len(offsets) if none).
+func tileStarts(offsets []uint32, n int) []uint32 {
+	out := make([]uint32, SegOffsetsTiles(n))
+	for tile := range out {
+		out[tile] = uint32(sort.Search(len(offsets), func(s int) bool { return int(offsets[s]) >= tile*SegOffsetsTile }))
+	}
+	return out
+}
+
 func checkSegmented[T Value](t *testing.T, ex exec.Executor, sizes []int) {
 	for _, n := range sizes {
 		for _, every := range []int{3, 100, 5000} {
@@ -282,6 +294,19 @@ func checkSegmented[T Value](t *testing.T, ex exec.Executor, sizes []int) {
 				// which starts a segment anyway.
 				equalExact(t, what+" offsets", download(t, what, outWhole), want)
 				outWhole.Free()
+				if k == 0 {
+					// The prepared form: tile starts and a zeroed state from
+					// the caller (the guards around them must stay).
+					tsWhole, ts := upload(t, ex, tileStarts(offsets, n))
+					stWhole, st := upload(t, ex, make([]uint32, SegOffsetsStateWords(n)))
+					pWhole, p := upload(t, ex, make([]T, n))
+					if err := SegmentedExclusivePrepared(ex, p, in, off, ts, st); err != nil {
+						t.Fatalf("%s prepared: %v", what, err)
+					}
+					equalExact(t, what+" prepared", download(t, what, pWhole), want)
+					download(t, what+" prepared tile starts", tsWhole)
+					download(t, what+" prepared state", stWhole)
+				}
 			}
 			download(t, "heads", hw)
 		}

@@ -3,6 +3,7 @@ package scan
 import (
 	"fmt"
 
+	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
 
@@ -56,6 +57,59 @@ func SegmentedExclusiveOffsets[T Value](ex exec.Executor, dst, src *exec.Buf[T],
 // SegmentedInclusiveOffsets is the inclusive form of SegmentedExclusiveOffsets.
 func SegmentedInclusiveOffsets[T Value](ex exec.Executor, dst, src *exec.Buf[T], offsets *exec.Buf[uint32]) error {
 	return segmentedOffsets(ex, nil, dst, src, offsets, true)
+}
+
+// SegOffsetsTile is the tile, in items, of the offsets-form segmented scan
+// on the CUDA executor (the unit of SegmentedExclusivePrepared's tile
+// starts).
+const SegOffsetsTile = 4096
+
+// SegOffsetsTiles returns the number of SegOffsetsTile-item tiles of n
+// items.
+func SegOffsetsTiles(n int) int { return (n + SegOffsetsTile - 1) / SegOffsetsTile }
+
+// SegOffsetsStateWords returns the 4-byte words of the look-back state
+// SegmentedExclusivePrepared needs for n items.
+func SegOffsetsStateWords(n int) int { return 2 * (SegOffsetsTiles(n) + 1) }
+
+// SegmentedExclusivePrepared is SegmentedExclusiveOffsets with the work of
+// the launch that precedes the CUDA scan done by the caller, whose own
+// kernels can do it while they write the offsets (one launch less):
+//   - tileSeg[t] = min{s : offsets[s] >= t·SegOffsetsTile} (len(offsets)
+//     if none) for t < SegOffsetsTiles(len(src)): where each tile's
+//     segments start;
+//   - state: at least SegOffsetsStateWords(len(src)) words, all zero (the
+//     scan leaves them dirty).
+//
+// On the Go executor, or when the native offsets kernel is off, tileSeg
+// and state are not read.
+func SegmentedExclusivePrepared[T Value](ex exec.Executor, dst, src *exec.Buf[T], offsets, tileSeg, state *exec.Buf[uint32]) error {
+	n := src.Len()
+	if ex.CUDA() == nil || !segmentedOffsetsNative || n == 0 {
+		return segmentedOffsets(ex, nil, dst, src, offsets, false)
+	}
+	const op = "SegmentedExclusivePrepared"
+	checkLen(op, dst.Len(), src.Len())
+	if err := sameExec(ex, op, dst, src); err != nil {
+		return err
+	}
+	if err := sameExec(ex, op, offsets, tileSeg, state); err != nil {
+		return err
+	}
+	if err := checkGPUSize("segmented scan", n); err != nil {
+		return err
+	}
+	tiles := SegOffsetsTiles(n)
+	if tileSeg.Len() < tiles || state.Len() < SegOffsetsStateWords(n) {
+		panic(fmt.Sprintf("scan: %s: %d tile starts and %d state words for %d items (want %d and %d)", op,
+			tileSeg.Len(), state.Len(), n, tiles, SegOffsetsStateWords(n)))
+	}
+	kernel := "segscan_off_excl_" + suffix[T]()
+	if lookbackTile(kernel) != SegOffsetsTile {
+		return fmt.Errorf("scan: %s: %s has %d-item tiles, not %d", op, kernel, lookbackTile(kernel), SegOffsetsTile)
+	}
+	return ex.CUDA().Launch(kernel, cuda.Linear(tiles), cuda.Linear(lookbackThreads(kernel)), 0,
+		src.Ptr(), offsets.Ptr(), tileSeg.Ptr(), uint64(offsets.Len()), dst.Ptr(), uint64(n), state.Ptr())
 }
 
 func segmented[T Value](ex exec.Executor, sc *Scanner, dst, src *exec.Buf[T], heads *exec.Buf[uint32], inclusive bool) error {

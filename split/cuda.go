@@ -42,11 +42,15 @@ func queueCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], 
 	pre := sc.scanRefs.Slice(0, 2*(n+1))
 	segOff := sc.segOff.Slice(0, 2*nodes+3)
 	words := basesStateWords(nodes)
-	if err := ctx.Launch("split_unpack_u32", cuda.GridFor(max(n+1, nodes+2, words), block), cuda.Linear(block), 0,
-		flags.Ptr(), uint32(n), pre.Ptr(), offsets.Ptr(), uint32(nodes), segOff.Ptr(), sc.state.Ptr(), uint32(words)); err != nil {
+	// The unpacking also prepares the ranks' scan (its tiles' first
+	// segments and its zeroed state): one launch less a level.
+	tiles, sWords := scan.SegOffsetsTiles(pre.Len()), scan.SegOffsetsStateWords(pre.Len())
+	if err := ctx.Launch("split_unpack_u32", cuda.GridFor(max(n+1, 2*nodes+3, words, sWords/2), block), cuda.Linear(block), 0,
+		flags.Ptr(), uint32(n), pre.Ptr(), offsets.Ptr(), uint32(nodes), segOff.Ptr(), sc.state.Ptr(), uint32(words),
+		sc.tileSeg.Ptr(), uint32(tiles), sc.scanState.Ptr(), uint32(sWords/2)); err != nil {
 		return err
 	}
-	if err := scan.SegmentedExclusiveOffsets(ex, pre, pre, segOff); err != nil {
+	if err := scan.SegmentedExclusivePrepared(ex, pre, pre, segOff, sc.tileSeg.Slice(0, tiles), sc.scanState.Slice(0, sWords)); err != nil {
 		return err
 	}
 	if err := ctx.Launch("split_bases_u32", cuda.Linear(words-1), cuda.Linear(256), 0,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/scan"
 )
 
 // Flag bits of a reference: where its copies go.
@@ -30,6 +31,8 @@ type Scratch struct {
 	segOff      *exec.Buf[uint32] // 2*nodes+3 segment offsets of the ranks' scan (CUDA only)
 	totalDev    *exec.Buf[uint32] // the grand total (CUDA only)
 	state       *exec.Buf[uint32] // split_bases_u32's look-back state (CUDA only)
+	tileSeg     *exec.Buf[uint32] // the ranks' scan: first segment entry of each tile (CUDA only)
+	scanState   *exec.Buf[uint32] // the ranks' scan: look-back state (CUDA only)
 	total       []uint32          // host copy of the grand total
 }
 
@@ -56,6 +59,15 @@ func NewScratch(ex exec.Executor, refs, nodes int) (*Scratch, error) {
 		s.Free()
 		return nil, err
 	}
+	items := 2 * (refs + 1)
+	if s.tileSeg, err = exec.Alloc[uint32](ex, max(scan.SegOffsetsTiles(items), 1)); err != nil {
+		s.Free()
+		return nil, err
+	}
+	if s.scanState, err = exec.Alloc[uint32](ex, scan.SegOffsetsStateWords(items)); err != nil {
+		s.Free()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -64,7 +76,7 @@ func (s *Scratch) Bytes() uint64 {
 	if s == nil || s.scanRefs == nil {
 		return 0
 	}
-	return 4 * uint64(s.scanRefs.Len()+s.totalDev.Len()+s.segOff.Len()+s.state.Len())
+	return 4 * uint64(s.scanRefs.Len()+s.totalDev.Len()+s.segOff.Len()+s.state.Len()+s.tileSeg.Len()+s.scanState.Len())
 }
 
 // Ranks is the device buffer of 2(n+1) words where the CUDA executor
@@ -90,6 +102,12 @@ func (s *Scratch) Free() error {
 		err = e
 	}
 	if e := s.state.Free(); err == nil {
+		err = e
+	}
+	if e := s.tileSeg.Free(); err == nil {
+		err = e
+	}
+	if e := s.scanState.Free(); err == nil {
 		err = e
 	}
 	return err

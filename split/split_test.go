@@ -77,6 +77,9 @@ func splitCases() []splitCase {
 		makeCase("all both", []int{1, 255, 256, 257}, func(int) uint32 { return Left | Right }),
 		makeCase("leaves (no flags)", []int{4, 9}, func(int) uint32 { return 0 }),
 		makeCase("alternating", []int{1023, 1024, 1025}, func(i int) uint32 { return uint32(1 + i%3) }),
+		// Nodes spanning several of the ranks' scan tiles (4096 items of the
+		// 2(n+1) unpacked flags), empty ones at tile edges.
+		makeCase("tile-spanning nodes", []int{5000, 0, 0, 9000, 1, 12288, 0, 4095, 4097}, random),
 	)
 	for _, n := range []int{0, 1, 31, 32, 33, 255, 256, 257, 4095, 4096, 4097, 1 << 16, 1<<16 + 1} {
 		out = append(out, makeCase("one node", []int{n}, random))
