@@ -57,7 +57,9 @@
 //	  a small kernel finds every 4096-item tile's first segment entry, and each tile sets its heads as bits
 //	  in shared memory while its values load; the same tiling and L2 prefetch with the tile numbers from
 //	  blockIdx.x; Go: one loop per segment; tuning (segscan bench): production-offsets-ticket (the
-//	  ticket), production-offsets-bid-ahead2, production-offsets-ahead8 (ticket, 8 tiles ahead)
+//	  ticket), production-offsets-bid-ahead2, production-offsets-ahead8 (ticket, 8 tiles ahead);
+//	  SegmentedExclusivePrepared leaves the small kernel's work (tile starts, zeroed state) to a caller
+//	  whose own kernel writes the offsets (split's unpacking: one launch less a kd-tree level)
 //	compaction (CompactVariants): cpu-parallel, cpu-no-scan, cpu-scan; GPU mask (default: three
 //	  launches: one reads the flags and writes a bit per item and the count of every 1024-item chunk,
 //	  the production scan turns the counts into the chunks' output places and the total, one reads the

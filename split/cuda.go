@@ -12,12 +12,13 @@ const block = 256
 
 // addressesCUDA runs Addresses on the device: the left and right flags
 // unpacked into one array of 2(n+1) entries (left flags, a zero, right
-// flags, a zero), one segmented exclusive scan over it whose segments are
-// the nodes' left flags and then their right flags (scan's offsets form:
-// shared-memory tiles, decoupled look-back) for every reference's ranks in
-// its node, then one single-pass scan over the nodes that makes their
-// counts as it loads them and leaves the child bases, and the destinations
-// (kernels/split.cu).
+// flags, a zero) by a kernel that also prepares the scan (its tiles' first
+// segments, its zeroed state), one segmented exclusive scan over it whose
+// segments are the nodes' left flags and then their right flags (scan's
+// offsets form: shared-memory tiles, decoupled look-back) for every
+// reference's ranks in its node, then one single-pass scan over the nodes
+// that makes their counts as it loads them and leaves the child bases, and
+// the destinations (kernels/split.cu).
 func addressesCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result, n, nodes int) (uint32, error) {
 	if err := queueCUDA(ex, sc, flags, offsets, res, n, nodes); err != nil {
 		return 0, err
