@@ -28,6 +28,10 @@ import (
 //
 // It returns an error for bad options, a scene with out-of-range vertex
 // indices, a cancelled ctx or an executor failure. The tree is immutable.
+// It returns as soon as the tree is built: the statistics' tree-shape
+// figures (a walk of the whole tree, which takes about as long as a GPU
+// build) are computed by the first Tree.Stats call; Tree.BuildStats never
+// walks the tree.
 func Build(ctx context.Context, scene *scenes.Scene, opts Options) (*Tree, error) {
 	return build(ctx, scene, opts, nil)
 }
@@ -71,8 +75,10 @@ func buildHooked(ctx context.Context, scene *scenes.Scene, opts Options, hook fu
 		DevicePeakBytes:  b.devPeak,
 		Levels:           b.levels,
 	}
+	// The tree-shape figures wait for the first Stats call (lazyShape).
 	t := NewTree(scene, res.nodes, res.refs, res.bounds, st)
-	return NewTree(scene, res.nodes, res.refs, res.bounds, ComputeShapeStats(t)), nil
+	t.shape = &lazyShape{}
+	return t, nil
 }
 
 // buildResult is the finished tree's arrays.

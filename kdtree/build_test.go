@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -162,6 +163,40 @@ func TestBuildDeterministic(t *testing.T) {
 			require.True(t, slices.Equal(ref.Refs, got.Refs), "%s: refs differ with %d workers", s.Name, w)
 		}
 	}
+}
+
+// A built tree's shape figures wait for the first Stats call, which
+// computes what ComputeShapeStats does, once, for any number of goroutines;
+// BuildStats has the build's figures only.
+func TestBuildStatsLazy(t *testing.T) {
+	s := scenes.Grid(scenes.Icosphere(3), 3, 2, 2)
+	tr, err := Build(context.Background(), s, Options{Executor: exec.Go(2)})
+	require.NoError(t, err)
+	b := tr.BuildStats()
+	require.Zero(t, b.Nodes+b.Leaves+b.EmptyLeaves+b.MaxDepth+b.References)
+	require.Zero(t, b.SAHCost+b.ReferencesPerTriangle)
+	require.Positive(t, b.BuildMs)
+	require.Equal(t, "cpu", b.Device)
+	want := ComputeShapeStats(tr)
+	got := make([]Stats, 8)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i] = tr.Stats()
+		}()
+	}
+	wg.Wait()
+	for _, g := range got {
+		require.Equal(t, want, g)
+	}
+	require.Equal(t, len(tr.Nodes), want.Nodes)
+	require.Positive(t, want.SAHCost)
+	st := tr.Stats()
+	st.Phases["large"] = -1 // the caller's copy
+	require.NotEqual(t, -1.0, tr.Stats().Phases["large"])
+	require.NoError(t, tr.Validate())
 }
 
 func TestBuildOptions(t *testing.T) {

@@ -2,8 +2,8 @@ package kdtree
 
 // Stats describes a built tree and its build. The builder fills the build
 // fields (Device, BuildMs, Phases, DroppedTriangles, peak memory, Levels);
-// ComputeShapeStats fills the tree-shape fields from the nodes and
-// references alone.
+// the tree-shape fields come from the nodes and references alone
+// (ComputeShapeStats, or a Build tree's first Stats call).
 type Stats struct {
 	Device  string             // "cpu" or the GPU's name
 	BuildMs float64            // wall time of the build
@@ -29,16 +29,21 @@ type Stats struct {
 // SAHCost) recomputed from t.Nodes and t.Refs; the build fields given to
 // NewTree are kept. ReferencesPerTriangle divides by the kept triangles,
 // len(Scene.Tris) minus Stats.DroppedTriangles (0 when none are kept).
-// The builder calls it on a provisional tree and wraps the result:
+// For a tree made with NewTree from the builder's arrays:
 //
 //	t := kdtree.NewTree(scene, nodes, refs, bounds, buildStats)
 //	t = kdtree.NewTree(scene, nodes, refs, bounds, kdtree.ComputeShapeStats(t))
 //
-// Run on a tree that fails Validate, it still terminates (it never follows
-// an out-of-range index nor descends below MaxTreeDepth) but the figures
-// mean little.
+// (Build's own trees compute the same on their first Stats call.) Run on a
+// tree that fails Validate, it still terminates (it never follows an
+// out-of-range index nor descends below MaxTreeDepth) but the figures mean
+// little.
 func ComputeShapeStats(t *Tree) Stats {
-	s := t.Stats()
+	return withShape(t, t.BuildStats())
+}
+
+// withShape returns s with the tree-shape fields of t.
+func withShape(t *Tree, s Stats) Stats {
 	s.Nodes = len(t.Nodes)
 	s.References = len(t.Refs)
 	sh := treeShape(t) // one pass for the counts and the SAH cost

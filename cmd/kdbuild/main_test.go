@@ -306,6 +306,18 @@ func TestBenchBuilds(t *testing.T) {
 	assert.Equal(t, 3.0, runs)
 	depth, _ := lookup(m, "tree.max_depth")
 	assert.LessOrEqual(t, depth.(float64), 5.0, "--max-depth reaches the builder")
+	// The tree figures (computed once, from the last build) are a single
+	// build's.
+	one := kdbuild(t, "--json", "--device", "cpu", "--bins", "16", "--max-depth", "5", smallScene)
+	require.Equal(t, exitOK, one.code, "stderr: %s", one.stderr)
+	m1 := decode(t, one.stdout)
+	for _, k := range []string{"tree.nodes", "tree.leaves", "tree.empty_leaves", "tree.max_depth", "tree.references",
+		"tree.references_per_triangle", "tree.sah_cost", "tree.dropped_triangles"} {
+		got, ok := lookup(m, k)
+		require.True(t, ok, k)
+		want, _ := lookup(m1, k)
+		assert.Equal(t, want, got, k)
+	}
 }
 
 func TestAutoDeviceSaysWhyOnce(t *testing.T) {
