@@ -19,7 +19,7 @@ help:
 	@echo "fuzz        every fuzz target for \$$FUZZTIME (default $(FUZZTIME)) each"
 	@echo "ci          bash .ci/run: what CI runs (installs nvcc, checks the kernel image)"
 	@echo "kernels     rebuild kernels/kdbuild.fatbin and kernels/image_gen.go with nvcc"
-	@echo "gpu-bundle  cross-build test binaries and kdbuild into $(BUNDLE)/ for a GPU machine"
+	@echo "gpu-bundle  cross-build test binaries and kdbuild into $(BUNDLE)/ for a GPU machine (PKGS=, BASE=)"
 	@echo "clean       remove ./kdbuild, build/ and $(BUNDLE)/"
 
 build:
@@ -69,5 +69,11 @@ kernels:
 SCENES ?= stanford-bunny.obj conference.obj.gz sponza-dabrovic.obj.gz dragon-19k.obj.gz spot.obj \
 	fandisk.obj teapot.obj cow.obj suzanne.obj
 
+# gpu-bundle: PKGS limits the test binaries to these package folders (e.g.
+# PKGS="kdtree split"), BASE adds kdbuild_base built from that git revision
+# (ab.sh in the bundle compares the two in the same run).
+PKGS ?=
+BASE ?=
+
 gpu-bundle:
-	GO="$(GO)" BUNDLE="$(BUNDLE)" SCENES="$(SCENES)" bash kernels/gen/bundle.sh
+	GO="$(GO)" BUNDLE="$(BUNDLE)" SCENES="$(SCENES)" PKGS="$(PKGS)" BASE="$(BASE)" bash kernels/gen/bundle.sh
