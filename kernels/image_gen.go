@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "72f5389f2e37d6e4e188eaaeefc673076a341a4b981bcdb21d0689856d127f8f"
+const SourcesSHA256 = "4d0883dc3d274d33f025f2222a297ed55ca92c6f43f15d62428da6ae51b40118"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -18,8 +18,8 @@ var SourceSHA256 = map[string]string{
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "048ec90e0245508f05e682c72912f46f74ea58388e56bee511f531b72c43af52",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
-	"scan.cu":    "17a1dabe1f1239ce49c309a1c3385642d0ba12f0d02af02a838bf15c3a689054",
-	"scan.cuh":   "84fdfec4c8655f0b3ef9280e64982ff9c98173e319e4dd46c7564d8ca33004fb",
+	"scan.cu":    "838628c963dc79fb94cbbd9c21df9a9ca60b10b151e21e0d6b8db8eed1abd177",
+	"scan.cuh":   "0b65ca7d6c077fa3e64ef17a9212510aa5a3cbd090c95f27d4b74b688038f241",
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
-	"split.cu":   "ffc086a725b0aaf89c59a39790582abc9214604f9bd681a071281057566df1e9",
+	"split.cu":   "068514ae392aab7c7c7b096eae678488d6af23aa43932ef17604c1c056279e2d",
 }

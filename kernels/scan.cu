@@ -69,8 +69,8 @@ __device__ __forceinline__ void tile_starts(const unsigned *offsets, unsigned lo
 // L2 the rows 4 tiles per SM ahead (Tiling's Ahead: 64 KiB per SM, as the
 // production-bid scan's 2 tiles of 8192).
 using TilingSegV2 = Tiling<256, 16, 4, true, true, true, 4>;
-// SegBid: SegV2 with the tile numbers from blockIdx.x (the offsets form).
-using TilingSegBid = Tiling<256, 16, 4, true, true, false, 4>;
+// TilingSegBid (SegV2 with the tile numbers from blockIdx.x, the offsets
+// form) is in scan.cuh: split.cu prepares that scan's tiles.
 
 // Hillis–Steele, global memory. init: out = src (inclusive) or src shifted
 // right by one with 0 in front (exclusive); step: out[i] = in[i] + in[i-d].

@@ -492,6 +492,11 @@ template <class Make> struct IoMade {
 // that a level of a few thousand nodes gets several blocks), tile numbers
 // from blockIdx.x, plain loads (the Go side: scan.MadeTile).
 using TilingMade = Tiling<256, 4, 4, true, false, false>;
+// TilingSegBid: the offsets-form segmented scan's tiling (segscan_off_*;
+// scan.cu's TilingSegV2 with the tile numbers from blockIdx.x): 4096-item
+// tiles (the Go side: scan.SegOffsetsTile), whose first segments
+// split_unpack_u32 finds for the split's ranks.
+using TilingSegBid = Tiling<256, 16, 4, true, true, false, 4>;
 
 // IoSegOffsets: the segmented scan with the segments given by their starts
 // (offsets, nentries words, non-decreasing) instead of one head flag per

@@ -45,8 +45,8 @@ __device__ __forceinline__ unsigned int seg_entry(const unsigned int *offsets, u
 // segOff[s] = offsets[s], segOff[nodes+1+s] = n+1+offsets[s] for s <= nodes,
 // segOff[2 nodes+2] = 2n+2; state[0 .. stateWords) = 0 (split_bases_u32's
 // look-back state). It also prepares the ranks' scan
-// (scan.SegmentedExclusivePrepared, 4096-item tiles): tileSeg[t] = the first
-// entry j with segOff[j] >= 4096 t, for t < tiles (thread j writes the
+// (scan.SegmentedExclusivePrepared, TilingSegBid tiles): tileSeg[t] = the first
+// entry j with segOff[j] >= kTile t, for t < tiles (thread j writes the
 // tiles whose start lies in (segOff[j-1], segOff[j]]: the segment offsets
 // are non-decreasing, so each tile gets one entry, and a segment that spans
 // many tiles has its thread write them all), and zeroes the scan's state
@@ -57,7 +57,7 @@ extern "C" __global__ void split_unpack_u32(const unsigned int *flags, unsigned 
                                             unsigned long long *state, unsigned int stateWords,
                                             unsigned int *tileSeg, unsigned int tiles,
                                             unsigned long long *sstate, unsigned int sstateWords) {
-	constexpr unsigned int kTile = 4096;
+	constexpr unsigned int kTile = kd_scan::TilingSegBid::kTile;
 	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
 	if (r < n) {
 		unsigned int f = flags[r];
