@@ -58,13 +58,21 @@ type devLevel struct {
 	// the device by kdtree_tail_f32, then swapped with offsets), the
 	// scanned node words of kdtree_nodewords_scan_u32 and its look-back
 	// state (wstate), the nodes' tight bounds (6 floats each) and the
-	// reducer that computes them.
+	// reducer that computes them for a level whose table came from the
+	// host, and the tight bounds as keys (key_of in kernels/kdtree.cu, 6
+	// words a node) that kdtree_tail_f32 makes for the next level as it
+	// scatters its references: tkey[0] the current level's, tkey[1] the
+	// next's (readied by kdtree_decide_f32, then swapped).
 	next     *exec.Buf[uint32]
 	pre      *exec.Buf[uint32]
 	wstate   *exec.Buf[uint32]
 	tight    *exec.Buf[float32]
+	tkey     [2]*exec.Buf[uint32]
 	red      *reduce.Reducer
 	tableOK  bool // offsets holds the current level's table, made on the device
+	keysOK   bool // with tableOK: tkey[0] holds the current level's tight bounds
+	keysNext bool // this level's decide readied tkey[1] for the next level
+	inPipe   bool // largeCUDAPipe runs: per-node buffers must not grow
 	histZero bool // hist is all zero (see decideCUDA)
 
 	// The levels' sizes on the device, a ring of szSlots slots of 4 words
@@ -93,7 +101,7 @@ const szSlots = 2
 
 func (d *devLevel) free() {
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.flags, d.offsets, d.info,
-		d.dec, d.hist, d.ptri, d.arenaU, d.next, d.pre, d.wstate, d.sz, d.log} {
+		d.dec, d.hist, d.ptri, d.arenaU, d.next, d.pre, d.wstate, d.sz, d.log, d.tkey[0], d.tkey[1]} {
 		b.Free()
 	}
 	for _, b := range []*exec.Buf[float32]{d.tv, d.box[0], d.box[1], d.clipL, d.clipR, d.nbox, d.geo, d.pbox, d.arenaF,
@@ -130,7 +138,7 @@ func (d *devLevel) reserve(n, bins int) error {
 	us := []arenaSlot[uint32]{{&d.tri[0], refs}, {&d.tri[1], refs}, {&d.flags, refs},
 		{&d.offsets, tableLen(nodes)}, {&d.dec, 6 * nodes},
 		{&d.hist, 6 * bins * nodes}, {&d.next, tableLen(nodes)}, {&d.pre, 2*nodes + 2},
-		{&d.wstate, 2 * nodeWordsState(nodes)}, {&d.sz, 4 * szSlots}}
+		{&d.wstate, 2 * nodeWordsState(nodes)}, {&d.sz, 4 * szSlots}, {&d.tkey[0], 6 * nodes}, {&d.tkey[1], 6 * nodes}}
 	fs := []arenaSlot[float32]{{&d.box[0], 6 * refs}, {&d.box[1], 6 * refs}, {&d.clipL, 6 * refs}, {&d.clipR, 6 * refs},
 		{&d.geo, 9 * nodes}, {&d.tight, 6 * nodes}}
 	if err := carve(d.ex, &d.arenaU, us); err != nil {
@@ -265,7 +273,7 @@ func (d *devLevel) restart(n int) error {
 	}
 	d.parked = 0
 	d.refLimit = 0
-	d.tableOK = false
+	d.tableOK, d.keysOK, d.keysNext = false, false, false
 	d.histZero = false
 	if d.red != nil {
 		d.red.Free()
@@ -354,6 +362,7 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	// The records of the parked ranges: leaves and small roots whose
 	// references stay on the device; parkedToHost brings them home when a
 	// host step needs them.
+	t0 := time.Now()
 	devLayout := cudaSmallOnDevice && cudaLayoutOnDevice()
 	smallOff, smallCnt := make([]uint32, 0, len(parked)), make([]uint32, 0, len(parked))
 	rs.small = slices.Grow(rs.small, len(parked))
@@ -371,6 +380,7 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 			return nil, err
 		}
 	}
+	b.subPhase("large.parked", t0)
 	b.endPhase("large")
 	b.sampleHost()
 
@@ -448,6 +458,7 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 	// so that book rarely grows them: growing copies every record made so
 	// far, and the records hold pointers (the grid's growth cost 80 ms of
 	// host time per build on the device machine).
+	t0 := time.Now()
 	rs.recs = slices.Grow(rs.recs, n/8+1024)
 	// The host's records use the host's cores (the CUDA executor's
 	// Workers is 1: its work is the device's).
@@ -461,7 +472,7 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 		return nil, err
 	}
 	b.levelProgress(0, len(nodes))
-	t0 := time.Now()
+	t0 = b.subPhase("large.alloc", t0)
 	if err := b.levelFrontCUDA(d, nodes, len(nodes), n, false); err != nil {
 		return nil, err
 	}
@@ -547,7 +558,8 @@ func (b *builder) levelProgress(level, nodes int) {
 
 // subPhase adds the time since t0 to phase name and returns now. The
 // CUDA large phase is split this way into sub-phases (their sum is about
-// "large"): large.upload (the first level's node table built and sent,
+// "large"): large.alloc (the host's records and parked ranges made room
+// for), large.upload (the first level's node table built and sent,
 // its work up to the read-back queued), large.device (waiting for a
 // level's read-back: the device time the host did not hide), large.host
 // (the read-back counted, the rest of the level and the next level up to
@@ -557,7 +569,8 @@ func (b *builder) levelProgress(level, nodes int) {
 // large.host). The pipelined phase (largeCUDAPipe) uses the same names:
 // large.device is its wait for a level's sizes, large.host its queueing,
 // large.booker its wait for a free levelBook (the booker behind) and
-// large.book the booker's work after the device's.
+// large.book the booker's work after the device's. Then large.parked: the
+// records of the leaves and small roots whose references were parked.
 func (b *builder) subPhase(name string, t0 time.Time) time.Time {
 	now := time.Now()
 	b.phases[name] += float64(now.Sub(t0).Nanoseconds()) / 1e6
@@ -650,6 +663,8 @@ func (d *devLevel) rootBox(n int) (aabb, error) {
 // so buildCUDA queues a level's front before it does the previous level's
 // bookkeeping, which then runs while the device works.
 func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLeaf bool) error {
+	keys := d.tableOK && d.keysOK
+	d.keysOK, d.keysNext = false, false
 	if d.tableOK {
 		if err := d.sizeNodes(nn); err != nil {
 			return err
@@ -674,7 +689,7 @@ func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLea
 		if err := d.dec.CopyFromHost(dec); err != nil {
 			return err
 		}
-	} else if err := b.decideCUDA(d, nn, n); err != nil {
+	} else if err := b.decideCUDA(d, nn, n, keys); err != nil {
 		return err
 	}
 	// Classify and clip, addresses (queued, no read-back).
@@ -766,11 +781,18 @@ func (b *builder) queueTail(d *devLevel, nb, nRefs, layout, level int, log cuda.
 	parkCap := d.parkCap()
 	szIn := d.sz.Slice(4*(level%szSlots), 4).Ptr()
 	szOut := d.sz.Slice(4*((level+1)%szSlots), 4).Ptr()
+	// The next level's tight bounds, made as the references are scattered,
+	// when this level's decide readied their keys for all its nodes.
+	var tkey cuda.DevPtr
+	keys := layout > 0 && d.keysNext && d.tkey[1].Len() >= 6*layout
+	if keys {
+		tkey = d.tkey[1].Ptr()
+	}
 	if err := d.launch("kdtree_tail_f32", max(nRefs, nb+1, layout+1), d.tri[0].Ptr(), d.box[0].Ptr(), d.flags.Ptr(),
 		d.sc.Ranks().Ptr(), d.clipL.Ptr(), d.clipR.Ptr(), uint32(nRefs), d.tri[1].Ptr(), d.box[1].Ptr(),
 		d.offsets.Ptr(), pre.Ptr(), uint32(nb), d.dec.Ptr(), d.ptri.Ptr(), d.pbox.Ptr(), uint32(parkCap),
 		d.nboxP, d.info.Ptr(), d.dec.Slice(3*nb, 3*nb).Ptr(), d.sc.Total().Ptr(), uint32(refCap),
-		uint32(layout), table, szIn, szOut, log); err != nil {
+		uint32(layout), table, szIn, szOut, log, tkey, uint32(layout)); err != nil {
 		return err
 	}
 	if layout > 0 {
@@ -778,6 +800,11 @@ func (b *builder) queueTail(d *devLevel, nb, nRefs, layout, level int, log cuda.
 		d.tableOK = true
 		d.layout = layout
 	}
+	if keys {
+		d.tkey[0], d.tkey[1] = d.tkey[1], d.tkey[0]
+		d.keysOK = true
+	}
+	d.keysNext = false
 	d.tri[0], d.tri[1] = d.tri[1], d.tri[0]
 	d.box[0], d.box[1] = d.box[1], d.box[0]
 	return nil
@@ -969,21 +996,35 @@ func (lb *levelBook) levelDecisions(nn int) []decision {
 }
 
 // decideCUDA queues the decisions of a level's nn nodes holding n
-// references (builder.decide): the nodes' tight bounds by reduce's
-// segmented box reduction, empty space, then for the nodes still pending
-// the histograms (kdtree_bin_u32, shared-memory tiles) and the binned SAH
-// (kdtree_sah_f32, a warp per node).
-func (b *builder) decideCUDA(d *devLevel, nn, n int) error {
+// references (builder.decide): the nodes' tight bounds (keys: made by the
+// level before's kdtree_tail_f32 in d.tkey[0], else by reduce's segmented
+// box reduction), empty space, then for the nodes still pending the
+// histograms (kdtree_bin_u32, shared-memory tiles) and the binned SAH
+// (kdtree_sah_f32, a warp per node). It readies d.tkey[1] for the next
+// level's tight bounds (nodes up to 2·nn, or the most it holds in the
+// pipelined phase, whose levels are laid out for at most nodeCap nodes).
+func (b *builder) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 	o := &b.opt
 	p := newSAH(o)
 	nb := o.Bins
-	if err := d.red.SegmentedBoxesAoS(d.tight.Slice(0, 6*nn), d.box[0].Slice(0, 6*n), d.offsets.Slice(0, nn+1)); err != nil {
+	var tkey cuda.DevPtr
+	if keys {
+		tkey = d.tkey[0].Ptr()
+	} else if err := d.red.SegmentedBoxesAoS(d.tight.Slice(0, 6*nn), d.box[0].Slice(0, 6*n), d.offsets.Slice(0, nn+1)); err != nil {
 		return err
 	}
-	if err := d.launch("kdtree_decide_f32", nn, d.nboxP, d.info.Ptr(), uint32(nn), d.tight.Ptr(),
-		int32(o.SmallNode), int32(o.MaxDepth), int32(nb), d.dec.Ptr(), d.geo.Ptr()); err != nil {
+	nextCap := 2 * nn
+	if d.inPipe {
+		nextCap = min(nextCap, d.tkey[1].Len()/6)
+	} else if err := ensure(d.ex, &d.tkey[1], 6*nextCap); err != nil {
 		return err
 	}
+	if err := d.launch("kdtree_decide_f32", nn, d.nboxP, d.info.Ptr(), uint32(nn), d.tight.Ptr(), tkey,
+		int32(o.SmallNode), int32(o.MaxDepth), int32(nb), d.dec.Ptr(), d.geo.Ptr(), d.tkey[1].Ptr(),
+		uint32(nextCap)); err != nil {
+		return err
+	}
+	d.keysNext = true
 	// The histograms are zero between levels (kdtree_sah_f32 clears what
 	// kdtree_bin_u32 filled): cleared here only when (re)allocated.
 	if d.hist == nil || d.hist.Len() < 6*nb*nn {

@@ -73,12 +73,15 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 	if err := d.ensurePipe(refCap, nodeCap, b.opt.Bins); err != nil {
 		return nil, false, err
 	}
+	d.inPipe = true
+	defer func() { d.inPipe = false }()
 	if d.red == nil {
 		d.red = reduce.NewReducer(d.ex)
 	}
 	if err := d.red.ReserveBoxesAoS(refCap); err != nil {
 		return nil, false, err
 	}
+	t0 := time.Now()
 	rs.recs = slices.Grow(rs.recs, n/8+1024)
 	bk := newPipeBooker(b.hostWorkers(), nodes, rs, make([]parkedRange, 0, n/16+1024), n)
 	defer bk.finish()
@@ -112,7 +115,7 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 		h := lb.pin.U32(4)
 		return int(h[0]), int(h[1]), int(h[2]), h[3] != 0, nil
 	}
-	t0 := time.Now()
+	t0 = b.subPhase("large.alloc", t0)
 	b.levelProgress(0, 1)
 	last := bk.take() // level k-1's levelBook
 	if err := b.levelFrontCUDA(d, nodes, 1, n, false); err != nil {
@@ -241,7 +244,7 @@ func (d *devLevel) ensurePipe(refs, nodes, bins int) error {
 		ensure(d.ex, &d.clipL, 6*refs), ensure(d.ex, &d.clipR, 6*refs), ensure(d.ex, &d.dec, 6*nodes),
 		ensure(d.ex, &d.geo, 9*nodes), ensure(d.ex, &d.tight, 6*nodes), ensure(d.ex, &d.pre, 2*nodes+2),
 		ensure(d.ex, &d.wstate, 2*nodeWordsState(nodes)), ensure(d.ex, &d.next, tableLen(nodes)),
-		ensure(d.ex, &d.log, 4+6*nodes)} {
+		ensure(d.ex, &d.log, 4+6*nodes), ensure(d.ex, &d.tkey[0], 6*nodes), ensure(d.ex, &d.tkey[1], 6*nodes)} {
 		if e != nil {
 			return e
 		}

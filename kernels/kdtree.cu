@@ -49,6 +49,10 @@ __device__ __forceinline__ float float_of(unsigned int k) {
 	return __uint_as_float(b);
 }
 
+// The identities of minima and maxima over keys (no finite float has
+// either key).
+constexpr unsigned int kKeyMinId = 0xFFFFFFFFu, kKeyMaxId = 0u;
+
 // The node of reference r: the last s with offsets[s] <= r.
 __device__ __forceinline__ unsigned int node_of(const unsigned int *offsets, unsigned int nodes, unsigned int r) {
 	unsigned int lo = 0, hi = nodes;
@@ -251,15 +255,24 @@ __device__ bool box_of_span(const double *lo, const double *hi, const float *box
 
 
 // kdtree_decide_f32: builder.decide up to the binned SAH, one thread per
-// node. info[4s..4s+3] = off, cnt, depth, unused; tight[6s..6s+5] is the
-// node's tight bounds (the segmented box reduction of reduce/, -0 not yet
-// canonicalised). Writes dec[3s..3s+2] = fate, axis, float bits of pos, and
-// for pending nodes geo[9s..] = lo, hi, w of each axis's bins.
+// node. info[4s..4s+3] = off, cnt, depth, unused; the node's tight bounds
+// are tight[6s..6s+5] (the segmented box reduction of reduce/, -0 not yet
+// canonicalised) or, when tkey is not null, the bounds whose keys (key_of:
+// 3 minima, 3 maxima) the level before's kdtree_tail_f32 left in
+// tkey[6s..6s+5]. Writes dec[3s..3s+2] = fate, axis, float bits of pos, and
+// for pending nodes geo[9s..] = lo, hi, w of each axis's bins. When
+// tkeyNext is not null, the threads also ready the keys of the next level's
+// nodes (2·nodes, at most nextCap) for kdtree_tail_f32's minima and maxima.
 extern "C" __global__ void kdtree_decide_f32(const float *nbox, const unsigned int *info, unsigned int nodes,
-                                             const float *tight, int smallNode, int maxDepth, int bins,
-                                             unsigned int *dec, float *geo) {
+                                             const float *tight, const unsigned int *tkey, int smallNode,
+                                             int maxDepth, int bins, unsigned int *dec, float *geo,
+                                             unsigned int *tkeyNext, unsigned int nextCap) {
 	using namespace kd_tree;
 	unsigned int s = blockIdx.x * blockDim.x + threadIdx.x;
+	if (tkeyNext != nullptr) { // grid-stride, so that the stores coalesce
+		unsigned int words = 6 * min(2 * nodes, nextCap);
+		for (unsigned int k = s; k < words; k += gridDim.x * blockDim.x) tkeyNext[k] = k % 6 < 3 ? kKeyMinId : kKeyMaxId;
+	}
 	if (s >= nodes) return;
 	unsigned int cnt = info[4 * s + 1];
 	int depth = (int)info[4 * s + 2];
@@ -277,7 +290,7 @@ extern "C" __global__ void kdtree_decide_f32(const float *nbox, const unsigned i
 	const float *box = nbox + 6 * (size_t)s;
 	float t[6];
 	for (int i = 0; i < 6; i++) {
-		t[i] = tight[6 * (size_t)s + i];
+		t[i] = tkey != nullptr ? float_of(tkey[6 * (size_t)s + i]) : tight[6 * (size_t)s + i];
 		if (t[i] == 0.0f) t[i] = 0.0f; // canonZero
 	}
 	float bestFrac = kEmptyCutoff, pos = 0.0f;
@@ -565,15 +578,48 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_classify_f32(
 
 namespace kd_tree {
 
+// kTailBlock: the most threads a block of kdtree_tail_f32 may have (its
+// ChildKeys slots are in static shared memory).
+constexpr unsigned int kTailBlock = 256;
+
+// ChildKeys: the next level's tight bounds made as the references are
+// scattered, each child's the minima and maxima of its copies' boxes over
+// order-preserving keys (key_of: exact, in any order, so they equal
+// reduce's segmented box reduction of the next level, which they replace).
+// A block first folds its copies into shared memory, one slot per child:
+// its references lie in consecutive nodes s0..s1, and each of those that
+// splits holds at least one of them, so at most blockDim of them split and
+// child c has slot c - 2·pre[s0] < 2·(pre[s1] - pre[s0]) + 2 <= 2·blockDim
+// (a child past the slots, which cannot happen, would take global atomics
+// at once); then one atomic per touched slot and word folds the slots into
+// tkey (6 words a child: 3 minima, 3 maxima, readied by kdtree_decide_f32),
+// for children below cap.
+struct ChildKeys {
+	unsigned int *slots;          // in shared memory, 6 words each; null: off
+	unsigned int nslots, c0, cap; // slot k is child c0 + k; children below cap
+	unsigned int *tkey;
+
+	__device__ __forceinline__ bool on() const { return slots != nullptr; }
+
+	__device__ __forceinline__ void add(unsigned int c, const float *b) {
+		unsigned int *k = c - c0 < nslots ? slots + 6 * (c - c0) : (c < cap ? tkey + 6 * (size_t)c : nullptr);
+		if (k == nullptr) return;
+		for (int i = 0; i < 3; i++) atomicMin(&k[i], key_of(b[i]));
+		for (int i = 3; i < 6; i++) atomicMax(&k[i], key_of(b[i]));
+	}
+};
+
 // scatter_ref: reference r's copies (flags f != 0) to their places in the
 // next level: node s's children start at base[s] = cnt[2·nodes+s], the left
 // one holds cnt[s] copies, and r's ranks among its node's left and right
 // copies are ranks[r] and ranks[n+1+r] (split.Addresses without
-// destinations, n its reference count).
+// destinations, n its reference count); the copies' boxes go into keys
+// (node s's children are 2·pre[s] and 2·pre[s]+1).
 __device__ __forceinline__ void scatter_ref(unsigned int r, unsigned int s, unsigned int f, const unsigned int *tri,
                                             const float *box, const unsigned int *ranks, unsigned int n,
                                             const unsigned int *cnt, unsigned int nodes, const float *clipL,
-                                            const float *clipR, unsigned int *ntri, float *nboxOut) {
+                                            const float *clipR, unsigned int *ntri, float *nboxOut,
+                                            const unsigned int *pre, ChildKeys &keys) {
 	unsigned int t = tri[r];
 	const float *bl = box + 6 * (size_t)r, *br = bl;
 	if (f & kClipped) {
@@ -585,11 +631,13 @@ __device__ __forceinline__ void scatter_ref(unsigned int r, unsigned int s, unsi
 		unsigned int d = base + ranks[r];
 		ntri[d] = t;
 		for (int i = 0; i < 6; i++) nboxOut[6 * (size_t)d + i] = bl[i];
+		if (keys.on()) keys.add(2 * pre[s], bl);
 	}
 	if (f & kRight) {
 		unsigned int d = base + cnt[s] + ranks[n + 1 + r];
 		ntri[d] = t;
 		for (int i = 0; i < 6; i++) nboxOut[6 * (size_t)d + i] = br[i];
+		if (keys.on()) keys.add(2 * pre[s] + 1, br);
 	}
 }
 
@@ -722,18 +770,23 @@ __device__ __forceinline__ void pad_node(unsigned int j, unsigned int next, unsi
 // empty next table: the host sees it and builds again on grown buffers. When log is not null it gets
 // szOut's 4 words, then for the level's real node count nn = szIn[0] the
 // decisions (3 words a node), CountL, CountR and ChildBase (nn words each),
-// so that one copy of 4 + 6·nn words brings the host all of the level. The three outputs are
-// disjoint and every thread reads only this level's data: one launch where
-// there were three kernels (the small scenes' levels are launch-bound).
-extern "C" __global__ void kdtree_tail_f32(const unsigned int *tri, const float *box, const unsigned int *flags,
-                                           const unsigned int *ranks, const float *clipL, const float *clipR,
-                                           unsigned int n, unsigned int *ntri, float *nboxOut,
-                                           const unsigned int *offsets, const unsigned int *pre, unsigned int nodes,
-                                           const unsigned int *dec, unsigned int *ptri, float *pbox,
-                                           unsigned int parkCap, const float *nbox, const unsigned int *info,
-                                           const unsigned int *cnt, const unsigned int *total,
-                                           unsigned int refCap, unsigned int layout, unsigned int *table,
-                                           const unsigned int *szIn, unsigned int *szOut, unsigned int *log) {
+// so that one copy of 4 + 6·nn words brings the host all of the level.
+// When tkey is not null, the copies' boxes also make the next level's tight
+// bounds there (ChildKeys; keyCap children, tkey readied by this level's
+// kdtree_decide_f32), so that the next level needs no box reduction of its
+// own (two launches a level fewer). The outputs are disjoint and every
+// thread reads only this level's data: one launch where there were three
+// kernels (the small scenes' levels are launch-bound). Blocks of at most
+// kTailBlock threads.
+extern "C" __global__ void __launch_bounds__(kd_tree::kTailBlock)
+    kdtree_tail_f32(const unsigned int *tri, const float *box, const unsigned int *flags, const unsigned int *ranks,
+                    const float *clipL, const float *clipR, unsigned int n, unsigned int *ntri, float *nboxOut,
+                    const unsigned int *offsets, const unsigned int *pre, unsigned int nodes, const unsigned int *dec,
+                    unsigned int *ptri, float *pbox, unsigned int parkCap, const float *nbox,
+                    const unsigned int *info, const unsigned int *cnt, const unsigned int *total,
+                    unsigned int refCap, unsigned int layout, unsigned int *table, const unsigned int *szIn,
+                    unsigned int *szOut, unsigned int *log, unsigned int *tkey, unsigned int keyCap) {
+	__shared__ unsigned int slots[2 * kd_tree::kTailBlock * 6];
 	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
 	unsigned int next = 2 * pre[nodes];
 	unsigned int tot = *total;
@@ -765,12 +818,38 @@ extern "C" __global__ void kdtree_tail_f32(const unsigned int *tri, const float 
 		l[4 * real + i] = cnt[nodes + i];
 		l[5 * real + i] = cnt[2 * nodes + i];
 	}
-	if (i < n && i < offsets[nodes]) { // past offsets[nodes]: padding
-		unsigned int f = flags[i];
+	unsigned int end = min(n, offsets[nodes]); // past offsets[nodes]: padding
+	// The block's references r0..r1, the node of each that needs it, and
+	// with tkey the nodes s0 and s1 of the first and the last.
+	unsigned int r0 = blockIdx.x * blockDim.x, r1 = min(r0 + blockDim.x, end) - 1;
+	bool ref = i < end, edge = tkey != nullptr && ref && (i == r0 || i == r1);
+	unsigned int f = 0, s = 0;
+	if (ref) {
+		f = flags[i];
+		if (f != 0 || parkLevel != 0 || edge) s = kd_tree::node_of(offsets, nodes, i);
+	}
+	// The next level's tight bounds (ChildKeys), when tkey is set: the
+	// block's slots, for the children of s0..s1.
+	kd_tree::ChildKeys keys{nullptr, 0, 0, keyCap, tkey};
+	if (tkey != nullptr) {
+		__shared__ unsigned int ends[2];
+		if (edge && i == r0) ends[0] = s;
+		if (edge && i == r1) ends[1] = s;
+		__syncthreads();
+		keys.slots = slots;
+		if (r0 < end) {
+			unsigned int p0 = pre[ends[0]];
+			keys.c0 = 2 * p0;
+			keys.nslots = min(2 * (pre[ends[1]] - p0) + 2, 2 * kd_tree::kTailBlock);
+		}
+		for (unsigned int k = threadIdx.x; k < 6 * keys.nslots; k += blockDim.x)
+			slots[k] = k % 6 < 3 ? kd_tree::kKeyMinId : kd_tree::kKeyMaxId;
+		__syncthreads();
+	}
+	if (ref) {
 		if (f != 0 || parkLevel != 0) {
-			unsigned int s = kd_tree::node_of(offsets, nodes, i);
 			if (f != 0) {
-				kd_tree::scatter_ref(i, s, f, tri, box, ranks, n, cnt, nodes, clipL, clipR, ntri, nboxOut);
+				kd_tree::scatter_ref(i, s, f, tri, box, ranks, n, cnt, nodes, clipL, clipR, ntri, nboxOut, pre, keys);
 			} else {
 				unsigned int fate = dec[3 * s];
 				if (fate == kd_tree::kLeaf || fate == kd_tree::kSmall)
@@ -781,6 +860,17 @@ extern "C" __global__ void kdtree_tail_f32(const unsigned int *tri, const float 
 	if (table != nullptr) {
 		kd_tree::next_node(i, nbox, info, dec, cnt, pre, nodes, layout, table);
 		kd_tree::pad_node(i, next, layout, tot, table);
+	}
+	if (tkey != nullptr) {
+		__syncthreads();
+		for (unsigned int k = threadIdx.x; k < keys.nslots; k += blockDim.x) {
+			const unsigned int *v = slots + 6 * k;
+			unsigned int c = keys.c0 + k;
+			if (v[0] == kd_tree::kKeyMinId || c >= keyCap) continue; // no copy in this child
+			unsigned int *t = tkey + 6 * (size_t)c;
+			for (int j = 0; j < 3; j++) atomicMin(&t[j], v[j]);
+			for (int j = 3; j < 6; j++) atomicMax(&t[j], v[j]);
+		}
 	}
 }
 
