@@ -110,6 +110,10 @@ type builder struct {
 	red      *reduce.Reducer
 	onReduce func(boxes []float32, offsets []uint32)
 
+	// room, when set, delivers the CUDA large phase's host memory
+	// (startHostRoom).
+	room <-chan *hostRoom
+
 	phases   map[string]float64
 	phase    time.Time
 	levels   int

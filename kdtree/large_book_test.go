@@ -50,7 +50,9 @@ func makeBookLevel(rng *rand.Rand, nn, recBase int, pSplit float64) bookLevel {
 }
 
 // bookSequential is the level bookkeeping node after node with
-// records.setInterior and appends, as levelCUDA kept it before levelBook.
+// records.setInterior and appends, as levelCUDA kept it before levelBook,
+// and the parked nodes' records as buildCUDA made them afterwards before
+// levelBook.book made them.
 func bookSequential(l bookLevel, rs *records, parked []parkedRange, parked0 int) ([]lnode, []parkedRange, int, uint32) {
 	nn := len(l.nodes)
 	dec, cl, cr, cb := l.h[:3*nn], l.h[3*nn:4*nn], l.h[4*nn:5*nn], l.h[5*nn:]
@@ -62,6 +64,13 @@ func bookSequential(l bookLevel, rs *records, parked []parkedRange, parked0 int)
 		case fateLeaf, fateSmall:
 			parked = append(parked, parkedRange{rec: x.rec, off: uint32(off), cnt: x.cnt, small: fate == fateSmall,
 				box: x.box, depth: x.depth})
+			if fate == fateSmall {
+				rs.smallOff = append(rs.smallOff, uint32(off))
+				rs.smallCnt = append(rs.smallCnt, x.cnt)
+				rs.setSmall(x.rec, smallRoot{box: x.box, depth: x.depth})
+			} else {
+				rs.recs[x.rec] = record{fate: fateLeaf, parked: true, park: uint32(off), pcnt: x.cnt}
+			}
 			off += int(x.cnt)
 		default:
 			axis, pos := int(dec[3*i+1]), math.Float32frombits(dec[3*i+2])
@@ -125,6 +134,9 @@ func TestLevelBookEqualsSequential(t *testing.T) {
 					require.Equal(t, wantOut, out, name)
 				}
 				require.Equal(t, want.recs, got.recs, name)
+				require.Equal(t, want.small, got.small, name)
+				require.Equal(t, want.smallOff, got.smallOff, name)
+				require.Equal(t, want.smallCnt, got.smallCnt, name)
 				require.Equal(t, wantP, gotP, name)
 				spare = l.nodes[:0] // reused as the next call's output
 				parked0 = lb.park
@@ -184,6 +196,9 @@ func TestBookerEqualsSequential(t *testing.T) {
 			require.Greater(t, booked, 100, name)
 			require.Equal(t, wantP, gotP, name)
 			require.Equal(t, want.recs, got.recs, name)
+			require.Equal(t, want.small, got.small, name)
+			require.Equal(t, want.smallOff, got.smallOff, name)
+			require.Equal(t, want.smallCnt, got.smallCnt, name)
 			require.Equal(t, gotP, k.finish(), name)
 		}
 	}

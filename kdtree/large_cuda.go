@@ -298,6 +298,7 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	ctx.ResetPeak()
 	d := &devLevel{ex: b.ex, ctx: ctx}
 	defer d.free()
+	b.room = startHostRoom(len(b.scene.Tris))
 
 	// The scene to the device ("upload"), then triangles gathered, tested
 	// and listed there (prepareCUDA), their boxes and the root box.
@@ -328,7 +329,6 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	b.startPhase()
 	rs := &records{}
 	nodes := []lnode{{box: root, off: 0, cnt: uint32(n), depth: 0, rec: rs.add()}}
-	var parked []parkedRange
 	over := false
 	// Pipelined levels for scenes under pipeMaxTris triangles: a larger
 	// scene's levels keep the device busier than the host (8.9M-triangle
@@ -337,7 +337,8 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	// next).
 	pipe := cudaPipeline && b.onLevel == nil && n < pipeMaxTris
 	if pipe {
-		parked, over, err = b.largeCUDAPipe(d, nodes, n, rs)
+		// (The parked ranges' records are in rs: see levelBook.book.)
+		_, over, err = b.largeCUDAPipe(d, nodes, n, rs)
 		if err != nil {
 			return nil, err
 		}
@@ -355,26 +356,16 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 		nodes = []lnode{{box: root, off: 0, cnt: uint32(n), depth: 0, rec: rs.add()}}
 	}
 	if !pipe || over {
-		if parked, err = b.largeCUDA(d, nodes, n, rs); err != nil {
+		if _, err = b.largeCUDA(d, nodes, n, rs); err != nil {
 			return nil, err
 		}
 	}
-	// The records of the parked ranges: leaves and small roots whose
-	// references stay on the device; parkedToHost brings them home when a
-	// host step needs them.
+	// The records of the parked ranges (leaves and small roots whose
+	// references stay on the device) were made as they were booked;
+	// parkedToHost brings the references home when a host step needs them.
 	t0 := time.Now()
 	devLayout := cudaSmallOnDevice && cudaLayoutOnDevice()
-	smallOff, smallCnt := make([]uint32, 0, len(parked)), make([]uint32, 0, len(parked))
-	rs.small = slices.Grow(rs.small, len(parked))
-	for _, pr := range parked {
-		if !pr.small {
-			rs.recs[pr.rec] = record{fate: fateLeaf, parked: true, park: pr.off, pcnt: pr.cnt}
-			continue
-		}
-		smallOff = append(smallOff, pr.off)
-		smallCnt = append(smallCnt, pr.cnt)
-		rs.setSmall(pr.rec, smallRoot{box: pr.box, depth: pr.depth})
-	}
+	smallOff, smallCnt := rs.smallOff, rs.smallCnt
 	if !devLayout {
 		if err := d.parkedToHost(rs, smallOff, smallCnt); err != nil {
 			return nil, err
@@ -396,8 +387,23 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 			return nil, err
 		}
 	}
+	// The large-phase half of the layout is planned on the host while the
+	// device builds the small subtrees (it reads rs, which nothing changes
+	// until it is done).
+	var plan chan planned
+	if devLayout && cudaSmallOnDevice {
+		plan = make(chan planned, 1)
+		go func() {
+			p, err := planTop(rs)
+			plan <- planned{p, err}
+		}()
+	}
 	if cudaSmallOnDevice {
-		if so, err = b.runSmallCUDA(d, rs, smallOff, smallCnt); err != nil {
+		so, err = b.runSmallCUDA(d, rs, smallOff, smallCnt)
+		if err != nil {
+			if plan != nil {
+				<-plan
+			}
 			return nil, err
 		}
 		defer so.free()
@@ -407,11 +413,14 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 		d.tv.Free()
 		d.pbox.Free()
 		b.endPhase("small")
-		if res.nodes, res.refs, err = b.layoutCUDA(d, rs, so); err != nil {
+		if res.nodes, res.refs, err = b.layoutCUDA(d, rs, so, plan); err != nil {
 			return nil, err
 		}
 		b.devPeak = ctx.PeakBytes()
 		return res, nil
+	}
+	if plan != nil {
+		<-plan // done reading rs
 	}
 	if devLayout {
 		// The device small phase overflowed its output: Go small phase.
@@ -459,12 +468,14 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 	// far, and the records hold pointers (the grid's growth cost 80 ms of
 	// host time per build on the device machine).
 	t0 := time.Now()
-	rs.recs = slices.Grow(rs.recs, n/8+1024)
+	h := b.takeRoom()
+	rs.recs = h.recsFor(rs.recs, n/8+1024)
+	rs.small, rs.smallOff, rs.smallCnt = h.smallFor(rs.small, n/16+1024)
 	// The host's records use the host's cores (the CUDA executor's
 	// Workers is 1: its work is the device's).
 	workers := b.hostWorkers()
 	// The tests' level hooks look at every level's nodes: book inline.
-	bk := newBooker(workers, nodes, rs, make([]parkedRange, 0, n/16+1024), b.onLevel != nil)
+	bk := newBooker(workers, nodes, rs, h.parkedFor(n/16+1024), b.onLevel != nil)
 	defer bk.finish()
 	cnt := []uint32{uint32(n)} // the level's node reference counts
 	capRefs := max(64*n, 1<<20)
@@ -832,6 +843,7 @@ type levelBook struct {
 	next   []uint32 // the next level's node reference counts, in node order
 
 	nsplit, npark int    // nodes that split, nodes parked (leaves and small roots)
+	nsmall        int    // nodes parked as small roots
 	park          int    // references parked once the level is done
 	total         uint32 // references of the next level
 }
@@ -852,9 +864,9 @@ func (lb *levelBook) parts(nn int) (dec, cl, cr, cb []uint32) {
 // exclusive prefix (the chunk's first split rank, parked rank and parking
 // offset).
 type bookChunk struct {
-	split, npark int
-	refs         uint64
-	err          error
+	split, npark, nsmall int
+	refs                 uint64
+	err                  error
 }
 
 // bookGrain is the number of nodes of a bookChunk.
@@ -894,6 +906,9 @@ func (lb *levelBook) count(workers int, cnt []uint32, parked0 int) error {
 				} else if f == fateLeaf || f == fateSmall {
 					k.npark++
 					k.refs += uint64(cnt[i])
+					if f == fateSmall {
+						k.nsmall++
+					}
 				} else {
 					k.err = fmt.Errorf("kdtree: node %d of level has fate %d after the SAH", i, f)
 					break
@@ -902,19 +917,20 @@ func (lb *levelBook) count(workers int, cnt []uint32, parked0 int) error {
 			lb.chunks[c] = k
 		}
 	})
-	split, npark, refs := 0, 0, uint64(parked0)
+	split, npark, nsmall, refs := 0, 0, 0, uint64(parked0)
 	for c := range lb.chunks {
 		k := &lb.chunks[c]
 		if k.err != nil {
 			return k.err
 		}
 		k.split, k.npark, k.refs, split, npark, refs = split, npark, refs, split+k.split, npark+k.npark, refs+k.refs
+		k.nsmall, nsmall = nsmall, nsmall+k.nsmall
 	}
 	sum := uint64(cb[nn-1]) + uint64(cl[nn-1]) + uint64(cr[nn-1])
 	if sum > math.MaxUint32 || refs > math.MaxUint32 {
 		return fmt.Errorf("kdtree: %d references in a level (%d parked) overflow uint32", sum, refs)
 	}
-	lb.nsplit, lb.npark, lb.park, lb.total = split, npark, int(refs), uint32(sum)
+	lb.nsplit, lb.npark, lb.nsmall, lb.park, lb.total = split, npark, nsmall, int(refs), uint32(sum)
 	lb.next = growU32(lb.next, 2*split)
 	exec.ParallelFor(workers, nch, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
@@ -936,10 +952,12 @@ func (lb *levelBook) count(workers int, cnt []uint32, parked0 int) error {
 // after node: the children of the s-th split are records base+2s and
 // base+2s+1), its children become the next level's nodes (returned, in
 // lb.spare's memory), and a leaf or small root gets a parked range, its
-// references parked after those of the nodes before it. Each chunk writes
-// at the indices count's prefix gives it, so the chunks run in parallel
-// and the result is the sequential one. The next level's nodes are made in
-// spare's memory when it is large enough.
+// references parked after those of the nodes before it, and its record: a
+// leaf of parked references, or a small root (the next of rs.small, its
+// parked references' offset and count in rs.smallOff and rs.smallCnt).
+// Each chunk writes at the indices count's prefix gives it, so the chunks
+// run in parallel and the result is the sequential one. The next level's
+// nodes are made in spare's memory when it is large enough.
 func (lb *levelBook) book(workers int, nodes []lnode, rs *records, parked []parkedRange, spare []lnode) ([]lnode, []parkedRange) {
 	nn := len(nodes)
 	dec, cl, cr, cb := lb.parts(nn)
@@ -953,16 +971,28 @@ func (lb *levelBook) book(workers int, nodes []lnode, rs *records, parked []park
 	clear(rs.recs[recBase:])
 	pBase := len(parked)
 	parked = slices.Grow(parked, lb.npark)[:pBase+lb.npark]
-	recs := rs.recs
+	sBase := len(rs.small)
+	rs.small = slices.Grow(rs.small, lb.nsmall)[:sBase+lb.nsmall]
+	rs.smallOff = slices.Grow(rs.smallOff, lb.nsmall)[:sBase+lb.nsmall]
+	rs.smallCnt = slices.Grow(rs.smallCnt, lb.nsmall)[:sBase+lb.nsmall]
+	recs, small, smallOff, smallCnt := rs.recs, rs.small, rs.smallOff, rs.smallCnt
 	exec.ParallelFor(workers, len(lb.chunks), 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
 			k := &lb.chunks[c]
-			s, p, off := k.split, pBase+k.npark, uint32(k.refs)
+			s, p, q, off := k.split, pBase+k.npark, sBase+k.nsmall, uint32(k.refs)
 			for i := c * bookGrain; i < min((c+1)*bookGrain, nn); i++ {
 				x := &nodes[i]
 				if fate := dec[3*i]; fate != fateSplit {
 					parked[p] = parkedRange{rec: x.rec, off: off, cnt: x.cnt, small: fate == fateSmall,
 						box: x.box, depth: x.depth}
+					if fate == fateSmall {
+						recs[x.rec] = record{fate: fateSmall, small: int32(q)}
+						small[q] = smallRoot{box: x.box, depth: x.depth}
+						smallOff[q], smallCnt[q] = off, x.cnt
+						q++
+					} else {
+						recs[x.rec] = record{fate: fateLeaf, parked: true, park: off, pcnt: x.cnt}
+					}
 					p++
 					off += x.cnt
 					continue

@@ -3,7 +3,6 @@ package kdtree
 import (
 	"fmt"
 	"os"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -82,8 +81,10 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 		return nil, false, err
 	}
 	t0 := time.Now()
-	rs.recs = slices.Grow(rs.recs, n/8+1024)
-	bk := newPipeBooker(b.hostWorkers(), nodes, rs, make([]parkedRange, 0, n/16+1024), n)
+	h := b.takeRoom()
+	rs.recs = h.recsFor(rs.recs, n/8+1024)
+	rs.small, rs.smallOff, rs.smallCnt = h.smallFor(rs.small, n/16+1024)
+	bk := newPipeBooker(b.hostWorkers(), nodes, rs, h.parkedFor(n/16+1024), n)
 	defer bk.finish()
 	// Pinned memory for the levelBooks' logs (they grow with the levels):
 	// without it, the level-synchronous phase, which needs none.

@@ -19,9 +19,12 @@ type record struct {
 // records collects the large phase's records and the small roots; each small
 // root's subtree comes back as its own record list (indices local to it).
 type records struct {
-	recs     []record
-	small    []smallRoot
-	smallOut [][]record
+	recs  []record
+	small []smallRoot
+	// smallOff and smallCnt (CUDA large phase): small root i's parked
+	// references are smallCnt[i] from smallOff[i] on.
+	smallOff, smallCnt []uint32
+	smallOut           [][]record
 	// shared, when set, holds the subtrees of every small root in one list
 	// (the CUDA small phase): root i is record i.
 	shared []record

@@ -44,8 +44,9 @@ func (d *devLevel) freeLevel() error {
 // layout_device.go for the steps and their Go references) and downloads the
 // node and reference arrays once. It times the phases "layout" (sizes, host
 // top layout, emit; ends with the device idle) and "download".
-func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev) ([]Node, []uint32, error) {
+func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan planned) ([]Node, []uint32, error) {
 	b.startPhase()
+	t0 := b.phase
 	R := len(rs.small)
 	// Sizes and the overflow word, read back in one copy.
 	var size []uint32
@@ -77,10 +78,16 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev) ([]Node, []
 		}
 		size = h[:2*R]
 	}
-	t, err := layoutTop(rs, size)
+	t0 = b.subPhase("layout.sizes", t0)
+	pl := <-plan
+	if pl.err != nil {
+		return nil, nil, pl.err
+	}
+	t, err := pl.p.place(size)
 	if err != nil {
 		return nil, nil, err
 	}
+	t0 = b.subPhase("layout.top", t0)
 	// One upload: the small roots' bases, then the parked leaves' copies.
 	up := append(append(make([]uint32, 0, len(t.base)+len(t.copies)), t.base...), t.copies...)
 	var upBuf *exec.Buf[uint32]
@@ -101,6 +108,7 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev) ([]Node, []
 		return nil, nil, err
 	}
 	defer refsBuf.Free()
+	b.subPhase("layout.alloc", t0)
 	if R > 0 && so.place != nil {
 		// A thread per record (kdtree_small_w_f32 left their places).
 		if err := d.launch("kdtree_small_place_u32", so.nrec, so.rec.Ptr(), so.refs.Ptr(), so.place.Ptr(),

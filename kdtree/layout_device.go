@@ -124,70 +124,17 @@ type topFill struct {
 }
 
 // layoutTop lays out rs.recs depth first (as layoutGo) with the small
-// subtrees' sizes from smallSizes (size has 2·len(rs.small) entries).
+// subtrees' sizes from smallSizes (size has 2·len(rs.small) entries):
+// planTop, then topPlan.place.
 func layoutTop(rs *records, size []uint32) (*topLayout, error) {
-	roots := len(rs.small)
-	if len(size) != 2*roots {
-		panic(fmt.Sprintf("kdtree: layoutTop with %d sizes for %d small roots", len(size), roots))
+	if len(size) != 2*len(rs.small) {
+		panic(fmt.Sprintf("kdtree: layoutTop with %d sizes for %d small roots", len(size), len(rs.small)))
 	}
-	// Room for every large-phase node (the records that are not small
-	// roots) and a copy of each leaf's parked references (at most one leaf
-	// per two records, plus the root): appending to empty slices copied the
-	// grid's million nodes over and over.
-	top := max(len(rs.recs)-roots, 0)
-	t := &topLayout{base: make([]uint32, 2*roots), nodes: make([]topNode, 0, top),
-		copies: make([]uint32, 0, 3*(top/2+1))}
-	var nn, nr uint64
-	const refLimit = 1 << 32
-	var emit func(i int32) error
-	emit = func(i int32) error {
-		r := &rs.recs[i]
-		switch r.fate {
-		case fateSmall:
-			s := r.small
-			t.base[s], t.base[roots+int(s)] = uint32(nn), uint32(nr)
-			nn += uint64(size[s])
-			nr += uint64(size[roots+int(s)])
-		case fateLeaf:
-			cnt := uint64(len(r.refs))
-			if r.parked {
-				cnt = uint64(r.pcnt)
-			}
-			if cnt >= MaxChildIndex {
-				return fmt.Errorf("kdtree: leaf of %d references exceeds 2^30", cnt)
-			}
-			t.nodes = append(t.nodes, topNode{at: uint32(nn), node: LeafNode(uint32(nr), uint32(cnt))})
-			if r.parked {
-				if cnt > 0 {
-					t.copies = append(t.copies, r.park, uint32(nr), uint32(cnt))
-				}
-			} else if cnt > 0 {
-				t.fills = append(t.fills, topFill{at: uint32(nr), refs: r.refs})
-			}
-			nn++
-			nr += cnt
-		default:
-			me := nn
-			nn++
-			if err := emit(r.left); err != nil {
-				return err
-			}
-			if nn >= MaxChildIndex {
-				return fmt.Errorf("kdtree: tree of more than 2^30 nodes")
-			}
-			t.nodes = append(t.nodes, topNode{at: uint32(me), node: InteriorNode(int(r.axis), r.pos, uint32(nn))})
-			return emit(r.left + 1)
-		}
-		if nn >= MaxChildIndex || nr >= refLimit {
-			return fmt.Errorf("kdtree: tree of %d nodes and %d references exceeds the node format", nn, nr)
-		}
-		return nil
-	}
-	if err := emit(0); err != nil {
+	p, err := planTop(rs)
+	if err != nil {
 		return nil, err
 	}
-	t.numNodes, t.numRefs = int(nn), int(nr)
-	return t, nil
+	return p.place(size)
 }
 
 // finish writes the large-phase nodes and host-held references into the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"time"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
@@ -89,6 +90,7 @@ func (so *smallDev) free() {
 // record or reference space overflowed even with the largest room it
 // tries; the caller then runs the Go small phase.
 func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []uint32) (*smallDev, error) {
+	t0 := time.Now()
 	R := len(rs.small)
 	so := &smallDev{roots: R}
 	// One upload for the per-root words: offsets, counts, depths, the
@@ -123,6 +125,7 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 		return fail(err)
 	}
 	ctr := w.Slice(3*R, smallCtrs)
+	t0 = b.subPhase("small.roots", t0) // the roots' words made and sent
 	p := newSAH(&b.opt)
 	// Output space per reference of the small roots: measured on the shared
 	// scenes, at most 3.0 records and 2.8 leaf references (bunny); on
@@ -172,6 +175,7 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 			so.place, so.chunkRoot = so.rec.Slice(3*recCap, recCap), so.rec.Slice(4*recCap, chunkWords)
 			args[19], args[20] = so.place.Ptr(), so.chunkRoot.Ptr()
 		}
+		b.subPhase("small.alloc", t0) // the output's room (again on a retry)
 		if err := d.ctx.Launch(kernel, grid, block, 0, args...); err != nil {
 			return fail(fmt.Errorf("kdtree: %s: %w", kernel, err))
 		}
@@ -189,6 +193,7 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 		if err := ctr.CopyFromHost([]uint32{uint32(R), 0, 0, 0, 0}); err != nil {
 			return fail(err)
 		}
+		t0 = time.Now()
 	}
 	so.free()
 	return nil, nil

@@ -1,0 +1,164 @@
+package kdtree
+
+import "fmt"
+
+// The large-phase half of layoutTop in two steps, so that the walk over
+// the records runs while the device builds the small subtrees, whose sizes
+// it does not need: a node's place in the depth-first array is the number
+// of large-phase nodes before it plus the sizes of the small subtrees
+// before it, and the walk knows the first and which small roots come
+// before (the k-th in depth-first order and all before it). planTop walks
+// the records and keeps, for each node, those two; topPlan.place adds the
+// prefix sums of the subtrees' sizes once they are known: a pass over
+// arrays instead of a walk over the records (the grid's layoutTop took 23
+// ms on the device machine, after the small phase).
+
+// planNode is a large-phase node of a topPlan: its place is at (large
+// nodes before it) plus the sizes of the first k small subtrees in
+// depth-first order; an interior node's above child is at child plus
+// those of the first kc; a leaf's references start at ref (the large
+// leaves' references before it) plus those of the first k small subtrees.
+type planNode struct {
+	at, child, ref uint64
+	k, kc          uint32
+	leaf           bool
+	axis           uint8
+	pos            float32
+	cnt            uint32 // leaf: reference count
+}
+
+// topPlan is planTop's result.
+type topPlan struct {
+	nodes []planNode
+	// order[k] is the k-th small root in depth-first order; before[k] the
+	// large-phase nodes and references before it.
+	order            []uint32
+	beforeN, beforeR []uint64
+	copies           []planCopy
+	fills            []planFill
+	largeN, largeR   uint64 // the large-phase nodes and leaf references
+	roots            int
+}
+
+// planned is planTop's result sent from a goroutine.
+type planned struct {
+	p   *topPlan
+	err error
+}
+
+// planCopy: a large-phase leaf parked on the device (parked offset, count),
+// its references at ref plus the small subtrees' before the k-th.
+type planCopy struct {
+	park, cnt uint32
+	ref       uint64
+	k         uint32
+}
+
+type planFill struct {
+	ref  uint64
+	k    uint32
+	refs []uint32
+}
+
+// planTop walks rs.recs depth first (as layoutGo) and returns the plan of
+// the large-phase nodes (see topPlan).
+func planTop(rs *records) (*topPlan, error) {
+	roots := len(rs.small)
+	top := max(len(rs.recs)-roots, 0)
+	p := &topPlan{nodes: make([]planNode, 0, top), order: make([]uint32, 0, roots),
+		beforeN: make([]uint64, 0, roots), beforeR: make([]uint64, 0, roots),
+		copies: make([]planCopy, 0, top/2+1), roots: roots}
+	var nn, nr uint64
+	// An explicit stack: records left to emit, or (negative) the interior
+	// node whose above child comes next (its child index is known then).
+	stack := []int64{0}
+	for len(stack) > 0 {
+		e := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		k := uint32(len(p.order))
+		if e < 0 {
+			x := &p.nodes[-e-1]
+			x.child, x.kc = nn, k
+			continue
+		}
+		r := &rs.recs[e]
+		switch r.fate {
+		case fateSmall:
+			p.order = append(p.order, uint32(r.small))
+			p.beforeN = append(p.beforeN, nn)
+			p.beforeR = append(p.beforeR, nr)
+		case fateLeaf:
+			cnt := uint64(len(r.refs))
+			if r.parked {
+				cnt = uint64(r.pcnt)
+			}
+			if cnt >= MaxChildIndex {
+				return nil, fmt.Errorf("kdtree: leaf of %d references exceeds 2^30", cnt)
+			}
+			p.nodes = append(p.nodes, planNode{at: nn, ref: nr, k: k, leaf: true, cnt: uint32(cnt)})
+			if r.parked {
+				if cnt > 0 {
+					p.copies = append(p.copies, planCopy{park: r.park, cnt: uint32(cnt), ref: nr, k: k})
+				}
+			} else if cnt > 0 {
+				p.fills = append(p.fills, planFill{ref: nr, k: k, refs: r.refs})
+			}
+			nn++
+			nr += cnt
+		default:
+			p.nodes = append(p.nodes, planNode{at: nn, k: k, axis: r.axis, pos: r.pos})
+			nn++
+			// Below child first, then the above child's index, then it.
+			stack = append(stack, int64(r.left+1), -int64(len(p.nodes)), int64(r.left))
+		}
+	}
+	p.largeN, p.largeR = nn, nr
+	return p, nil
+}
+
+// place lays the plan out with the small subtrees' sizes (size has
+// 2·roots entries: nodes, then references of each root's subtree), as
+// layoutTop.
+func (p *topPlan) place(size []uint32) (*topLayout, error) {
+	roots := p.roots
+	if len(size) != 2*roots {
+		panic(fmt.Sprintf("kdtree: topPlan.place with %d sizes for %d small roots", len(size), roots))
+	}
+	// sn[k], sr[k]: nodes and references of the first k small subtrees in
+	// depth-first order.
+	sn, sr := make([]uint64, roots+1), make([]uint64, roots+1)
+	for k, s := range p.order {
+		sn[k+1] = sn[k] + uint64(size[s])
+		sr[k+1] = sr[k] + uint64(size[roots+int(s)])
+	}
+	nn, nr := p.largeN+sn[roots], p.largeR+sr[roots]
+	const refLimit = 1 << 32
+	if nn >= MaxChildIndex || nr >= refLimit {
+		if nn >= MaxChildIndex && nr < refLimit {
+			return nil, fmt.Errorf("kdtree: tree of more than 2^30 nodes")
+		}
+		return nil, fmt.Errorf("kdtree: tree of %d nodes and %d references exceeds the node format", nn, nr)
+	}
+	t := &topLayout{base: make([]uint32, 2*roots), nodes: make([]topNode, len(p.nodes)),
+		copies: make([]uint32, 0, 3*len(p.copies)), fills: make([]topFill, len(p.fills)),
+		numNodes: int(nn), numRefs: int(nr)}
+	for k, s := range p.order {
+		t.base[s], t.base[roots+int(s)] = uint32(p.beforeN[k]+sn[k]), uint32(p.beforeR[k]+sr[k])
+	}
+	for i := range p.nodes {
+		x := &p.nodes[i]
+		at := uint32(x.at + sn[x.k])
+		if x.leaf {
+			t.nodes[i] = topNode{at: at, node: LeafNode(uint32(x.ref+sr[x.k]), x.cnt)}
+		} else {
+			t.nodes[i] = topNode{at: at, node: InteriorNode(int(x.axis), x.pos, uint32(x.child+sn[x.kc]))}
+		}
+	}
+	for _, c := range p.copies {
+		t.copies = append(t.copies, c.park, uint32(c.ref+sr[c.k]), c.cnt)
+	}
+	for i, f := range p.fills {
+		t.fills[i] = topFill{at: uint32(f.ref + sr[f.k]), refs: f.refs}
+	}
+	return t, nil
+}
