@@ -6,19 +6,21 @@ import (
 )
 
 // hostRoom is the host memory a CUDA build's large phase fills: its
-// records, the parked ranges, the small roots and their offsets and
-// counts, sized as the large phase sizes them (n/8 records, n/16 parked
-// ranges for n triangles). Making that room is not free: for the 8.9M
-// triangles of the bunny grid about 130 MB, which took the large phase
-// 21-23 ms before its first level was queued (zeroing and first touches
-// of fresh pages), with the device idle. startHostRoom makes it on a goroutine of its own while the
-// scene is uploaded and prepared, and touches every page, so that the
-// large phase finds it ready.
+// records, the parked ranges, the small roots and their offsets, counts,
+// depths and boxes, sized as the large phase sizes them (n/8 records, n/16
+// parked ranges for n triangles). Making that room is not free: for the
+// 8.9M triangles of the bunny grid about 160 MB, which took the large
+// phase 14-28 ms on the device machine before its first level was queued
+// (Go zeroes memory it reuses), with the device idle. startHostRoom makes
+// it on a goroutine of its own while the scene is uploaded and prepared;
+// its pages are first touched by the booker, which fills them while the
+// device works.
 type hostRoom struct {
-	recs     []record
-	parked   []parkedRange
-	small    []smallRoot
-	off, cnt []uint32
+	recs            []record
+	parked          []parkedRange
+	small           []smallRoot
+	off, cnt, depth []uint32
+	box             []float32
 }
 
 // startHostRoom makes a hostRoom for up to n triangles on a new goroutine;
@@ -28,18 +30,21 @@ func startHostRoom(n int) <-chan *hostRoom {
 	go func() {
 		ranges := n/16 + 1024
 		ch <- &hostRoom{
-			recs:   touched(make([]record, 0, n/8+1024+1)),
-			parked: touched(make([]parkedRange, 0, ranges)),
-			small:  touched(make([]smallRoot, 0, ranges)),
-			off:    touched(make([]uint32, 0, ranges)),
-			cnt:    touched(make([]uint32, 0, ranges)),
+			recs:   make([]record, 0, n/8+1024+1),
+			parked: make([]parkedRange, 0, ranges),
+			small:  make([]smallRoot, 0, ranges),
+			off:    make([]uint32, 0, ranges),
+			cnt:    make([]uint32, 0, ranges),
+			depth:  make([]uint32, 0, ranges),
+			box:    make([]float32, 0, 6*ranges),
 		}
 	}()
 	return ch
 }
 
 // touched writes the zero value into every page of s's capacity (so that
-// they are faulted in now, not where s is filled) and returns s.
+// they are faulted in now, not where s is filled) and returns s: for
+// memory made off the device's path that is then filled on it.
 func touched[T any](s []T) []T {
 	var zero T
 	all := s[:cap(s)]
@@ -83,22 +88,26 @@ func (h *hostRoom) parkedFor(want int) []parkedRange {
 	return make([]parkedRange, 0, want)
 }
 
-// smallFor returns empty slices for the small roots and their offsets and
-// counts with capacity want, h's where they are large enough (small, when
-// not empty, grown instead).
-func (h *hostRoom) smallFor(small []smallRoot, want int) ([]smallRoot, []uint32, []uint32) {
+// smallFor gives rs room for want small roots (rs.small, smallOff,
+// smallCnt, smallDepth, smallBox): h's where it is large enough and rs has
+// none yet, else grown.
+func (h *hostRoom) smallFor(rs *records, want int) {
 	if h == nil {
 		h = &hostRoom{}
 	}
-	if len(small) == 0 && cap(h.small) >= want {
-		small = h.small[:0]
-	} else {
-		small = slices.Grow(small, want)
+	fresh := len(rs.small) == 0
+	rs.small = roomOr(fresh, h.small, rs.small, want)
+	rs.smallOff = roomOr(fresh, h.off, rs.smallOff, want)
+	rs.smallCnt = roomOr(fresh, h.cnt, rs.smallCnt, want)
+	rs.smallDepth = roomOr(fresh, h.depth, rs.smallDepth, want)
+	rs.smallBox = roomOr(fresh, h.box, rs.smallBox, 6*want)
+	h.small, h.off, h.cnt, h.depth, h.box = nil, nil, nil, nil, nil
+}
+
+// roomOr returns room[:0] when use and it holds want, else s grown by want.
+func roomOr[T any](use bool, room, s []T, want int) []T {
+	if use && cap(room) >= want {
+		return room[:0]
 	}
-	off, cnt := h.off[:0], h.cnt[:0]
-	if cap(off) < want || cap(cnt) < want {
-		off, cnt = make([]uint32, 0, want), make([]uint32, 0, want)
-	}
-	h.small, h.off, h.cnt = nil, nil, nil
-	return small, off, cnt
+	return slices.Grow(s, want)
 }

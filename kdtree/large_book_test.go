@@ -67,6 +67,8 @@ func bookSequential(l bookLevel, rs *records, parked []parkedRange, parked0 int)
 			if fate == fateSmall {
 				rs.smallOff = append(rs.smallOff, uint32(off))
 				rs.smallCnt = append(rs.smallCnt, x.cnt)
+				rs.smallDepth = append(rs.smallDepth, uint32(x.depth))
+				rs.smallBox = append(append(rs.smallBox, x.box.lo[:]...), x.box.hi[:]...)
 				rs.setSmall(x.rec, smallRoot{box: x.box, depth: x.depth})
 			} else {
 				rs.recs[x.rec] = record{fate: fateLeaf, parked: true, park: uint32(off), pcnt: x.cnt}
@@ -137,6 +139,8 @@ func TestLevelBookEqualsSequential(t *testing.T) {
 				require.Equal(t, want.small, got.small, name)
 				require.Equal(t, want.smallOff, got.smallOff, name)
 				require.Equal(t, want.smallCnt, got.smallCnt, name)
+				require.Equal(t, want.smallDepth, got.smallDepth, name)
+				require.Equal(t, want.smallBox, got.smallBox, name)
 				require.Equal(t, wantP, gotP, name)
 				spare = l.nodes[:0] // reused as the next call's output
 				parked0 = lb.park
@@ -199,6 +203,8 @@ func TestBookerEqualsSequential(t *testing.T) {
 			require.Equal(t, want.small, got.small, name)
 			require.Equal(t, want.smallOff, got.smallOff, name)
 			require.Equal(t, want.smallCnt, got.smallCnt, name)
+			require.Equal(t, want.smallDepth, got.smallDepth, name)
+			require.Equal(t, want.smallBox, got.smallBox, name)
 			require.Equal(t, gotP, k.finish(), name)
 		}
 	}

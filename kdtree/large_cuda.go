@@ -470,7 +470,7 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 	t0 := time.Now()
 	h := b.takeRoom()
 	rs.recs = h.recsFor(rs.recs, n/8+1024)
-	rs.small, rs.smallOff, rs.smallCnt = h.smallFor(rs.small, n/16+1024)
+	h.smallFor(rs, n/16+1024)
 	// The host's records use the host's cores (the CUDA executor's
 	// Workers is 1: its work is the device's).
 	workers := b.hostWorkers()
@@ -953,8 +953,8 @@ func (lb *levelBook) count(workers int, cnt []uint32, parked0 int) error {
 // base+2s+1), its children become the next level's nodes (returned, in
 // lb.spare's memory), and a leaf or small root gets a parked range, its
 // references parked after those of the nodes before it, and its record: a
-// leaf of parked references, or a small root (the next of rs.small, its
-// parked references' offset and count in rs.smallOff and rs.smallCnt).
+// leaf of parked references, or a small root (the next of rs.small, with
+// rs.smallOff, smallCnt, smallDepth and smallBox).
 // Each chunk writes at the indices count's prefix gives it, so the chunks
 // run in parallel and the result is the sequential one. The next level's
 // nodes are made in spare's memory when it is large enough.
@@ -975,7 +975,9 @@ func (lb *levelBook) book(workers int, nodes []lnode, rs *records, parked []park
 	rs.small = slices.Grow(rs.small, lb.nsmall)[:sBase+lb.nsmall]
 	rs.smallOff = slices.Grow(rs.smallOff, lb.nsmall)[:sBase+lb.nsmall]
 	rs.smallCnt = slices.Grow(rs.smallCnt, lb.nsmall)[:sBase+lb.nsmall]
-	recs, small, smallOff, smallCnt := rs.recs, rs.small, rs.smallOff, rs.smallCnt
+	rs.smallDepth = slices.Grow(rs.smallDepth, lb.nsmall)[:sBase+lb.nsmall]
+	rs.smallBox = slices.Grow(rs.smallBox, 6*lb.nsmall)[:6*(sBase+lb.nsmall)]
+	recs, small, smallOff, smallCnt, smallDepth, smallBox := rs.recs, rs.small, rs.smallOff, rs.smallCnt, rs.smallDepth, rs.smallBox
 	exec.ParallelFor(workers, len(lb.chunks), 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
 			k := &lb.chunks[c]
@@ -988,7 +990,9 @@ func (lb *levelBook) book(workers int, nodes []lnode, rs *records, parked []park
 					if fate == fateSmall {
 						recs[x.rec] = record{fate: fateSmall, small: int32(q)}
 						small[q] = smallRoot{box: x.box, depth: x.depth}
-						smallOff[q], smallCnt[q] = off, x.cnt
+						smallOff[q], smallCnt[q], smallDepth[q] = off, x.cnt, uint32(x.depth)
+						copy(smallBox[6*q:6*q+3], x.box.lo[:])
+						copy(smallBox[6*q+3:6*q+6], x.box.hi[:])
 						q++
 					} else {
 						recs[x.rec] = record{fate: fateLeaf, parked: true, park: off, pcnt: x.cnt}

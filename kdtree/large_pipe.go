@@ -83,7 +83,7 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 	t0 := time.Now()
 	h := b.takeRoom()
 	rs.recs = h.recsFor(rs.recs, n/8+1024)
-	rs.small, rs.smallOff, rs.smallCnt = h.smallFor(rs.small, n/16+1024)
+	h.smallFor(rs, n/16+1024)
 	bk := newPipeBooker(b.hostWorkers(), nodes, rs, h.parkedFor(n/16+1024), n)
 	defer bk.finish()
 	// Pinned memory for the levelBooks' logs (they grow with the levels):

@@ -21,10 +21,13 @@ type record struct {
 type records struct {
 	recs  []record
 	small []smallRoot
-	// smallOff and smallCnt (CUDA large phase): small root i's parked
-	// references are smallCnt[i] from smallOff[i] on.
-	smallOff, smallCnt []uint32
-	smallOut           [][]record
+	// smallOff, smallCnt, smallDepth and smallBox (CUDA large phase):
+	// small root i's parked references are smallCnt[i] from smallOff[i]
+	// on, its depth smallDepth[i] and its box smallBox[6i..6i+5] (lo,
+	// hi), as kdtree_small_w_f32 reads them.
+	smallOff, smallCnt, smallDepth []uint32
+	smallBox                       []float32
+	smallOut                       [][]record
 	// shared, when set, holds the subtrees of every small root in one list
 	// (the CUDA small phase): root i is record i.
 	shared []record

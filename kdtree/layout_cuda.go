@@ -83,7 +83,7 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan
 	if pl.err != nil {
 		return nil, nil, pl.err
 	}
-	t, err := pl.p.place(size)
+	t, err := pl.p.place(size, b.hostWorkers())
 	if err != nil {
 		return nil, nil, err
 	}

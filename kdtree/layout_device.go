@@ -125,8 +125,8 @@ type topFill struct {
 
 // layoutTop lays out rs.recs depth first (as layoutGo) with the small
 // subtrees' sizes from smallSizes (size has 2·len(rs.small) entries):
-// planTop, then topPlan.place.
-func layoutTop(rs *records, size []uint32) (*topLayout, error) {
+// planTop, then topPlan.place on up to workers goroutines.
+func layoutTop(rs *records, size []uint32, workers int) (*topLayout, error) {
 	if len(size) != 2*len(rs.small) {
 		panic(fmt.Sprintf("kdtree: layoutTop with %d sizes for %d small roots", len(size), len(rs.small)))
 	}
@@ -134,7 +134,7 @@ func layoutTop(rs *records, size []uint32) (*topLayout, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.place(size)
+	return p.place(size, workers)
 }
 
 // finish writes the large-phase nodes and host-held references into the
@@ -157,7 +157,7 @@ func layoutSmallHost(rs *records, rec, srefs, parked []uint32) ([]Node, []uint32
 	if err != nil {
 		return nil, nil, err
 	}
-	t, err := layoutTop(rs, size)
+	t, err := layoutTop(rs, size, 4) // 4: place's parallel chunks in the tests
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,10 @@
 package kdtree
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kdbuild/kdbuild/kernels/exec"
+)
 
 // The large-phase half of layoutTop in two steps, so that the walk over
 // the records runs while the device builds the small subtrees, whose sizes
@@ -38,6 +42,11 @@ type topPlan struct {
 	fills            []planFill
 	largeN, largeR   uint64 // the large-phase nodes and leaf references
 	roots            int
+
+	// The memory place fills, made (and its pages touched) by planTop,
+	// which runs while the device works: place then only computes.
+	out    *topLayout
+	sn, sr []uint64
 }
 
 // planned is planTop's result sent from a goroutine.
@@ -113,20 +122,23 @@ func planTop(rs *records) (*topPlan, error) {
 		}
 	}
 	p.largeN, p.largeR = nn, nr
+	p.out = &topLayout{base: touched(make([]uint32, 2*roots)), nodes: touched(make([]topNode, len(p.nodes))),
+		copies: touched(make([]uint32, 3*len(p.copies))), fills: make([]topFill, len(p.fills))}
+	p.sn, p.sr = touched(make([]uint64, roots+1)), touched(make([]uint64, roots+1))
 	return p, nil
 }
 
 // place lays the plan out with the small subtrees' sizes (size has
 // 2·roots entries: nodes, then references of each root's subtree), as
-// layoutTop.
-func (p *topPlan) place(size []uint32) (*topLayout, error) {
+// layoutTop, on up to workers goroutines. It may be called once.
+func (p *topPlan) place(size []uint32, workers int) (*topLayout, error) {
 	roots := p.roots
 	if len(size) != 2*roots {
 		panic(fmt.Sprintf("kdtree: topPlan.place with %d sizes for %d small roots", len(size), roots))
 	}
 	// sn[k], sr[k]: nodes and references of the first k small subtrees in
 	// depth-first order.
-	sn, sr := make([]uint64, roots+1), make([]uint64, roots+1)
+	sn, sr := p.sn, p.sr
 	for k, s := range p.order {
 		sn[k+1] = sn[k] + uint64(size[s])
 		sr[k+1] = sr[k] + uint64(size[roots+int(s)])
@@ -139,23 +151,28 @@ func (p *topPlan) place(size []uint32) (*topLayout, error) {
 		}
 		return nil, fmt.Errorf("kdtree: tree of %d nodes and %d references exceeds the node format", nn, nr)
 	}
-	t := &topLayout{base: make([]uint32, 2*roots), nodes: make([]topNode, len(p.nodes)),
-		copies: make([]uint32, 0, 3*len(p.copies)), fills: make([]topFill, len(p.fills)),
-		numNodes: int(nn), numRefs: int(nr)}
-	for k, s := range p.order {
-		t.base[s], t.base[roots+int(s)] = uint32(p.beforeN[k]+sn[k]), uint32(p.beforeR[k]+sr[k])
-	}
-	for i := range p.nodes {
-		x := &p.nodes[i]
-		at := uint32(x.at + sn[x.k])
-		if x.leaf {
-			t.nodes[i] = topNode{at: at, node: LeafNode(uint32(x.ref+sr[x.k]), x.cnt)}
-		} else {
-			t.nodes[i] = topNode{at: at, node: InteriorNode(int(x.axis), x.pos, uint32(x.child+sn[x.kc]))}
+	t := p.out
+	t.numNodes, t.numRefs = int(nn), int(nr)
+	const grain = 4096
+	exec.ParallelFor(workers, roots, grain, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			s := p.order[k]
+			t.base[s], t.base[roots+int(s)] = uint32(p.beforeN[k]+sn[k]), uint32(p.beforeR[k]+sr[k])
 		}
-	}
-	for _, c := range p.copies {
-		t.copies = append(t.copies, c.park, uint32(c.ref+sr[c.k]), c.cnt)
+	})
+	exec.ParallelFor(workers, len(p.nodes), grain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			x := &p.nodes[i]
+			at := uint32(x.at + sn[x.k])
+			if x.leaf {
+				t.nodes[i] = topNode{at: at, node: LeafNode(uint32(x.ref+sr[x.k]), x.cnt)}
+			} else {
+				t.nodes[i] = topNode{at: at, node: InteriorNode(int(x.axis), x.pos, uint32(x.child+sn[x.kc]))}
+			}
+		}
+	})
+	for i, c := range p.copies {
+		t.copies[3*i], t.copies[3*i+1], t.copies[3*i+2] = c.park, uint32(c.ref+sr[c.k]), c.cnt
 	}
 	for i, f := range p.fills {
 		t.fills[i] = topFill{at: uint32(f.ref + sr[f.k]), refs: f.refs}

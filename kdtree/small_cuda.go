@@ -98,14 +98,24 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 	// then the order in which kdtree_small_w_f32 takes the roots (largest
 	// first).
 	words := make([]uint32, 4*R+smallCtrs)
-	box := make([]float32, 6*max(R, 1))
+	copy(words, smallOff[:R])
+	copy(words[R:], smallCnt[:R])
+	box := rs.smallBox
+	if len(rs.smallDepth) == R && len(box) == 6*R {
+		// The large phase's booker made them (levelBook.book).
+		copy(words[2*R:], rs.smallDepth)
+	} else {
+		box = make([]float32, 6*R)
+		for i := range rs.small {
+			sr := &rs.small[i]
+			words[2*R+i] = uint32(sr.depth)
+			copy(box[6*i:6*i+3], sr.box.lo[:])
+			copy(box[6*i+3:6*i+6], sr.box.hi[:])
+		}
+	}
 	total := 0
-	for i := range rs.small {
-		sr := &rs.small[i]
-		words[i], words[R+i], words[2*R+i] = smallOff[i], smallCnt[i], uint32(sr.depth)
-		copy(box[6*i:6*i+3], sr.box.lo[:])
-		copy(box[6*i+3:6*i+6], sr.box.hi[:])
-		total += int(smallCnt[i])
+	for _, c := range smallCnt[:R] {
+		total += int(c)
 	}
 	words[3*R] = uint32(R)
 	if R == 0 {
