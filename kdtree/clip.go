@@ -176,10 +176,10 @@ func clipSplit(t *triangle, box, cur *aabb, a int, pos float32) (bl, br aabb, ok
 }
 
 // reachesSides reports which children of the split (a, pos) of node box
-// the triangle t reaches (closed boxes), from the bounds of t clipped to box.
+// the triangle t reaches (closed boxes): whether it meets box ∩ {x_a <=
+// pos} and box ∩ {x_a >= pos} (meetsBox, the separating axis test).
 //
-// A vertex inside box settles its side at once: clipping keeps it
-// unchanged, so the clipped bounds reach it (the result is the same).
+// A vertex inside box settles its side at once.
 func reachesSides(t *triangle, box *aabb, a int, pos float32) (okL, okR bool) {
 	for i := 0; i < 3; i++ {
 		v := &t[i]
@@ -192,12 +192,8 @@ func reachesSides(t *triangle, box *aabb, a int, pos float32) (okL, okR bool) {
 	if okL && okR {
 		return true, true
 	}
-	var p poly
-	if !clipToBox(t, box, &p) {
-		return false, false
-	}
-	lo, hi := p.bounds()
-	return okL || lo[a] <= float64(pos), okR || hi[a] >= float64(pos)
+	lb, rb := childBoxes(*box, a, pos)
+	return okL || meetsBox(t, &lb), okR || meetsBox(t, &rb)
 }
 
 // roundDown returns the largest float32 <= x.

@@ -227,17 +227,6 @@ __device__ Poly *clip_box(const float *tv, const float *box, Poly &p, Poly &q, d
 	return src;
 }
 
-// clip_span: the span [lo, hi] along axis a of the triangle tv clipped to
-// box (false: nothing of it is in the box), for reaches_sides.
-__device__ bool clip_span(const float *tv, const float *box, int a, double &slo, double &shi) {
-	Poly p, q;
-	double lo[3], hi[3];
-	if (clip_box(tv, box, p, q, lo, hi) == nullptr) return false;
-	slo = sel3(a, lo);
-	shi = sel3(a, hi);
-	return true;
-}
-
 // boxOfPoly in kdtree/clip.go, from the polygon's bounds lo, hi (as
 // clip_poly keeps them: the same minima and maxima in the same order as a
 // pass over its vertices): out = rounded bounds ∩ box ∩ cur.
@@ -929,7 +918,87 @@ extern "C" __global__ void kdtree_gather_f32(const float *verts, unsigned int nv
 
 namespace kd_tree {
 
-// reachesSides in kdtree/clip.go.
+// separates in kdtree/overlap.go: whether the axis with components c1 on
+// k1 and c2 on k2 separates the triangle v from box b (k1, k2 constants
+// once inlined in meets_box's unrolled loops: v and b stay in registers).
+__device__ __forceinline__ bool separates(double c1, double c2, int k1, int k2, const double (*v)[3], const float *b) {
+	double pmin = 0.0, pmax = 0.0;
+#pragma unroll
+	for (int i = 0; i < 3; i++) {
+		double p = (c1 * v[i][k1]) + (c2 * v[i][k2]);
+		if (i == 0) {
+			pmin = pmax = p;
+		} else {
+			pmin = min64(pmin, p);
+			pmax = max64(pmax, p);
+		}
+	}
+	double x1 = c1 * (double)b[k1], y1 = c1 * (double)b[3 + k1];
+	double x2 = c2 * (double)b[k2], y2 = c2 * (double)b[3 + k2];
+	double bmin = min64(x1, y1) + min64(x2, y2);
+	double bmax = max64(x1, y1) + max64(x2, y2);
+	return pmax < bmin || pmin > bmax;
+}
+
+// meetsBox in kdtree/overlap.go, operation for operation: whether the
+// triangle tv meets the closed box b (no separating axis).
+__device__ __forceinline__ bool meets_box(const float *tv, const float *b) {
+#pragma unroll
+	for (int a = 0; a < 3; a++) {
+		float lo = tv[a], hi = tv[a];
+		for (int i = 1; i < 3; i++) {
+			lo = min32(lo, tv[3 * i + a]);
+			hi = max32(hi, tv[3 * i + a]);
+		}
+		if (lo > b[3 + a] || hi < b[a]) return false;
+	}
+	double v[3][3], e[3][3];
+#pragma unroll
+	for (int i = 0; i < 3; i++)
+#pragma unroll
+		for (int a = 0; a < 3; a++) v[i][a] = (double)tv[3 * i + a];
+#pragma unroll
+	for (int j = 0; j < 3; j++)
+#pragma unroll
+		for (int a = 0; a < 3; a++) e[j][a] = v[(j + 1) % 3][a] - v[j][a];
+#pragma unroll
+	for (int j = 0; j < 3; j++) {
+#pragma unroll
+		for (int k = 0; k < 3; k++) {
+			int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+			if (separates(e[j][k2], -e[j][k1], k1, k2, v, b)) return false;
+		}
+	}
+	double n[3];
+#pragma unroll
+	for (int a = 0; a < 3; a++) {
+		int a1 = (a + 1) % 3, a2 = (a + 2) % 3;
+		n[a] = (e[0][a1] * e[1][a2]) - (e[0][a2] * e[1][a1]);
+	}
+	double pmin = 0.0, pmax = 0.0;
+#pragma unroll
+	for (int i = 0; i < 3; i++) {
+		double p = ((n[0] * v[i][0]) + (n[1] * v[i][1])) + (n[2] * v[i][2]);
+		if (i == 0) {
+			pmin = pmax = p;
+		} else {
+			pmin = min64(pmin, p);
+			pmax = max64(pmax, p);
+		}
+	}
+	double bmin = 0.0, bmax = 0.0;
+#pragma unroll
+	for (int a = 0; a < 3; a++) {
+		double x = n[a] * (double)b[a], y = n[a] * (double)b[3 + a];
+		bmin += min64(x, y);
+		bmax += max64(x, y);
+	}
+	return !(pmax < bmin || pmin > bmax);
+}
+
+// reachesSides in kdtree/clip.go: a vertex inside box settles its side,
+// else meets_box with the child box (one copy of meets_box's code, for the
+// instruction caches: see clip_box).
 __device__ void reaches_sides(const float *tv, const float *box, int a, float pos, bool &okL, bool &okR) {
 	okL = okR = false;
 	for (int i = 0; i < 3; i++) {
@@ -939,14 +1008,19 @@ __device__ void reaches_sides(const float *tv, const float *box, int a, float po
 			okR = okR || v[a] >= pos;
 		}
 	}
-	if (okL && okR) return;
-	double lo, hi;
-	if (!clip_span(tv, box, a, lo, hi)) {
-		okL = okR = false;
-		return;
+	bool ok[2] = {okL, okR};
+#pragma unroll 1
+	for (int side = 0; side < 2; side++) {
+		if (ok[side]) continue;
+		// childBoxes: the left child's hi[a] and the right child's lo[a]
+		// are pos.
+		float cb[6];
+#pragma unroll
+		for (int i = 0; i < 6; i++) cb[i] = (side == 0 ? i == 3 + a : i == a) ? pos : box[i];
+		ok[side] = meets_box(tv, cb);
 	}
-	okL = okL || lo <= (double)pos;
-	okR = okR || hi >= (double)pos;
+	okL = ok[0];
+	okR = ok[1];
 }
 
 // nth_bit64: the position of the n-th (from 0) set bit of x (n < popc(x)).
