@@ -42,6 +42,11 @@ const (
 	smallRefChunk = 64
 )
 
+// smallWarpBytes is sizeof(kd_small::Warp), a warp's shared memory in
+// kdtree_small_w_f32 (dynamic shared memory: a block's smallWarps of them
+// are more than the 48 KiB of static shared memory a block may have).
+const smallWarpBytes = 12944
+
 // smallPlaceLimit is kdtree_small_w_f32's placeLimit: the most nodes and
 // leaf references a small subtree may have for the layout to place its
 // records with a thread each (kdtree_small_place_u32; else every root's
@@ -186,7 +191,14 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 			args[19], args[20] = so.place.Ptr(), so.chunkRoot.Ptr()
 		}
 		b.subPhase("small.alloc", t0) // the output's room (again on a retry)
-		if err := d.ctx.Launch(kernel, grid, block, 0, args...); err != nil {
+		shared := uint32(0)
+		if !v1 {
+			shared = smallWarps * smallWarpBytes
+			if err := d.ctx.SetMaxDynamicShared(kernel, int(shared)); err != nil {
+				return fail(err)
+			}
+		}
+		if err := d.ctx.Launch(kernel, grid, block, shared, args...); err != nil {
 			return fail(fmt.Errorf("kdtree: %s: %w", kernel, err))
 		}
 		hc := make([]uint32, smallCtrs)

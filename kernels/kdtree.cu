@@ -1045,7 +1045,8 @@ __device__ __forceinline__ int nth_bit64(unsigned long long x, int n) {
 // the i-th reference of X, so up to 32 straddling references take one
 // pass of the long clipping whatever their places among the root's 64
 // (with lane r mod 32 testing reference r, references in both halves took
-// two).
+// two). Reference r's triangle is tv + 9·tri[r], or tv + 9·r when tri is
+// null (the root's triangles copied into shared memory).
 __device__ __forceinline__ void drop_one_sided(const float *tv, const unsigned int *tri, unsigned long long X,
                                                const float *box, int a, float pos, unsigned int lane,
                                                unsigned long long &SL, unsigned long long &SR) {
@@ -1057,7 +1058,7 @@ __device__ __forceinline__ void drop_one_sided(const float *tv, const unsigned i
 		if (i < cnt) {
 			r = nth_bit64(X, i);
 			bool okL, okR;
-			reaches_sides(tv + 9 * (size_t)tri[r], box, a, pos, okL, okR);
+			reaches_sides(tv + 9 * (size_t)(tri != nullptr ? tri[r] : (unsigned int)r), box, a, pos, okL, okR);
 			if (okL != okR) {
 				dl = !okL;
 				dr = !okR;
@@ -1270,6 +1271,12 @@ struct Warp {
 	unsigned long long lt[3][128], gt[3][128];
 	float pos[3][128];
 	unsigned int tri[64];
+	// The root's triangles (9 floats each): the straddling test reads
+	// them at every split, from shared memory instead of global memory
+	// (Nsight Compute: 5.6% of the kernel's warp samples waited on those
+	// loads). The 2.3 KB cost no occupancy: the registers allow 4 blocks an
+	// SM, which have shared memory to spare.
+	float tv[64][9];
 	union {
 		float box[64][6];
 		struct {
@@ -1281,6 +1288,10 @@ struct Warp {
 	} u;
 	unsigned char act[64];
 };
+
+// The dynamic shared memory of a kdtree_small_w_f32 block is kWarps of them
+// (kdtree/small_cuda.go: smallWarpBytes).
+static_assert(sizeof(Warp) == 12944, "kdtree/small_cuda.go's smallWarpBytes is sizeof(kd_small::Warp)");
 
 __device__ __forceinline__ float sel3f(int a, float x, float y, float z) { return a == 0 ? x : (a == 1 ? y : z); }
 __device__ __forceinline__ double sel3d(int a, double x, double y, double z) { return a == 0 ? x : (a == 1 ? y : z); }
@@ -1358,7 +1369,10 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 	using kd_small::kRefChunk;
 	using kd_small::sel3d;
 	using kd_small::sel3f;
-	__shared__ kd_small::Warp warps[kd_small::kWarps];
+	// kWarps Warps of dynamic shared memory (more than the 48 KB a block's
+	// static shared memory may hold; the host opts in).
+	extern __shared__ __align__(16) unsigned char smallShared[];
+	kd_small::Warp *warps = reinterpret_cast<kd_small::Warp *>(smallShared);
 	const unsigned int full = 0xFFFFFFFFu;
 	unsigned int lane = threadIdx.x & 31u;
 	kd_small::Warp &w = warps[threadIdx.x >> 5];
@@ -1387,8 +1401,10 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 		int m = (int)rootCnt[root];
 		unsigned int off = rootOff[root];
 		for (int r = lane; r < m; r += 32) {
-			w.tri[r] = ptri[off + r];
+			unsigned int t = ptri[off + r];
+			w.tri[r] = t;
 			for (int i = 0; i < 6; i++) w.u.box[r][i] = pbox[6 * (size_t)(off + r) + i];
+			for (int i = 0; i < 9; i++) w.tv[r][i] = tv[9 * (size_t)t + i];
 		}
 		__syncwarp();
 		// Candidates as kdtree_small_f32: face k of axis a (2r lower, 2r+1
@@ -1467,17 +1483,43 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 					}
 				}
 				__syncwarp(); // act is read
-				// better is a total order: the butterfly leaves every lane the
-				// same winner.
-				for (int o = 16; o > 0; o >>= 1) {
-					double ow = __shfl_xor_sync(full, bw, o);
-					int oak = __shfl_xor_sync(full, (ba << 8) | bk, o);
-					float op = __shfl_xor_sync(full, bp, o);
-					if (better(ow, oak >> 8, op, oak & 0xFF, bw, ba, bp, bk)) {
-						bw = ow;
-						ba = oak >> 8;
-						bp = op;
-						bk = oak & 0xFF;
+				// The winner. better orders by cost first, and the weighted
+				// costs are never negative or NaN, so their bits order them as
+				// integers: two warp minima (one instruction each from sm_80
+				// on) find the least cost, and when one lane alone holds it,
+				// that lane's candidate wins (Nsight Compute: the butterfly
+				// below was 8% of the kernel's warp samples). Ties (equal
+				// costs, as planes at one place give; no candidate at all) take
+				// the butterfly, where better, a total order, leaves every lane
+				// the same winner.
+				unsigned int tie = 0;
+#if __CUDA_ARCH__ >= 800
+				{
+					unsigned long long key = (unsigned long long)__double_as_longlong(bw);
+					unsigned int hi = (unsigned int)(key >> 32), lo = (unsigned int)key;
+					unsigned int mhi = __reduce_min_sync(full, hi);
+					unsigned int mlo = __reduce_min_sync(full, hi == mhi ? lo : 0xFFFFFFFFu);
+					tie = __ballot_sync(full, hi == mhi && lo == mlo);
+				}
+#endif
+				if (__popc(tie) == 1) {
+					int src = __ffs(tie) - 1;
+					bw = __shfl_sync(full, bw, src);
+					int oak = __shfl_sync(full, (ba << 8) | bk, src);
+					bp = __shfl_sync(full, bp, src);
+					ba = oak >> 8;
+					bk = oak & 0xFF;
+				} else {
+					for (int o = 16; o > 0; o >>= 1) {
+						double ow = __shfl_xor_sync(full, bw, o);
+						int oak = __shfl_xor_sync(full, (ba << 8) | bk, o);
+						float op = __shfl_xor_sync(full, bp, o);
+						if (better(ow, oak >> 8, op, oak & 0xFF, bw, ba, bp, bk)) {
+							bw = ow;
+							ba = oak >> 8;
+							bp = op;
+							bk = oak & 0xFF;
+						}
 					}
 				}
 			}
@@ -1516,7 +1558,7 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 			float pos = bp;
 			unsigned long long SL = S & (w.lt[a][bk] | ~w.gt[a][bk]), SR = S & w.gt[a][bk];
 			unsigned long long X = SL & SR;
-			drop_one_sided(tv, w.tri, X, box, a, pos, lane, SL, SR);
+			drop_one_sided(&w.tv[0][0], nullptr, X, box, a, pos, lane, SL, SR);
 			if (recNext + 2 > recEnd) {
 				if (!kd_small::reserve(&ctr[0], &ctr[2], kRecChunk, recCap, lane, recNext, recEnd)) return;
 				if (lane == 0 && chunkRoot != nullptr) chunkRoot[(recNext - roots) / kRecChunk] = root;
