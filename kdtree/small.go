@@ -148,8 +148,8 @@ type smallBuilder struct {
 //
 // (a reference flat in the plane goes left), a leaf when no split beats
 // IntersectCost × |S| or at MaxDepth. After a split the straddling
-// references are tested against each child by clipping their triangles, and
-// dropped from a child they do not touch.
+// references' triangles are tested against each child box (reachesSides:
+// the separating axis test), and dropped from a child they do not touch.
 func (sb *smallBuilder) build(sr *smallRoot) []record {
 	sb.sr = sr
 	sb.out = sb.out[:0]
