@@ -710,11 +710,6 @@ func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLea
 			return e
 		}
 	}
-	if err := d.launch("kdtree_classify_f32", n, d.box[0].Ptr(), d.tri[0].Ptr(), d.tv.Ptr(), d.nboxP,
-		d.offsets.Ptr(), uint32(nn), uint32(n), d.dec.Ptr(), d.flags.Ptr(), d.clipL.Ptr(), d.clipR.Ptr(),
-		d.wstate.Ptr(), uint32(nodeWordsState(nn))); err != nil {
-		return err
-	}
 	if d.sc == nil || d.scRefs < n || d.scN < nn {
 		d.sc.Free()
 		d.scRefs, d.scN = max(n+n/2, 1024), max(nn+nn/2, 256)
@@ -723,11 +718,23 @@ func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLea
 			return err
 		}
 	}
+	// Classification also unpacks the flags for split.AddressesUnpacked
+	// (one launch less a level).
+	u, err := d.sc.Unpacking(n, nn)
+	if err != nil {
+		return err
+	}
+	if err := d.launch("kdtree_classify_f32", max(n, 1), d.box[0].Ptr(), d.tri[0].Ptr(), d.tv.Ptr(), d.nboxP,
+		d.offsets.Ptr(), uint32(nn), uint32(n), d.dec.Ptr(), d.flags.Ptr(), d.clipL.Ptr(), d.clipR.Ptr(),
+		d.wstate.Ptr(), uint32(nodeWordsState(nn)), u.Pre, u.SegOff, u.State, u.StateWords, u.TileSeg, u.Tiles,
+		u.ScanState, u.ScanStateWords); err != nil {
+		return err
+	}
 	// d.dec holds the decisions (3 words per node), then CountL, CountR and
 	// ChildBase (nn words each): one read-back brings all of them. No
 	// destinations: kdtree_tail_f32 computes each copy's from the ranks
 	// (d.sc.Ranks()) as it scatters.
-	return split.AddressesQueued(d.ex, d.sc, d.flags.Slice(0, n), d.offsets.Slice(0, nn+1), split.Result{
+	return split.AddressesUnpacked(d.ex, d.sc, d.flags.Slice(0, n), d.offsets.Slice(0, nn+1), split.Result{
 		CountL: d.dec.Slice(3*nn, nn), CountR: d.dec.Slice(4*nn, nn), ChildBase: d.dec.Slice(5*nn, nn)})
 }
 

@@ -11,7 +11,7 @@
 // segments of its reference list: node s holds references
 // offsets[s] .. offsets[s+1]-1.
 
-#include "scan.cuh"
+#include "split.cuh"
 
 namespace kd_tree {
 
@@ -509,8 +509,11 @@ __device__ unsigned int classify_clip(unsigned int r, unsigned int s, int a, flo
 // in kdtree/level.go), 0 for the padding at or past offsets[nodes] (see
 // kdtree_tail_f32); straddling references get their clipped child boxes
 // in clipL/clipR. It also zeroes state[0 .. stateWords), the look-back
-// state of the level's kdtree_nodewords_scan_u32 (grid-stride). Blocks of
-// at most 256 threads.
+// state of the level's kdtree_nodewords_scan_u32 (grid-stride), and, when
+// pre is not null, does split_unpack_u32's work for the level's
+// split.AddressesUnpacked (kernels/split.cuh; the parameters from pre on
+// are split.Scratch.Unpacking's): one launch less a level. Blocks of at
+// most 256 threads.
 //
 // The clipping is long and only the straddling references need it, a few
 // in a warp: done where they lie, every warp with one of them ran it. So
@@ -521,17 +524,23 @@ __device__ unsigned int classify_clip(unsigned int r, unsigned int s, int a, flo
 extern "C" __global__ void __launch_bounds__(256) kdtree_classify_f32(
     const float *box, const unsigned int *tri, const float *tv, const float *nbox, const unsigned int *offsets,
     unsigned int nodes, unsigned int n, const unsigned int *dec, unsigned int *flags, float *clipL, float *clipR,
-    unsigned long long *state, unsigned int stateWords) {
+    unsigned long long *state, unsigned int stateWords, unsigned int *pre, unsigned int *segOff,
+    unsigned long long *bstate, unsigned int bstateWords, unsigned int *tileSeg, unsigned int tiles,
+    unsigned long long *sstate, unsigned int sstateWords) {
 	using namespace kd_tree;
 	__shared__ unsigned int listR[256], listS[256], listN;
 	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
 	for (unsigned int k = r; k < stateWords; k += gridDim.x * blockDim.x) state[k] = 0;
+	if (pre != nullptr)
+		kd_split::unpack_rest(r, gridDim.x * blockDim.x, n, pre, offsets, nodes, segOff, bstate, bstateWords, tileSeg,
+		                      tiles, sstate, sstateWords);
 	if (threadIdx.x == 0) listN = 0;
 	__syncthreads();
 	bool straddles = false;
 	unsigned int s = 0;
 	if (r < n && r >= offsets[nodes]) {
 		flags[r] = 0; // padding past the last node's end (see kdtree_tail_f32)
+		if (pre != nullptr) kd_split::unpack_flag(r, 0, n, pre);
 	} else if (r < n) {
 		s = node_of(offsets, nodes, r);
 		const unsigned int *d = dec + 3 * s;
@@ -544,7 +553,10 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_classify_f32(
 			if (b[a] < pos || f == 0) f |= kLeft;
 		}
 		straddles = f == (kLeft | kRight);
-		if (!straddles) flags[r] = f;
+		if (!straddles) {
+			flags[r] = f;
+			if (pre != nullptr) kd_split::unpack_flag(r, f, n, pre);
+		}
 	}
 	unsigned int lane = threadIdx.x & 31u;
 	unsigned int mask = __ballot_sync(0xFFFFFFFFu, straddles);
@@ -561,7 +573,9 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_classify_f32(
 	for (unsigned int k = threadIdx.x; k < count; k += blockDim.x) {
 		unsigned int rr = listR[k], ss = listS[k];
 		const unsigned int *d = dec + 3 * ss;
-		flags[rr] = classify_clip(rr, ss, (int)d[1], __uint_as_float(d[2]), box, tri, tv, nbox, clipL, clipR);
+		unsigned int f = classify_clip(rr, ss, (int)d[1], __uint_as_float(d[2]), box, tri, tv, nbox, clipL, clipR);
+		flags[rr] = f;
+		if (pre != nullptr) kd_split::unpack_flag(rr, f, n, pre);
 	}
 }
 

@@ -11,7 +11,7 @@
 // [n+1+offsets[s], n+1+offsets[s+1]) for each node, [2n+1, 2n+2). After the
 // scan pre[r] is r's left rank and pre[n+1+r] its right rank in its node.
 
-#include "scan.cuh"
+#include "split.cuh"
 
 namespace kd_split {
 
@@ -28,60 +28,19 @@ __device__ __forceinline__ unsigned int node_of(const unsigned int *offsets, uns
 
 } // namespace kd_split
 
-namespace kd_split {
-
-// seg_entry: segOff[j] as split_unpack_u32 writes it.
-__device__ __forceinline__ unsigned int seg_entry(const unsigned int *offsets, unsigned int nodes, unsigned int n,
-                                                  unsigned int j) {
-	if (j <= nodes) return offsets[j];
-	if (j <= 2 * nodes + 1) return n + 1 + offsets[j - nodes - 1];
-	return 2 * n + 2;
-}
-
-} // namespace kd_split
-
 // split_unpack_u32: pre[r] = flags[r]&1, pre[n+1+r] = (flags[r]>>1)&1 for
-// r < n; pre[n] = pre[2n+1] = 0; and the segment offsets of the scan:
-// segOff[s] = offsets[s], segOff[nodes+1+s] = n+1+offsets[s] for s <= nodes,
-// segOff[2 nodes+2] = 2n+2; state[0 .. stateWords) = 0 (split_bases_u32's
-// look-back state). It also prepares the ranks' scan
-// (scan.SegmentedExclusivePrepared, TilingSegBid tiles): tileSeg[t] = the first
-// entry j with segOff[j] >= kTile t, for t < tiles (thread j writes the
-// tiles whose start lies in (segOff[j-1], segOff[j]]: the segment offsets
-// are non-decreasing, so each tile gets one entry, and a segment that spans
-// many tiles has its thread write them all), and zeroes the scan's state
-// sstate[0 .. sstateWords). Threads: at least max(n+1, 2 nodes+3,
-// stateWords, sstateWords).
+// r < n (kd_split::unpack_flag) and the rest of the unpacking
+// (kd_split::unpack_rest in split.cuh: the segment offsets, the ranks'
+// scan prepared, the look-back states zeroed). Any grid.
 extern "C" __global__ void split_unpack_u32(const unsigned int *flags, unsigned int n, unsigned int *pre,
                                             const unsigned int *offsets, unsigned int nodes, unsigned int *segOff,
                                             unsigned long long *state, unsigned int stateWords,
                                             unsigned int *tileSeg, unsigned int tiles,
                                             unsigned long long *sstate, unsigned int sstateWords) {
-	constexpr unsigned int kTile = kd_scan::TilingSegBid::kTile;
-	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
-	if (r < n) {
-		unsigned int f = flags[r];
-		pre[r] = f & 1u;
-		pre[n + 1 + r] = (f >> 1) & 1u;
-	} else if (r == n) {
-		pre[n] = 0;
-		pre[2 * n + 1] = 0;
-	}
-	if (r <= nodes) {
-		unsigned int o = offsets[r];
-		segOff[r] = o;
-		segOff[nodes + 1 + r] = n + 1 + o;
-	} else if (r == nodes + 1) {
-		segOff[2 * nodes + 2] = 2 * n + 2;
-	}
-	if (r < 2 * nodes + 3) {
-		unsigned int v = kd_split::seg_entry(offsets, nodes, n, r);
-		unsigned int t0 = r == 0 ? 0u : kd_split::seg_entry(offsets, nodes, n, r - 1) / kTile + 1;
-		unsigned int t1 = min(v / kTile + 1, tiles);
-		for (unsigned int t = t0; t < t1; t++) tileSeg[t] = r;
-	}
-	if (r < stateWords) state[r] = 0;
-	if (r < sstateWords) sstate[r] = 0;
+	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
+	for (unsigned int k = r; k < n; k += stride) kd_split::unpack_flag(k, flags[k], n, pre);
+	kd_split::unpack_rest(r, stride, n, pre, offsets, nodes, segOff, state, stateWords, tileSeg, tiles, sstate,
+	                      sstateWords);
 }
 
 namespace kd_split {

@@ -20,7 +20,7 @@ const block = 256
 // that makes their counts as it loads them and leaves the child bases, and
 // the destinations (kernels/split.cu).
 func addressesCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result, n, nodes int) (uint32, error) {
-	if err := queueCUDA(ex, sc, flags, offsets, res, n, nodes); err != nil {
+	if err := queueCUDA(ex, sc, flags, offsets, res, n, nodes, false); err != nil {
 		return 0, err
 	}
 	if err := sc.totalDev.Slice(0, 1).CopyToHost(sc.total); err != nil {
@@ -33,11 +33,13 @@ func addressesCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint3
 // nodes (a scan of nodes+1 items), in 8-byte words.
 func basesStateWords(nodes int) int { return scan.MadeStateWords(nodes + 1) }
 
-// queueCUDA queues the kernels of addressesCUDA; the grand total ends in
-// sc.totalDev[0].
-func queueCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result, n, nodes int) error {
-	if sc == nil || sc.refs < n || sc.nodes < nodes {
-		return fmt.Errorf("split: scratch for %d references and %d nodes is too small", n, nodes)
+// queueCUDA queues the kernels of addressesCUDA (without the unpacking
+// when unpacked: the caller's kernel did it, see Unpacking); the grand
+// total ends in sc.totalDev[0].
+func queueCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result, n, nodes int, unpacked bool) error {
+	u, err := sc.Unpacking(n, nodes)
+	if err != nil {
+		return err
 	}
 	ctx := ex.CUDA()
 	pre := sc.scanRefs.Slice(0, 2*(n+1))
@@ -45,12 +47,13 @@ func queueCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], 
 	words := basesStateWords(nodes)
 	// The unpacking also prepares the ranks' scan (its tiles' first
 	// segments and its zeroed state): one launch less a level.
-	tiles, sWords := scan.SegOffsetsTiles(pre.Len()), scan.SegOffsetsStateWords(pre.Len())
-	if err := ctx.Launch("split_unpack_u32", cuda.GridFor(max(n+1, 2*nodes+3, words, sWords/2), block), cuda.Linear(block), 0,
-		flags.Ptr(), uint32(n), pre.Ptr(), offsets.Ptr(), uint32(nodes), segOff.Ptr(), sc.state.Ptr(), uint32(words),
-		sc.tileSeg.Ptr(), uint32(tiles), sc.scanState.Ptr(), uint32(sWords/2)); err != nil {
-		return err
+	if !unpacked {
+		if err := ctx.Launch("split_unpack_u32", cuda.GridFor(max(n+1, 2*nodes+3, words, int(u.ScanStateWords)), block),
+			cuda.Linear(block), 0, append([]any{flags.Ptr(), uint32(n)}, u.Args(offsets.Ptr(), uint32(nodes))...)...); err != nil {
+			return err
+		}
 	}
+	tiles, sWords := int(u.Tiles), scan.SegOffsetsStateWords(pre.Len())
 	if err := scan.SegmentedExclusivePrepared(ex, pre, pre, segOff, sc.tileSeg.Slice(0, tiles), sc.scanState.Slice(0, sWords)); err != nil {
 		return err
 	}
@@ -65,4 +68,41 @@ func queueCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], 
 	return ctx.Launch("split_dest_u32", cuda.GridFor(n, block), cuda.Linear(block), 0,
 		flags.Ptr(), offsets.Ptr(), uint32(n), uint32(nodes), pre.Ptr(), res.ChildBase.Ptr(), res.CountL.Ptr(),
 		res.DstL.Ptr(), res.DstR.Ptr())
+}
+
+// Unpacking is what a kernel of the caller's needs to unpack a level's
+// flags itself, in the launch that computes them, so that
+// AddressesUnpacked can skip split_unpack_u32 (kdtree's classification
+// does: one launch less a level): the ranks' array, the segment offsets,
+// the look-back states and the ranks' scan's tile starts of sc for n
+// references and nodes nodes. The kernel calls kd_split::unpack_flag for
+// every reference r < n with its flags and kd_split::unpack_rest once per
+// thread of its launch (kernels/split.cuh), whose parameters after n are
+// Args.
+type Unpacking struct {
+	Pre, SegOff, State cuda.DevPtr
+	StateWords         uint32
+	TileSeg            cuda.DevPtr
+	Tiles              uint32
+	ScanState          cuda.DevPtr
+	ScanStateWords     uint32
+}
+
+// Args returns unpack_rest's parameters after n: pre, offsets, nodes,
+// segOff, state, stateWords, tileSeg, tiles, sstate, sstateWords.
+func (u Unpacking) Args(offsets cuda.DevPtr, nodes uint32) []any {
+	return []any{u.Pre, offsets, nodes, u.SegOff, u.State, u.StateWords, u.TileSeg, u.Tiles, u.ScanState,
+		u.ScanStateWords}
+}
+
+// Unpacking returns sc's Unpacking for a level of n references and nodes
+// nodes (CUDA executor only), or an error when sc is too small for it.
+func (sc *Scratch) Unpacking(n, nodes int) (Unpacking, error) {
+	if sc == nil || sc.refs < n || sc.nodes < nodes || sc.scanRefs == nil {
+		return Unpacking{}, fmt.Errorf("split: scratch for %d references and %d nodes is too small", n, nodes)
+	}
+	m := 2 * (n + 1)
+	return Unpacking{Pre: sc.scanRefs.Ptr(), SegOff: sc.segOff.Ptr(), State: sc.state.Ptr(),
+		StateWords: uint32(basesStateWords(nodes)), TileSeg: sc.tileSeg.Ptr(), Tiles: uint32(scan.SegOffsetsTiles(m)),
+		ScanState: sc.scanState.Ptr(), ScanStateWords: uint32(scan.SegOffsetsStateWords(m) / 2)}, nil
 }

@@ -172,6 +172,18 @@ func Addresses(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], 
 // ranks[n+1+r] on the right, s its node, n = len(flags)), which saves the
 // destinations' writes and reads. The Go executor needs them.
 func AddressesQueued(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result) error {
+	return addressesQueued(ex, sc, flags, offsets, res, false)
+}
+
+// AddressesUnpacked is AddressesQueued for a caller whose kernel, the one
+// that computed flags, also unpacked them into sc (see Scratch.Unpacking;
+// kernels/split.cuh): on the CUDA executor it queues the rest, one launch
+// fewer. On the Go executor it is AddressesQueued.
+func AddressesUnpacked(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result) error {
+	return addressesQueued(ex, sc, flags, offsets, res, true)
+}
+
+func addressesQueued(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result, unpacked bool) error {
 	n, nodes := flags.Len(), offsets.Len()-1
 	if nodes < 0 {
 		panic("split: AddressesQueued with empty offsets")
@@ -185,7 +197,7 @@ func AddressesQueued(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uin
 		res.ChildBase.Len() < nodes {
 		panic(fmt.Sprintf("split: AddressesQueued: outputs too short for %d references and %d nodes", n, nodes))
 	}
-	return queueCUDA(ex, sc, flags, offsets, res, n, nodes)
+	return queueCUDA(ex, sc, flags, offsets, res, n, nodes, unpacked)
 }
 
 func addressesGo(ex exec.Executor, flags, offsets []uint32, res Result, nodes int) (uint32, error) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
 
@@ -219,7 +220,10 @@ func BenchmarkAddresses(b *testing.B) {
 
 // On the CUDA executor, AddressesQueued without destinations leaves the
 // ranks from which the destinations follow (Scratch.Ranks), also on a
-// padded level: references past offsets[nodes] with zero flags.
+// padded level: references past offsets[nodes] with zero flags. The same
+// with AddressesUnpacked after a kernel of the caller's unpacked the flags
+// (here split_unpack_u32 itself on a grid of 2 blocks of 64 threads, so
+// that its loops stride).
 func TestAddressesGPURanks(t *testing.T) {
 	ex, why := exec.TestGPU()
 	if ex == nil {
@@ -227,7 +231,12 @@ func TestAddressesGPURanks(t *testing.T) {
 	}
 	for _, c := range splitCases() {
 		dl, dr, cl, cr, cb, _ := reference(c.flags, c.offsets)
-		for _, pad := range []int{0, 1, 33, 1025} {
+		for _, v := range []struct {
+			pad      int
+			unpacked bool
+		}{{0, false}, {1, false}, {33, false}, {1025, false},
+			{0, true}, {33, true}, {1025, true}} {
+			pad := v.pad
 			n, nodes := len(c.flags)+pad, len(c.offsets)-1
 			if nodes < 1 {
 				continue
@@ -239,7 +248,15 @@ func TestAddressesGPURanks(t *testing.T) {
 			res := Result{CountL: allocWords(t, ex, nodes), CountR: allocWords(t, ex, nodes), ChildBase: allocWords(t, ex, nodes)}
 			sc, err := NewScratch(ex, n, nodes)
 			require.NoError(t, err)
-			require.NoError(t, AddressesQueued(ex, sc, flags, offsets, res))
+			if v.unpacked {
+				u, err := sc.Unpacking(n, nodes)
+				require.NoError(t, err)
+				require.NoError(t, ex.CUDA().Launch("split_unpack_u32", cuda.Linear(2), cuda.Linear(64), 0,
+					append([]any{flags.Ptr(), uint32(n)}, u.Args(offsets.Ptr(), uint32(nodes))...)...))
+				require.NoError(t, AddressesUnpacked(ex, sc, flags, offsets, res))
+			} else {
+				require.NoError(t, AddressesQueued(ex, sc, flags, offsets, res))
+			}
 			ranks, err := sc.Ranks().Slice(0, 2*(n+1)).ToHost()
 			require.NoError(t, err)
 			gcl, err := res.CountL.ToHost()
@@ -248,7 +265,7 @@ func TestAddressesGPURanks(t *testing.T) {
 			require.NoError(t, err)
 			gcb, err := res.ChildBase.ToHost()
 			require.NoError(t, err)
-			require.True(t, slices.Equal(cl, gcl) && slices.Equal(cr, gcr) && slices.Equal(cb, gcb), "%s pad %d: counts", c.name, pad)
+			require.True(t, slices.Equal(cl, gcl) && slices.Equal(cr, gcr) && slices.Equal(cb, gcb), "%s pad %d unpacked %v: counts", c.name, pad, v.unpacked)
 			for s := 0; s < nodes; s++ {
 				for r := c.offsets[s]; r < c.offsets[s+1]; r++ {
 					if dl[r] != None {
