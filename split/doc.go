@@ -16,5 +16,7 @@
 // copy counts) are made as they are loaded, gives the child bases, and a
 // kernel per reference the destinations (kernels/split.cu: five launches
 // in all, where the counts and their scan were two). Addresses reads back
-// the 4-byte total.
+// the 4-byte total. A caller whose own kernel computes the flags can unpack
+// them there (Scratch.Unpacking, kernels/split.cuh) and queue the rest with
+// AddressesUnpacked, one launch fewer (kdtree's classification does).
 package split
