@@ -30,6 +30,14 @@ func btRandomTriangle(rng *rand.Rand) triangle {
 	return t
 }
 
+// btFlatten makes tri flat: every vertex at coordinate at on a random axis.
+func btFlatten(rng *rand.Rand, tri *triangle, at float32) {
+	ax := rng.IntN(3)
+	for k := 0; k < 3; k++ {
+		tri[k][ax] = at
+	}
+}
+
 // Clipping against a box keeps every point of the triangle inside the box
 // (sampled barycentrically) inside the clipped box, and the clipped box
 // inside the box; a triangle that has sampled points inside is never lost.
@@ -40,10 +48,7 @@ func TestClipSplitContainsTriangle(t *testing.T) {
 	for it := 0; it < 3000; it++ {
 		tri := btRandomTriangle(rng)
 		if it%7 == 0 { // axis-aligned (flat) triangles too
-			ax := rng.IntN(3)
-			for k := 0; k < 3; k++ {
-				tri[k][ax] = 0.5
-			}
+			btFlatten(rng, &tri, 0.5)
 		}
 		cur := tri.bounds()
 		a := rng.IntN(3)

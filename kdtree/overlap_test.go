@@ -15,10 +15,7 @@ func TestMeetsBoxAgreesWithClipping(t *testing.T) {
 	for it := 0; it < 20000; it++ {
 		tri := btRandomTriangle(rng)
 		if it%5 == 0 { // axis-aligned (flat) triangles too
-			ax := rng.IntN(3)
-			for k := 0; k < 3; k++ {
-				tri[k][ax] = 0.25
-			}
+			btFlatten(rng, &tri, 0.25)
 		}
 		var box aabb
 		for a := 0; a < 3; a++ {
