@@ -56,7 +56,7 @@ type devLevel struct {
 
 	// The large phase's own state: the next level's node table (made on
 	// the device by kdtree_tail_f32, then swapped with offsets), the
-	// scanned node words of kdtree_nodewords_scan_u32 and its look-back
+	// scanned node words (kdtree_bases_words_u32) and their look-back
 	// state (wstate), the nodes' tight bounds (6 floats each) and the
 	// reducer that computes them for a level whose table came from the
 	// host, and the tight bounds as keys (key_of in kernels/kdtree.cu, 6
@@ -588,7 +588,7 @@ func (b *builder) subPhase(name string, t0 time.Time) time.Time {
 	return now
 }
 
-// nodeWordsState is the look-back state of kdtree_nodewords_scan_u32 for a
+// nodeWordsState is the look-back state of the node-words scan for a
 // level of nn nodes (a scan of 2nn+2 words), in 8-byte words.
 func nodeWordsState(nn int) int { return scan.MadeStateWords(2*nn + 2) }
 
@@ -669,8 +669,9 @@ func (d *devLevel) rootBox(n int) (aabb, error) {
 // levelFrontCUDA queues a level's device work up to its read-back: the
 // node table (uploaded from nodes for the first level, else made on the
 // device by the previous level's kdtree_tail_f32), the decisions (all
-// leaves when forceLeaf), classification with clipping and the addresses.
-// It waits for nothing: the launches are asynchronous on the one stream,
+// leaves when forceLeaf), classification with clipping and the addresses,
+// and the scan of the node words (kdtree_bases_words_u32, with the split's
+// counts and bases). It waits for nothing: the launches are asynchronous on the one stream,
 // so buildCUDA queues a level's front before it does the previous level's
 // bookkeeping, which then runs while the device works.
 func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLeaf bool) error {
@@ -734,8 +735,20 @@ func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLea
 	// ChildBase (nn words each): one read-back brings all of them. No
 	// destinations: kdtree_tail_f32 computes each copy's from the ranks
 	// (d.sc.Ranks()) as it scatters.
-	return split.AddressesUnpacked(d.ex, d.sc, d.flags.Slice(0, n), d.offsets.Slice(0, nn+1), split.Result{
+	bases, err := split.AddressesRanks(d.ex, d.sc, d.flags.Slice(0, n), d.offsets.Slice(0, nn+1), split.Result{
 		CountL: d.dec.Slice(3*nn, nn), CountR: d.dec.Slice(4*nn, nn), ChildBase: d.dec.Slice(5*nn, nn)})
+	if err != nil {
+		return err
+	}
+	// The counts and bases, and beside them the scan of the node words
+	// that place the children and the parked references (d.pre, read by
+	// kdtree_tail_f32): one launch.
+	const k = "kdtree_bases_words_u32"
+	args := append(bases.Args, bases.Blocks, d.info.Ptr(), d.dec.Ptr(), d.pre.Slice(0, 2*nn+2).Ptr(), d.wstate.Ptr())
+	if err := d.ctx.Launch(k, cuda.Linear(int(bases.Blocks)+nodeWordsState(nn)-1), cuda.Linear(256), 0, args...); err != nil {
+		return fmt.Errorf("kdtree: %s: %w", k, err)
+	}
+	return nil
 }
 
 // readBack waits for a level's front and brings its decisions and child
@@ -770,21 +783,16 @@ func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook, level int
 
 // queueTail queues the rest of level `level` run on nb nodes and nRefs
 // references (the level's own counts, or bounds past them: see pad_node in
-// kernels/kdtree.cu): the node words and their scan, then one kernel
-// (kdtree_tail_f32) for the scatter, the parking, the next level's node
+// kernels/kdtree.cu), whose node words the level's front scanned
+// (kdtree_bases_words_u32): one kernel (kdtree_tail_f32) for the scatter, the parking, the next level's node
 // table laid out for layout nodes (made on the device into d.next, then
 // swapped in; none when layout is 0) and the next level's sizes (slot
 // level+1 of d.sz), and when log is not 0 the level's log there (see
 // kdtree_tail_f32). It waits for nothing.
 func (b *builder) queueTail(d *devLevel, nb, nRefs, layout, level int, log cuda.DevPtr) error {
-	// Where the children and the parked references go: one scan over the
-	// node words.
+	// Where the children and the parked references go: the scan of the
+	// node words, made by the level's front (kdtree_bases_words_u32).
 	pre := d.pre.Slice(0, 2*nb+2)
-	const k = "kdtree_nodewords_scan_u32"
-	if err := d.ctx.Launch(k, cuda.Linear(nodeWordsState(nb)-1), cuda.Linear(256), 0,
-		d.info.Ptr(), d.dec.Ptr(), uint32(nb), pre.Ptr(), d.wstate.Ptr()); err != nil {
-		return fmt.Errorf("kdtree: %s: %w", k, err)
-	}
 	var table cuda.DevPtr
 	if layout > 0 {
 		if err := ensure(d.ex, &d.next, tableLen(layout)); err != nil {

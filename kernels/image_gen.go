@@ -9,18 +9,18 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "5058f476d23df943cb42d9222e04408c3338d23bb91196e6c975e52df688e675"
+const SourcesSHA256 = "fe465fdacea9b80082dedcbc35471c700222e3a86ffdff547d5962c23ccfa170"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
 	"compact.cu": "3bdfab9cd051c5bb2ffcc5dc1c130f8f3da9b39fddcc8837cb1740e0957ea7a2",
-	"kdtree.cu":  "f42928d87dbf86c7ae872e525826605921e71862d389ba91a20926ad52bdd0bd",
+	"kdtree.cu":  "1433aece2eb2cd76b48b809f5b916c987193983ffdc73f207543ae18b090b63e",
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "048ec90e0245508f05e682c72912f46f74ea58388e56bee511f531b72c43af52",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
 	"scan.cu":    "838628c963dc79fb94cbbd9c21df9a9ca60b10b151e21e0d6b8db8eed1abd177",
-	"scan.cuh":   "0b65ca7d6c077fa3e64ef17a9212510aa5a3cbd090c95f27d4b74b688038f241",
+	"scan.cuh":   "d8358cfc9a88da0b79ad13ead199e122db84c7f7405c238573aac98302a022c5",
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
-	"split.cu":   "67f623c2a789c3dfa757cbad81024dbcf8d69475b6d2c32b6af3c43ed5b8519a",
-	"split.cuh":  "221a4d7e6924a7281d5d5405bc6e09bd1b0bf69b21048766354352a3a9df67a6",
+	"split.cu":   "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
+	"split.cuh":  "9c34da902056e2486b417998308704e5823a9a4ea3a21f1ea405177953578c52",
 }

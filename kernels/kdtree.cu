@@ -509,7 +509,8 @@ __device__ unsigned int classify_clip(unsigned int r, unsigned int s, int a, flo
 // in kdtree/level.go), 0 for the padding at or past offsets[nodes] (see
 // kdtree_tail_f32); straddling references get their clipped child boxes
 // in clipL/clipR. It also zeroes state[0 .. stateWords), the look-back
-// state of the level's kdtree_nodewords_scan_u32 (grid-stride), and, when
+// state of the level's node-words scan (kdtree_bases_words_u32;
+// grid-stride), and, when
 // pre is not null, does split_unpack_u32's work for the level's
 // split.AddressesUnpacked (kernels/split.cuh; the parameters from pre on
 // are split.Scratch.Unpacking's): one launch less a level. Blocks of at
@@ -646,7 +647,7 @@ __device__ __forceinline__ void scatter_ref(unsigned int r, unsigned int s, unsi
 
 // park_ref: reference r copied out, its node s ending here (leaf or small
 // root): to ptri/pbox[parkBase + pre[nodes+1+s] - pre[nodes+1] + r -
-// offsets[s]] (pre: the scanned node words of kdtree_nodewords_scan_u32).
+// offsets[s]] (pre: the scanned node words, kdtree_bases_words_u32).
 __device__ __forceinline__ void park_ref(unsigned int r, unsigned int s, const unsigned int *tri, const float *box,
                                          const unsigned int *offsets, const unsigned int *pre, unsigned int nodes,
                                          unsigned int parkBase, unsigned int *ptri, float *pbox) {
@@ -659,7 +660,7 @@ __device__ __forceinline__ void park_ref(unsigned int r, unsigned int s, const u
 
 namespace kd_tree {
 
-// NodeWords: kdtree_nodewords_scan_u32's item j (see there).
+// NodeWords: item j of the node-words scan (see kdtree_bases_words_u32).
 struct NodeWords {
 	const unsigned int *info, *dec;
 	unsigned int nodes;
@@ -677,23 +678,35 @@ struct NodeWords {
 
 } // namespace kd_tree
 
-// kdtree_nodewords_scan_u32: the exclusive scan of the words that place a
-// level's children and parked references, laid out like split_unpack_u32's:
-// word s = 1 when node s splits, word nodes = 0, word nodes+1+s = its
-// reference count when it ends here (leaf or small), else 0, and word
-// 2·nodes+1 = 0. After it, pre holds the scan: node s's children are nodes
-// 2·pre[s] and 2·pre[s]+1 of the next level (2·pre[nodes] nodes in all) and
-// its parked references start pre[nodes+1+s] - pre[nodes+1] after the
-// level's first. One launch (a single-pass scan that makes the words as it
-// loads them) where a kernel wrote the words and a scan read them. Grid:
-// ceil((2·nodes+2)/1024) blocks of 256 threads; state zeroed (the level's
-// kdtree_classify_f32 does it).
+// kdtree_bases_words_u32: in one launch, split_bases_u32 (its parameters
+// first; blocks [0, basesBlocks), split.BasesLaunch) and the node-words
+// scan (info, dec, pre, wstate; the blocks after): the two single-pass
+// scans are independent, and both can run once the split's ranks are
+// scanned (one launch less a level). The node words place a level's
+// children and parked references, laid out like the split's unpacked
+// flags: word s = 1 when node s splits, word nodes = 0, word nodes+1+s =
+// its reference count when it ends here (leaf or small), else 0, and word
+// 2·nodes+1 = 0; the scan makes them as it loads them (NodeWords). After
+// it, pre holds their exclusive scan: node s's children are nodes 2·pre[s]
+// and 2·pre[s]+1 of the next level (2·pre[nodes] nodes in all) and its
+// parked references start pre[nodes+1+s] - pre[nodes+1] after the level's
+// first. Grid: basesBlocks + ceil((2·nodes+2)/1024) blocks of 256 threads;
+// both look-back states zeroed (kdtree_classify_f32 does it).
 extern "C" __global__ void __launch_bounds__(256, 4)
-    kdtree_nodewords_scan_u32(const unsigned int *info, const unsigned int *dec, unsigned int nodes,
-                              unsigned int *pre, unsigned long long *state) {
-	const unsigned long long m = 2 * (unsigned long long)nodes + 2;
-	kd_scan::IoMade<kd_tree::NodeWords> io{{info, dec, nodes}, pre, m};
-	kd_scan::tile_scan<kd_scan::Add<unsigned int>, kd_scan::TilingMade>(io, m, state, nullptr);
+    kdtree_bases_words_u32(const unsigned int *offsets, unsigned int nodes, const unsigned int *ranks, unsigned int n,
+                           const unsigned int *flags, unsigned int *countL, unsigned int *countR, unsigned int *base,
+                           unsigned long long *bstate, unsigned int *total, unsigned int basesBlocks,
+                           const unsigned int *info, const unsigned int *dec, unsigned int *pre,
+                           unsigned long long *wstate) {
+	if (blockIdx.x < basesBlocks) {
+		kd_scan::IoMade<kd_split::NodeCounts> io{{offsets, ranks, flags, nodes, n, countL, countR}, base, nodes};
+		kd_scan::tile_scan<kd_scan::Add<unsigned int>, kd_scan::TilingMade>(io, (unsigned long long)nodes + 1, bstate,
+		                                                                     total);
+	} else {
+		const unsigned long long m = 2 * (unsigned long long)nodes + 2;
+		kd_scan::IoMade<kd_tree::NodeWords> io{{info, dec, nodes}, pre, m};
+		kd_scan::tile_scan<kd_scan::Add<unsigned int>, kd_scan::TilingMade>(io, m, wstate, nullptr, basesBlocks);
+	}
 }
 
 // next_node: node s's part of the next level's node table, made from this
@@ -762,7 +775,7 @@ __device__ __forceinline__ void pad_node(unsigned int j, unsigned int next, unsi
 // layout+1) threads, where n and nodes may be bounds past the level's
 // references and nodes (see pad_node). The level's sizes come from the
 // device: szIn = (nodes, references, references parked before the level,
-// overflow) as the level before wrote them, pre (kdtree_nodewords_scan_u32)
+// overflow) as the level before wrote them, pre (kdtree_bases_words_u32)
 // and *total (split.Addresses' grand total). Thread r < n scatters
 // reference r (scatter_ref, from split.Addresses' ranks and counts) and
 // parks it when its node ends here (park_ref); thread j <= layout writes entry j of the next level's table

@@ -248,9 +248,12 @@ template <class Io> struct EarlyRanks<Io, std::void_t<decltype(Io::kEarly)>> {
 //   store(i, full, n, excl[4], incl[4], heads): the exclusive and inclusive
 //   prefixes of items i..i+3 and a bit mask of which of them are heads.
 // When total is not null the block of the last tile writes the value bits of
-// the combination of all n items to *total.
+// the combination of all n items to *total. Without the ticket, block
+// tileBase + t scans tile t (tileBase > 0: the first blocks of the launch do
+// other work, as in a kernel that runs two scans side by side).
 template <class Op, class Cfg, class Io>
-__device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned long long *state, unsigned *total) {
+__device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned long long *state, unsigned *total,
+                                          unsigned tileBase = 0) {
 	using P = typename Op::P;
 	constexpr int kTile = Cfg::kTile, kWarps = Cfg::kWarps, kWarpSpan = Cfg::kWarpSpan, kItems = Cfg::kItems,
 	              kRows = Cfg::kRows;
@@ -263,7 +266,7 @@ __device__ __forceinline__ void tile_scan(Io &io, unsigned long long n, unsigned
 	// Take the next tile number: tiles start in this order, so look-back only
 	// ever waits for blocks that are already running (Cfg::kTicket; else
 	// blockIdx.x, see Tiling).
-	unsigned long long tile = blockIdx.x;
+	unsigned long long tile = blockIdx.x - tileBase;
 	if constexpr (Cfg::kTicket) {
 		if (tid == 0) s_tile = atomicAdd((unsigned *)state, 1u);
 		__syncthreads();

@@ -43,33 +43,6 @@ extern "C" __global__ void split_unpack_u32(const unsigned int *flags, unsigned 
 	                      sstateWords);
 }
 
-namespace kd_split {
-
-// NodeCounts: split_bases_u32's items, node s's left plus right copy
-// count (a node's left count is its last reference's left rank plus that
-// reference's left flag, 0 for an empty node; the same on the right),
-// which it also writes to countL and countR; item nodes is 0.
-struct NodeCounts {
-	const unsigned int *offsets, *pre, *flags;
-	unsigned int nodes, n;
-	unsigned int *countL, *countR;
-
-	__device__ __forceinline__ unsigned int operator()(unsigned long long s) const {
-		if (s >= nodes) return 0;
-		unsigned int l = 0, r = 0;
-		unsigned int o0 = offsets[s], o1 = offsets[s + 1];
-		if (o1 > o0) {
-			unsigned int f = flags[o1 - 1];
-			l = pre[o1 - 1] + (f & 1u);
-			r = pre[n + o1] + ((f >> 1) & 1u);
-		}
-		countL[s] = l;
-		countR[s] = r;
-		return l + r;
-	}
-};
-
-} // namespace kd_split
 
 // split_bases_u32: after the ranks' scan, per node s < nodes the left and
 // right copy counts (countL, countR) and the child base (base[s]: the sum of

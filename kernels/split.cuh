@@ -64,3 +64,32 @@ __device__ __forceinline__ void unpack_rest(unsigned int i, unsigned int stride,
 }
 
 } // namespace kd_split
+
+namespace kd_split {
+
+// NodeCounts: split_bases_u32's items (kdtree_bases_words_u32's too), node
+// s's left plus right copy count (a node's left count is its last
+// reference's left rank plus that reference's left flag, 0 for an empty
+// node; the same on the right), which it also writes to countL and countR;
+// item nodes is 0.
+struct NodeCounts {
+	const unsigned int *offsets, *pre, *flags;
+	unsigned int nodes, n;
+	unsigned int *countL, *countR;
+
+	__device__ __forceinline__ unsigned int operator()(unsigned long long s) const {
+		if (s >= nodes) return 0;
+		unsigned int l = 0, r = 0;
+		unsigned int o0 = offsets[s], o1 = offsets[s + 1];
+		if (o1 > o0) {
+			unsigned int f = flags[o1 - 1];
+			l = pre[o1 - 1] + (f & 1u);
+			r = pre[n + o1] + ((f >> 1) & 1u);
+		}
+		countL[s] = l;
+		countR[s] = r;
+		return l + r;
+	}
+};
+
+} // namespace kd_split
