@@ -66,6 +66,16 @@ func (b *builder) takeRoom() *hostRoom {
 	return h
 }
 
+// largeRoom readies rs for the large phase of n kept triangles (records,
+// small roots) from the build's hostRoom where it has the room, and
+// returns the parked ranges' slice for the booker.
+func (b *builder) largeRoom(rs *records, n int) []parkedRange {
+	h := b.takeRoom()
+	rs.recs = h.recsFor(rs.recs, n/8+1024)
+	h.smallFor(rs, n/16+1024)
+	return h.parkedFor(n/16 + 1024)
+}
+
 // recsFor returns rs.recs with room for want more records: h's when it has
 // that room (rs.recs copied into it), else rs.recs grown.
 func (h *hostRoom) recsFor(recs []record, want int) []record {

@@ -468,14 +468,12 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 	// far, and the records hold pointers (the grid's growth cost 80 ms of
 	// host time per build on the device machine).
 	t0 := time.Now()
-	h := b.takeRoom()
-	rs.recs = h.recsFor(rs.recs, n/8+1024)
-	h.smallFor(rs, n/16+1024)
+	parkedRoom := b.largeRoom(rs, n)
 	// The host's records use the host's cores (the CUDA executor's
 	// Workers is 1: its work is the device's).
 	workers := b.hostWorkers()
 	// The tests' level hooks look at every level's nodes: book inline.
-	bk := newBooker(workers, nodes, rs, h.parkedFor(n/16+1024), b.onLevel != nil)
+	bk := newBooker(workers, nodes, rs, parkedRoom, b.onLevel != nil)
 	defer bk.finish()
 	cnt := []uint32{uint32(n)} // the level's node reference counts
 	capRefs := max(64*n, 1<<20)
@@ -580,8 +578,10 @@ func (b *builder) levelProgress(level, nodes int) {
 // large.host). The pipelined phase (largeCUDAPipe) uses the same names:
 // large.device is its wait for a level's sizes, large.host its queueing,
 // large.booker its wait for a free levelBook (the booker behind) and
-// large.book the booker's work after the device's. Then large.parked: the
-// records of the leaves and small roots whose references were parked.
+// large.book the booker's work after the device's. Then large.parked:
+// what the host does with the parked ranges after the last level (their
+// records are the booker's; their references are brought home only when
+// a host step needs them).
 func (b *builder) subPhase(name string, t0 time.Time) time.Time {
 	now := time.Now()
 	b.phases[name] += float64(now.Sub(t0).Nanoseconds()) / 1e6

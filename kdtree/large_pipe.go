@@ -81,10 +81,7 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 		return nil, false, err
 	}
 	t0 := time.Now()
-	h := b.takeRoom()
-	rs.recs = h.recsFor(rs.recs, n/8+1024)
-	h.smallFor(rs, n/16+1024)
-	bk := newPipeBooker(b.hostWorkers(), nodes, rs, h.parkedFor(n/16+1024), n)
+	bk := newPipeBooker(b.hostWorkers(), nodes, rs, b.largeRoom(rs, n), n)
 	defer bk.finish()
 	// Pinned memory for the levelBooks' logs (they grow with the levels):
 	// without it, the level-synchronous phase, which needs none.

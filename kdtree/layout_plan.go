@@ -146,10 +146,7 @@ func (p *topPlan) place(size []uint32, workers int) (*topLayout, error) {
 	nn, nr := p.largeN+sn[roots], p.largeR+sr[roots]
 	const refLimit = 1 << 32
 	if nn >= MaxChildIndex || nr >= refLimit {
-		if nn >= MaxChildIndex && nr < refLimit {
-			return nil, fmt.Errorf("kdtree: tree of more than 2^30 nodes")
-		}
-		return nil, fmt.Errorf("kdtree: tree of %d nodes and %d references exceeds the node format", nn, nr)
+		return nil, fmt.Errorf("kdtree: tree of %d nodes and %d references exceeds the node format (2^30 nodes, 2^32 references)", nn, nr)
 	}
 	t := p.out
 	t.numNodes, t.numRefs = int(nn), int(nr)

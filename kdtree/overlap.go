@@ -61,15 +61,11 @@ func meetsBox(t *triangle, b *aabb) bool {
 		a1, a2 := (a+1)%3, (a+2)%3
 		n[a] = float64(e[0][a1]*e[1][a2]) - float64(e[0][a2]*e[1][a1])
 	}
-	pmin, pmax := 0.0, 0.0
+	var p [3]float64
 	for i := 0; i < 3; i++ {
-		p := float64(n[0]*v[i][0]) + float64(n[1]*v[i][1]) + float64(n[2]*v[i][2])
-		if i == 0 {
-			pmin, pmax = p, p
-		} else {
-			pmin, pmax = min64(pmin, p), max64(pmax, p)
-		}
+		p[i] = float64(n[0]*v[i][0]) + float64(n[1]*v[i][1]) + float64(n[2]*v[i][2])
 	}
+	pmin, pmax := span3(&p)
 	bmin, bmax := 0.0, 0.0
 	for a := 0; a < 3; a++ {
 		x, y := float64(n[a]*float64(b.lo[a])), float64(n[a]*float64(b.hi[a]))
@@ -82,18 +78,20 @@ func meetsBox(t *triangle, b *aabb) bool {
 // separates reports whether the axis with components c1 on k1 and c2 on k2
 // (0 on the third) separates the triangle v from box b (meetsBox).
 func separates(c1, c2 float64, k1, k2 int, v *[3][3]float64, b *aabb) bool {
-	pmin, pmax := 0.0, 0.0
+	var p [3]float64
 	for i := 0; i < 3; i++ {
-		p := float64(c1*v[i][k1]) + float64(c2*v[i][k2])
-		if i == 0 {
-			pmin, pmax = p, p
-		} else {
-			pmin, pmax = min64(pmin, p), max64(pmax, p)
-		}
+		p[i] = float64(c1*v[i][k1]) + float64(c2*v[i][k2])
 	}
+	pmin, pmax := span3(&p)
 	x1, y1 := float64(c1*float64(b.lo[k1])), float64(c1*float64(b.hi[k1]))
 	x2, y2 := float64(c2*float64(b.lo[k2])), float64(c2*float64(b.hi[k2]))
 	bmin := min64(x1, y1) + min64(x2, y2)
 	bmax := max64(x1, y1) + max64(x2, y2)
 	return pmax < bmin || pmin > bmax
+}
+
+// span3 returns the least and the greatest of p, picked in p's order (as
+// meets_box does).
+func span3(p *[3]float64) (lo, hi float64) {
+	return min64(min64(p[0], p[1]), p[2]), max64(max64(p[0], p[1]), p[2])
 }

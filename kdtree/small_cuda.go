@@ -103,23 +103,18 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 	// then the order in which kdtree_small_w_f32 takes the roots (largest
 	// first).
 	words := make([]uint32, 4*R+smallCtrs)
-	copy(words, smallOff[:R])
-	copy(words[R:], smallCnt[:R])
+	copy(words, smallOff)
+	copy(words[R:], smallCnt)
+	// The roots' depths and boxes, as the large phase's booker made them
+	// (levelBook.book).
 	box := rs.smallBox
-	if len(rs.smallDepth) == R && len(box) == 6*R {
-		// The large phase's booker made them (levelBook.book).
-		copy(words[2*R:], rs.smallDepth)
-	} else {
-		box = make([]float32, 6*R)
-		for i := range rs.small {
-			sr := &rs.small[i]
-			words[2*R+i] = uint32(sr.depth)
-			copy(box[6*i:6*i+3], sr.box.lo[:])
-			copy(box[6*i+3:6*i+6], sr.box.hi[:])
-		}
+	if len(smallOff) != R || len(smallCnt) != R || len(rs.smallDepth) != R || len(box) != 6*R {
+		return nil, fmt.Errorf("kdtree: %d small roots with %d offsets, %d counts, %d depths and %d box words",
+			R, len(smallOff), len(smallCnt), len(rs.smallDepth), len(box))
 	}
+	copy(words[2*R:], rs.smallDepth)
 	total := 0
-	for _, c := range smallCnt[:R] {
+	for _, c := range smallCnt {
 		total += int(c)
 	}
 	words[3*R] = uint32(R)
