@@ -132,3 +132,34 @@ func TestBuildSmallSizes(t *testing.T) {
 	_, err = smallSizes([]uint32{0, 0, 7}, 1)
 	require.Error(t, err)
 }
+
+// TestPrefixSizes: the chunked running totals of the small subtrees'
+// sizes equal a serial pass, for root counts at the chunk grain's edges
+// and any number of workers, from nonzero starts.
+func TestPrefixSizes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for _, roots := range []int{0, 1, 31, 32, 33, 1<<15 - 1, 1 << 15, 1<<15 + 1, 3<<15 + 5, 1 << 18} {
+		size := make([]uint32, 2*roots)
+		for i := range size {
+			size[i] = rng.Uint32N(500)
+		}
+		order := make([]uint32, roots)
+		for i, v := range rng.Perm(roots) {
+			order[i] = uint32(v)
+		}
+		want := [2][]uint64{make([]uint64, roots+1), make([]uint64, roots+1)}
+		want[0][0], want[1][0] = 5, 9
+		for k, s := range order {
+			want[0][k+1] = want[0][k] + uint64(size[s])
+			want[1][k+1] = want[1][k] + uint64(size[roots+int(s)])
+		}
+		for _, workers := range []int{1, 2, 3, 8} {
+			sn, sr := make([]uint64, roots+1), make([]uint64, roots+1)
+			sn[0], sr[0] = 5, 9
+			prefixSizes(order, size, sn, sr, workers)
+			if !slices.Equal(sn, want[0]) || !slices.Equal(sr, want[1]) {
+				t.Fatalf("%d roots, %d workers: running totals differ from a serial pass", roots, workers)
+			}
+		}
+	}
+}

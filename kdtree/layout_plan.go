@@ -122,8 +122,10 @@ func planTop(rs *records) (*topPlan, error) {
 		}
 	}
 	p.largeN, p.largeR = nn, nr
-	p.out = &topLayout{base: touched(make([]uint32, 2*roots)), nodes: touched(make([]topNode, len(p.nodes))),
-		copies: touched(make([]uint32, 3*len(p.copies))), fills: make([]topFill, len(p.fills))}
+	// base and copies in one array, which layoutCUDA uploads as it is.
+	up := touched(make([]uint32, 2*roots+3*len(p.copies)))
+	p.out = &topLayout{base: up[:2*roots], nodes: touched(make([]topNode, len(p.nodes))),
+		copies: up[2*roots:], fills: make([]topFill, len(p.fills))}
 	p.sn, p.sr = touched(make([]uint64, roots+1)), touched(make([]uint64, roots+1))
 	return p, nil
 }
@@ -139,10 +141,7 @@ func (p *topPlan) place(size []uint32, workers int) (*topLayout, error) {
 	// sn[k], sr[k]: nodes and references of the first k small subtrees in
 	// depth-first order.
 	sn, sr := p.sn, p.sr
-	for k, s := range p.order {
-		sn[k+1] = sn[k] + uint64(size[s])
-		sr[k+1] = sr[k] + uint64(size[roots+int(s)])
-	}
+	prefixSizes(p.order, size, sn, sr, workers)
 	nn, nr := p.largeN+sn[roots], p.largeR+sr[roots]
 	const refLimit = 1 << 32
 	if nn >= MaxChildIndex || nr >= refLimit {
@@ -168,11 +167,56 @@ func (p *topPlan) place(size []uint32, workers int) (*topLayout, error) {
 			}
 		}
 	})
-	for i, c := range p.copies {
-		t.copies[3*i], t.copies[3*i+1], t.copies[3*i+2] = c.park, uint32(c.ref+sr[c.k]), c.cnt
-	}
+	exec.ParallelFor(workers, len(p.copies), grain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c := &p.copies[i]
+			t.copies[3*i], t.copies[3*i+1], t.copies[3*i+2] = c.park, uint32(c.ref+sr[c.k]), c.cnt
+		}
+	})
 	for i, f := range p.fills {
 		t.fills[i] = topFill{at: uint32(f.ref + sr[f.k]), refs: f.refs}
 	}
 	return t, nil
+}
+
+// prefixSizes writes the running totals of the small subtrees' nodes and
+// references in the order of order (size: nodes, then references, of each
+// root) into sn and sr (len(order)+1 entries each, from sn[0] and sr[0]):
+// sums of chunks on up to workers goroutines, the chunks' starts, then the
+// chunks' running totals.
+func prefixSizes(order, size []uint32, sn, sr []uint64, workers int) {
+	roots := len(order)
+	const grain = 1 << 15
+	chunks := max(1, min(workers, roots/grain))
+	type sums struct{ n, r uint64 }
+	part := make([]sums, chunks+1)
+	part[0] = sums{sn[0], sr[0]}
+	span := func(c int) (int, int) { return c * roots / chunks, (c + 1) * roots / chunks }
+	exec.ParallelFor(chunks, chunks, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			a, b := span(c)
+			var n, r uint64
+			for _, s := range order[a:b] {
+				n += uint64(size[s])
+				r += uint64(size[roots+int(s)])
+			}
+			part[c+1] = sums{n, r}
+		}
+	})
+	for c := 1; c <= chunks; c++ {
+		part[c].n += part[c-1].n
+		part[c].r += part[c-1].r
+	}
+	exec.ParallelFor(chunks, chunks, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			a, b := span(c)
+			n, r := part[c].n, part[c].r
+			for k := a; k < b; k++ {
+				s := order[k]
+				n += uint64(size[s])
+				r += uint64(size[roots+int(s)])
+				sn[k+1], sr[k+1] = n, r
+			}
+		}
+	})
 }

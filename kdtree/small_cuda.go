@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
@@ -121,7 +122,7 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 	if R == 0 {
 		return so, nil
 	}
-	largestFirst(smallCnt[:R], words[3*R+smallCtrs:])
+	largestFirst(smallCnt[:R], words[3*R+smallCtrs:], b.hostWorkers())
 	fail := func(err error) (*smallDev, error) {
 		so.free()
 		return nil, err
@@ -308,25 +309,52 @@ func (d *devLevel) parkedToHost(rs *records, smallOff, smallCnt []uint32) error 
 
 // largestFirst writes to order the indices of cnt (the reference counts
 // of the small roots) sorted by decreasing count, equal counts in index
-// order: a counting sort, linear in len(cnt) plus the largest count.
-func largestFirst(cnt []uint32, order []uint32) {
-	hi := uint32(0)
-	for _, c := range cnt {
-		hi = max(hi, c)
+// order: a counting sort, linear in len(cnt) plus the largest count, over
+// up to workers chunks of cnt at once (each chunk's histogram, then each
+// chunk scatters its indices from its own start within every count).
+func largestFirst(cnt []uint32, order []uint32, workers int) {
+	const grain = 1 << 16
+	chunks := max(1, min(workers, len(cnt)/grain))
+	span := func(c int) []uint32 { return cnt[c*len(cnt)/chunks : (c+1)*len(cnt)/chunks] }
+	his := make([]uint32, chunks)
+	exec.ParallelFor(chunks, chunks, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			for _, v := range span(c) {
+				his[c] = max(his[c], v)
+			}
+		}
+	})
+	hi := slices.Max(append(his, 0))
+	// Rank k = hi - count; start[c][k] is chunk c's first slot of rank k.
+	ranks := int(hi) + 1
+	start := make([]int, chunks*ranks)
+	exec.ParallelFor(chunks, chunks, 1, func(lo, hi2 int) {
+		for c := lo; c < hi2; c++ {
+			st := start[c*ranks : (c+1)*ranks]
+			for _, v := range span(c) {
+				st[hi-v]++
+			}
+		}
+	})
+	at := 0
+	for k := range ranks {
+		for c := range chunks {
+			n := start[c*ranks+k]
+			start[c*ranks+k] = at
+			at += n
+		}
 	}
-	// Rank k = hi - count; start[k] is the first slot of rank k.
-	start := make([]int, int(hi)+2)
-	for _, c := range cnt {
-		start[hi-c+1]++
-	}
-	for i := 1; i < len(start); i++ {
-		start[i] += start[i-1]
-	}
-	for i, c := range cnt {
-		k := hi - c
-		order[start[k]] = uint32(i)
-		start[k]++
-	}
+	exec.ParallelFor(chunks, chunks, 1, func(lo, hi2 int) {
+		for c := lo; c < hi2; c++ {
+			st := start[c*ranks : (c+1)*ranks]
+			base := c * len(cnt) / chunks
+			for i, v := range span(c) {
+				k := hi - v
+				order[st[k]] = uint32(base + i)
+				st[k]++
+			}
+		}
+	})
 }
 
 // smallBlocks is the grid of kdtree_small_w_f32 for R roots on a device of

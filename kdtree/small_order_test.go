@@ -28,17 +28,22 @@ func TestLargestFirst(t *testing.T) {
 		{"ties", []uint32{3, 1, 3, 2, 1, 3}},
 		{"random 33", random(33, 64)},
 		{"random 4097", random(4097, 64)},
+		{"random 2^16+1", random(1<<16+1, 64)},
+		{"random 5·2^16-3", random(5<<16-3, 64)},
+		{"random 3·2^16, large counts", random(3<<16, 1000)},
 	}
 	for _, c := range cases {
-		got := make([]uint32, len(c.cnt))
-		largestFirst(c.cnt, got)
 		want := make([]uint32, len(c.cnt))
 		for i := range want {
 			want[i] = uint32(i)
 		}
 		slices.SortStableFunc(want, func(a, b uint32) int { return int(c.cnt[b]) - int(c.cnt[a]) })
-		if !slices.Equal(got, want) {
-			t.Errorf("%s: order %v, want %v", c.name, got, want)
+		for _, workers := range []int{1, 2, 3, 8} {
+			got := make([]uint32, len(c.cnt))
+			largestFirst(c.cnt, got, workers)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s, %d workers: order differs from a stable sort by decreasing count", c.name, workers)
+			}
 		}
 	}
 }

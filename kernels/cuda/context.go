@@ -366,6 +366,11 @@ func (c *Context) htod(dst DevPtr, src unsafe.Pointer, n uint64) error {
 	if err := c.ready(); err != nil {
 		return err
 	}
+	if n >= stageMin {
+		if ok, err := c.htodStaged(dst, src, n); ok {
+			return err
+		}
+	}
 	return driverError("cuMemcpyHtoD", "", memcpyHtoD(c.ctx, dst, src, n))
 }
 

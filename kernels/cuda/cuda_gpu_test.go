@@ -487,6 +487,52 @@ func TestGPULargeCopyToHost(t *testing.T) {
 	}
 }
 
+// TestGPULargeCopyFromHost: uploads from stageMin bytes up go through the
+// staging buffers the other way (htodStaged); every word must arrive, at
+// chunk edges (upChunk's sizes and the staging buffers'), in a last partial
+// chunk and into an offset view, and nothing past the copy may change.
+func TestGPULargeCopyFromHost(t *testing.T) {
+	c := gpu(t)
+	const n = (2*stageChunk+stageChunk/2)/4 + 3 // uint32 words: 2.5 chunks and a bit
+	host := make([]uint32, n)
+	for i := range host {
+		host[i] = uint32(i)*2246822519 + 11
+	}
+	b, err := NewBuffer[uint32](c, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free()
+	for _, tc := range []struct{ off, len int }{
+		{0, n}, {0, stageMin / 4}, {0, stageMin/4 - 1}, {7, stageChunk/4 + 1}, {3, n - 3},
+		{0, 4 * stageChunk / 4}, {1, int(upChunk(stageMin+4096)/4) + 1},
+	} {
+		if tc.off+tc.len > n {
+			tc.len = n - tc.off
+		}
+		if err := b.Memset32(0xDEADBEEF); err != nil {
+			t.Fatal(err)
+		}
+		src := host[tc.off : tc.off+tc.len]
+		if err := b.Slice(tc.off, tc.len).CopyFromHost(src); err != nil {
+			t.Fatalf("off %d len %d: %v", tc.off, tc.len, err)
+		}
+		got := make([]uint32, n)
+		if err := b.CopyToHost(got); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range got {
+			want := uint32(0xDEADBEEF)
+			if i >= tc.off && i < tc.off+tc.len {
+				want = host[i]
+			}
+			if v != want {
+				t.Fatalf("off %d len %d: word %d = %#x, want %#x", tc.off, tc.len, i, v, want)
+			}
+		}
+	}
+}
+
 // TestGPUMemCache checks the device memory cache (memcache.go): a freed
 // block is kept and handed out again for the same size only, the counts
 // leave it out, SetCacheLimit and FreeCache give it back, and an

@@ -69,6 +69,47 @@ func (c *Context) dtohStaged(dst unsafe.Pointer, src DevPtr, n uint64) (ok bool,
 	return true, nil
 }
 
+// htodStaged copies n bytes from src to dst through the staging buffers:
+// goroutines copy chunk k+1 of src into one buffer while the driver copies
+// chunk k from the other to the device (a copy from pinned memory returns
+// when the device has the bytes, so the buffer is free again then). ok is
+// false when there are no staging buffers (nothing was copied).
+func (c *Context) htodStaged(dst DevPtr, src unsafe.Pointer, n uint64) (ok bool, err error) {
+	c.stageMu.Lock()
+	defer c.stageMu.Unlock()
+	bufs := c.stagingBufs()
+	if bufs[0] == nil {
+		return false, nil
+	}
+	chunk := upChunk(n)
+	hostCopy(bufs[0], src, min(chunk, n))
+	for k, off := 0, uint64(0); off < n; k, off = k+1, off+chunk {
+		var filled chan struct{}
+		if next := off + chunk; next < n {
+			filled = make(chan struct{})
+			go func(b unsafe.Pointer, m uint64) {
+				hostCopy(b, unsafe.Add(src, next), m)
+				close(filled)
+			}(bufs[(k+1)%2], min(chunk, n-next))
+		}
+		r := memcpyHtoD(c.ctx, dst+DevPtr(off), bufs[k%2], min(chunk, n-off))
+		if filled != nil {
+			<-filled
+		}
+		if r != 0 {
+			return true, driverError("cuMemcpyHtoD", "", r)
+		}
+	}
+	return true, nil
+}
+
+// upChunk is the chunk of a staged upload of n bytes: about a quarter of
+// it, so that the host copies and the device copies overlap from the
+// second chunk on, within [stageMin/2, stageChunk].
+func upChunk(n uint64) uint64 {
+	return min(stageChunk, max(stageMin/2, (n/4+4095)&^4095))
+}
+
 // hostCopy copies n bytes from src to dst (not overlapping) with up to
 // GOMAXPROCS goroutines.
 func hostCopy(dst, src unsafe.Pointer, n uint64) {
