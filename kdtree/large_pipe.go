@@ -3,6 +3,7 @@ package kdtree
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -36,12 +37,24 @@ var cudaPipeline = os.Getenv("KDBUILD_LEVEL_PIPELINE") != "0"
 // level runs on its own sizes rather than on bounds: the host waits for
 // them (a level's launches take the host about 0.1 ms to queue; a level of
 // a million references takes the device longer than that, and padding it
-// to twice the level before costs more). A variable for the tests.
-var pipeExactRefs = 1 << 20
+// to twice the level before costs more). A variable for the tests;
+// KDBUILD_PIPE_EXACT_REFS sets it.
+var pipeExactRefs = envInt("KDBUILD_PIPE_EXACT_REFS", 1<<20)
 
 // pipeMaxTris is the scene size, in kept triangles, from which buildCUDA
-// builds level by level (largeCUDA) rather than pipelined: see there.
-const pipeMaxTris = 1 << 20
+// builds level by level (largeCUDA) rather than pipelined: see there. The
+// environment variable KDBUILD_PIPE_MAX_TRIS sets it (to compare the two
+// on a device without rebuilding).
+var pipeMaxTris = envInt("KDBUILD_PIPE_MAX_TRIS", 1<<20)
+
+// envInt is the environment variable name as a decimal integer, or def
+// when it is unset or not one.
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
 
 // pipeFallbacks counts the builds whose pipelined large phase overflowed
 // (tests).

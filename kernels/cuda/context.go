@@ -132,7 +132,7 @@ func Open(ordinal int) (*Context, error) {
 	}
 	info.Usable = true
 	c := &Context{ctx: ctx, dev: dev, info: info, fns: map[string]cFunction{}, sizes: map[DevPtr]uint64{},
-		times: map[string]*KernelTime{}, batch: newLaunchBatch(os.Getenv(GraphsEnv) != "0"), cacheLimit: info.TotalMem / 4}
+		times: map[string]*KernelTime{}, batch: newLaunchBatch(graphMin(os.Getenv(GraphsEnv))), cacheLimit: info.TotalMem / 4}
 	if os.Getenv(DebugEnv) == "1" {
 		c.debug.Store(true)
 	}
@@ -515,7 +515,8 @@ func (c *Context) SetMaxDynamicShared(kernel string, bytes int) error {
 // whose length was seen before runs as a launch graph (a chain of kernel
 // nodes instantiated once per length, its nodes given each batch's kernels
 // and arguments): 16 launches cost 43-46 µs that way against 70-75 µs one
-// by one there. KDBUILD_CUDA_GRAPHS=0 (GraphsEnv) turns the graphs off.
+// by one there. KDBUILD_CUDA_GRAPHS=0 (GraphsEnv) turns the graphs off; a
+// number from 2 to 64 there sets the shortest batch run as a graph.
 //
 // Launch refuses a bad kernel name, argument or block shape at once; a
 // launch the driver refuses is reported, naming the kernel, by the call

@@ -143,6 +143,7 @@ typedef struct {
 typedef struct {
 	kd_graph *byLen[KD_MAX_BATCH + 1][KD_GRAPH_SLOTS];
 	unsigned char seen[KD_MAX_BATCH + 1];
+	int min; // the shortest batch launched as a graph
 } kd_graphs;
 
 static void kd_graph_free(kd_graph *gr) {
@@ -203,7 +204,7 @@ static kd_graph *kd_graph_make(const kd_launch_rec *recs, int n) {
 // launched (the caller launches one by one, which also names a failing
 // launch).
 static int kd_launch_graph(kd_graphs *gs, const kd_launch_rec *recs, int n) {
-	if (gs == NULL || kdg.cuGraphLaunch == NULL || n < KD_GRAPH_MIN || n > KD_MAX_BATCH) return 1;
+	if (gs == NULL || kdg.cuGraphLaunch == NULL || n < gs->min || n > KD_MAX_BATCH) return 1;
 	kd_graph **slots = gs->byLen[n];
 	int best = -1, bestDiff = n + 1, empty = -1;
 	for (int k = 0; k < KD_GRAPH_SLOTS; k++) {
@@ -265,7 +266,11 @@ static CUresult kd_launch_batch(CUcontext ctx, kd_graphs *gs, const kd_launch_re
 	return 0;
 }
 
-static kd_graphs *kd_graphs_new(void) { return calloc(1, sizeof(kd_graphs)); }
+static kd_graphs *kd_graphs_new(int min) {
+	kd_graphs *gs = calloc(1, sizeof(kd_graphs));
+	if (gs != NULL) gs->min = min < 2 ? KD_GRAPH_MIN : min;
+	return gs;
+}
 static int kd_graphs_available(void) { return kdg.cuGraphLaunch != NULL; }
 
 static const char *kd_error_name(CUresult r) {
@@ -519,12 +524,13 @@ type launchBatch struct {
 // batchCap is the most launches a batch holds.
 const batchCap = C.KD_MAX_BATCH
 
-// newLaunchBatch makes an empty batch; with graphs, repeated batch lengths
-// are launched as graphs (kd_launch_graph).
-func newLaunchBatch(graphs bool) *launchBatch {
+// newLaunchBatch makes an empty batch; with graphs (graphMin > 0),
+// repeated batch lengths of graphMin launches or more (below 2: the
+// default, KD_GRAPH_MIN) are launched as graphs (kd_launch_graph).
+func newLaunchBatch(graphMin int) *launchBatch {
 	b := &launchBatch{recs: (*[batchCap]C.kd_launch_rec)(C.calloc(batchCap, C.size_t(unsafe.Sizeof(C.kd_launch_rec{}))))}
-	if graphs && C.kd_graphs_available() != 0 {
-		b.graphs = C.kd_graphs_new()
+	if graphMin > 0 && C.kd_graphs_available() != 0 {
+		b.graphs = C.kd_graphs_new(C.int(graphMin))
 	}
 	return b
 }

@@ -3,6 +3,7 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -131,8 +132,22 @@ const DebugEnv = "KDBUILD_CUDA_DEBUG"
 
 // GraphsEnv set to 0 turns launch graphs off for contexts opened afterwards:
 // every batch of queued launches then reaches the driver one launch at a
-// time (see Context.Launch), to compare the two.
+// time (see Context.Launch), to compare the two. Set to a number from 2 to
+// 64, it is the shortest batch launched as a graph (default 8).
 const GraphsEnv = "KDBUILD_CUDA_GRAPHS"
+
+// graphMin reads GraphsEnv's value: 0 for no graphs, else the shortest
+// batch launched as a graph (0 < n < 2 and anything else: the default,
+// which newLaunchBatch takes from 1).
+func graphMin(v string) int {
+	switch n, err := strconv.Atoi(v); {
+	case v == "0":
+		return 0
+	case err == nil && n >= 2 && n <= 64:
+		return n
+	}
+	return 1
+}
 
 // ImageEnv names a kernel image file that Open loads instead of the
 // embedded one, when set: for profiling with an image built with -lineinfo

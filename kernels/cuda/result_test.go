@@ -131,3 +131,16 @@ func TestOpenWithoutGPU(t *testing.T) {
 		t.Errorf("Open failed (%v) but Devices lists a usable device 0", err)
 	}
 }
+
+// TestGraphMin: KDBUILD_CUDA_GRAPHS's values: 0 turns graphs off, 2 to 64
+// set the shortest graph batch, anything else keeps the default (1).
+func TestGraphMin(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want int
+	}{{"", 1}, {"0", 0}, {"1", 1}, {"2", 2}, {"7", 7}, {"64", 64}, {"65", 1}, {"-3", 1}, {"yes", 1}, {" 5", 1}} {
+		if got := graphMin(c.v); got != c.want {
+			t.Errorf("graphMin(%q) = %d, want %d", c.v, got, c.want)
+		}
+	}
+}
