@@ -17,6 +17,12 @@ type booker struct {
 	nodes   []lnode // the next level to book
 	spare   []lnode // the memory of the level before, reused for the next
 	parked  []parkedRange
+	// room, when not nil, readies rs for the large phase and returns the
+	// parked ranges' slice (builder.largeRoom): called by the first book,
+	// on the booker's goroutine, so that the levels start while the
+	// build's hostRoom is still being made (zeroing the grid's took longer
+	// than the scene's staged upload).
+	room func() []parkedRange
 
 	inline bool
 	pipe   bool            // pipelined: each job is waited for and counted here (newPipeBooker)
@@ -30,9 +36,11 @@ type booker struct {
 }
 
 // newBooker starts a booker whose first level is nodes, appending records to
-// rs and parked ranges to parked.
-func newBooker(workers int, nodes []lnode, rs *records, parked []parkedRange, inline bool) *booker {
-	k := &booker{workers: workers, rs: rs, nodes: nodes, parked: parked, inline: inline,
+// rs and parked ranges to the slice room returns (see booker.room; nil:
+// rs as it is, parked ranges in a new slice). Nothing but the booker may
+// touch rs until finish.
+func newBooker(workers int, nodes []lnode, rs *records, room func() []parkedRange, inline bool) *booker {
+	k := &booker{workers: workers, rs: rs, nodes: nodes, room: room, inline: inline,
 		jobs: make(chan *levelBook, 2), free: make(chan *levelBook, 2), done: make(chan struct{})}
 	k.free <- &levelBook{}
 	k.free <- &levelBook{}
@@ -48,8 +56,8 @@ func newBooker(workers int, nodes []lnode, rs *records, parked []parkedRange, in
 // read-backs still being copied (levelBook.fetch), which it waits for,
 // counts (with the level before's counts) and checks against the sizes the
 // device computed, then books (runPipe).
-func newPipeBooker(workers int, nodes []lnode, rs *records, parked []parkedRange, n int) *booker {
-	k := &booker{workers: workers, rs: rs, nodes: nodes, parked: parked, pipe: true, first: uint32(n),
+func newPipeBooker(workers int, nodes []lnode, rs *records, room func() []parkedRange, n int) *booker {
+	k := &booker{workers: workers, rs: rs, nodes: nodes, room: room, pipe: true, first: uint32(n),
 		jobs: make(chan *levelBook, pipeBooks), free: make(chan *levelBook, pipeBooks), done: make(chan struct{})}
 	for range pipeBooks {
 		lb := &levelBook{}
@@ -126,8 +134,17 @@ func (k *booker) run() {
 
 // book keeps one level's records.
 func (k *booker) book(lb *levelBook) {
+	k.readyRoom()
 	next, parked := lb.book(k.workers, k.nodes, k.rs, k.parked, k.spare)
 	k.spare, k.nodes, k.parked = k.nodes, next, parked
+}
+
+// readyRoom calls room once.
+func (k *booker) readyRoom() {
+	if k.room != nil {
+		k.parked = k.room()
+		k.room = nil
+	}
 }
 
 // take returns a levelBook to fill with the next level's read-back, waiting
@@ -172,6 +189,7 @@ func (k *booker) finish() []parkedRange {
 		k.closed = true
 		close(k.jobs)
 		<-k.done
+		k.readyRoom() // no level was booked
 	}
 	return k.parked
 }

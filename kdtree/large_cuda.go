@@ -383,9 +383,11 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	if devLayout {
 		// Nothing but tv, ptri and pbox is needed from here on: free the
 		// level buffers before the small phase allocates its output.
+		t0 := time.Now()
 		if err := d.freeLevel(); err != nil {
 			return nil, err
 		}
+		b.subPhase("small.free", t0) // the last level's wait and the frees
 	}
 	// The large-phase half of the layout is planned on the host while the
 	// device builds the small subtrees (it reads rs, which nothing changes
@@ -468,12 +470,11 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 	// far, and the records hold pointers (the grid's growth cost 80 ms of
 	// host time per build on the device machine).
 	t0 := time.Now()
-	parkedRoom := b.largeRoom(rs, n)
 	// The host's records use the host's cores (the CUDA executor's
 	// Workers is 1: its work is the device's).
 	workers := b.hostWorkers()
 	// The tests' level hooks look at every level's nodes: book inline.
-	bk := newBooker(workers, nodes, rs, parkedRoom, b.onLevel != nil)
+	bk := newBooker(workers, nodes, rs, func() []parkedRange { return b.largeRoom(rs, n) }, b.onLevel != nil)
 	defer bk.finish()
 	cnt := []uint32{uint32(n)} // the level's node reference counts
 	capRefs := max(64*n, 1<<20)

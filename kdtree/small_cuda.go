@@ -127,6 +127,7 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 		so.free()
 		return nil, err
 	}
+	t0 = b.subPhase("small.words", t0) // the words made on the host
 	w, err := exec.FromHost(b.ex, words)
 	if err != nil {
 		return fail(err)
@@ -136,7 +137,7 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 		return fail(err)
 	}
 	ctr := w.Slice(3*R, smallCtrs)
-	t0 = b.subPhase("small.roots", t0) // the roots' words made and sent
+	t0 = b.subPhase("small.roots", t0) // the roots' words sent
 	p := newSAH(&b.opt)
 	// Output space per reference of the small roots: measured on the shared
 	// scenes, at most 3.0 records and 2.8 leaf references (bunny); on
