@@ -2,6 +2,7 @@ package kdtree
 
 import (
 	"slices"
+	"sync"
 	"unsafe"
 )
 
@@ -23,21 +24,29 @@ type hostRoom struct {
 	box             []float32
 }
 
-// startHostRoom makes a hostRoom for up to n triangles on a new goroutine;
-// the channel delivers it.
+// startHostRoom makes a hostRoom for up to n triangles on new goroutines,
+// one per slice (Go zeroes each on the goroutine that makes it: one after
+// the other they took longer than the grid's staged upload); the channel
+// delivers it when all are made.
 func startHostRoom(n int) <-chan *hostRoom {
 	ch := make(chan *hostRoom, 1)
 	go func() {
 		ranges := n/16 + 1024
-		ch <- &hostRoom{
-			recs:   make([]record, 0, n/8+1024+1),
-			parked: make([]parkedRange, 0, ranges),
-			small:  make([]smallRoot, 0, ranges),
-			off:    make([]uint32, 0, ranges),
-			cnt:    make([]uint32, 0, ranges),
-			depth:  make([]uint32, 0, ranges),
-			box:    make([]float32, 0, 6*ranges),
+		h := &hostRoom{}
+		var wg sync.WaitGroup
+		for _, make1 := range []func(){
+			func() { h.recs = make([]record, 0, n/8+1024+1) },
+			func() { h.parked = make([]parkedRange, 0, ranges) },
+			func() { h.small = make([]smallRoot, 0, ranges) },
+			func() {
+				h.off, h.cnt, h.depth = make([]uint32, 0, ranges), make([]uint32, 0, ranges), make([]uint32, 0, ranges)
+				h.box = make([]float32, 0, 6*ranges)
+			},
+		} {
+			wg.Go(make1)
 		}
+		wg.Wait()
+		ch <- h
 	}()
 	return ch
 }

@@ -99,45 +99,55 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 	t0 := time.Now()
 	R := len(rs.small)
 	so := &smallDev{roots: R}
-	// One upload for the per-root words: offsets, counts, depths, the
-	// counters (next record, next reference, overflow, next root to take),
-	// then the order in which kdtree_small_w_f32 takes the roots (largest
-	// first).
-	words := make([]uint32, 4*R+smallCtrs)
-	copy(words, smallOff)
-	copy(words[R:], smallCnt)
-	// The roots' depths and boxes, as the large phase's booker made them
-	// (levelBook.book).
+	// The per-root words on the device: offsets, counts and depths (the
+	// booker's arrays, levelBook.book, sent as they are), the counters
+	// (next record, next reference, overflow, next root to take), then the
+	// order in which kdtree_small_w_f32 takes the roots (largest first),
+	// made on other goroutines while the rest is sent.
 	box := rs.smallBox
 	if len(smallOff) != R || len(smallCnt) != R || len(rs.smallDepth) != R || len(box) != 6*R {
 		return nil, fmt.Errorf("kdtree: %d small roots with %d offsets, %d counts, %d depths and %d box words",
 			R, len(smallOff), len(smallCnt), len(rs.smallDepth), len(box))
 	}
-	copy(words[2*R:], rs.smallDepth)
-	total := 0
-	for _, c := range smallCnt {
-		total += int(c)
-	}
-	words[3*R] = uint32(R)
 	if R == 0 {
 		return so, nil
 	}
-	largestFirst(smallCnt[:R], words[3*R+smallCtrs:], b.hostWorkers())
+	var total int
+	tail := make([]uint32, smallCtrs+R) // the counters, then the order
+	ordered := make(chan struct{})
+	go func() {
+		defer close(ordered)
+		tail[0] = uint32(R)
+		largestFirst(smallCnt, tail[smallCtrs:], b.hostWorkers())
+		for _, c := range smallCnt {
+			total += int(c)
+		}
+	}()
 	fail := func(err error) (*smallDev, error) {
+		<-ordered
 		so.free()
 		return nil, err
 	}
-	t0 = b.subPhase("small.words", t0) // the words made on the host
-	w, err := exec.FromHost(b.ex, words)
+	w, err := exec.Alloc[uint32](b.ex, 4*R+smallCtrs)
 	if err != nil {
 		return fail(err)
 	}
 	so.bufs = append(so.bufs, w)
+	for k, a := range [][]uint32{smallOff, smallCnt, rs.smallDepth} {
+		if err := w.Slice(k*R, R).CopyFromHost(a); err != nil {
+			return fail(err)
+		}
+	}
 	if so.box, err = exec.FromHost(b.ex, box); err != nil {
 		return fail(err)
 	}
+	t0 = b.subPhase("small.roots", t0) // the roots' arrays sent
+	<-ordered
+	if err := w.Slice(3*R, smallCtrs+R).CopyFromHost(tail); err != nil {
+		return fail(err)
+	}
+	t0 = b.subPhase("small.words", t0) // the order: made on the host meanwhile, and sent
 	ctr := w.Slice(3*R, smallCtrs)
-	t0 = b.subPhase("small.roots", t0) // the roots' words sent
 	p := newSAH(&b.opt)
 	// Output space per reference of the small roots: measured on the shared
 	// scenes, at most 3.0 records and 2.8 leaf references (bunny); on
