@@ -1304,8 +1304,12 @@ struct Warp {
 	// loads). The 2.3 KB cost no occupancy: the registers allow 4 blocks an
 	// SM, which have shared memory to spare.
 	float tv[64][9];
+	// box[i][r]: coordinate i (lo x, y, z, hi x, y, z) of reference r's
+	// box, by coordinate so that the candidates' masks read four
+	// references in one load (rows past the root's references: empty
+	// boxes, see kdtree_small_w_f32).
 	union {
-		float box[64][6];
+		float box[6][64];
 		struct {
 			unsigned long long S[kSmallStack];
 			float B[kSmallStack][6];
@@ -1319,8 +1323,41 @@ struct Warp {
 // The dynamic shared memory of a kdtree_small_w_f32 block is kWarps of them
 // (kdtree/small_cuda.go: smallWarpBytes).
 static_assert(sizeof(Warp) == 12944, "kdtree/small_cuda.go's smallWarpBytes is sizeof(kd_small::Warp)");
+static_assert(offsetof(Warp, u) % 16 == 0, "the box rows are read as float4");
 
 __device__ __forceinline__ float sel3f(int a, float x, float y, float z) { return a == 0 ? x : (a == 1 ? y : z); }
+
+// half_masks adds to lt the references q < 32 of a row pair with lo[q] <
+// pos and to gt those with hi[q] > pos (bit q each): 32 references, four a
+// load, every bit a constant (the loop over a root's references per
+// candidate was 7% of the kernel's instructions for the bunny, 13% for
+// conference).
+__device__ __forceinline__ void half_masks(const float *lo, const float *hi, float pos, unsigned int &lt,
+                                           unsigned int &gt) {
+#pragma unroll
+	for (int q = 0; q < 32; q += 4) {
+		float4 l = *reinterpret_cast<const float4 *>(lo + q);
+		float4 h = *reinterpret_cast<const float4 *>(hi + q);
+		if (l.x < pos) lt |= 1u << q;
+		if (l.y < pos) lt |= 2u << q;
+		if (l.z < pos) lt |= 4u << q;
+		if (l.w < pos) lt |= 8u << q;
+		if (h.x > pos) gt |= 1u << q;
+		if (h.y > pos) gt |= 2u << q;
+		if (h.z > pos) gt |= 4u << q;
+		if (h.w > pos) gt |= 8u << q;
+	}
+}
+
+// rank_lanes calls f(rank, r) for every bit r of S (r < 64) set, in the lane
+// r mod 32, where rank is the number of bits of S below r.
+template <typename F>
+__device__ __forceinline__ void rank_lanes(unsigned long long S, unsigned int lane, F f) {
+	unsigned int s0 = (unsigned int)S, s1 = (unsigned int)(S >> 32), below = (1u << lane) - 1u;
+	if ((s0 >> lane) & 1u) f(__popc(s0 & below), lane);
+	if ((s1 >> lane) & 1u) f(__popc(s0) + __popc(s1 & below), lane + 32u);
+}
+
 __device__ __forceinline__ double sel3d(int a, double x, double y, double z) { return a == 0 ? x : (a == 1 ? y : z); }
 
 // reserve gives the warp a chunk of want words of an output counted by
@@ -1430,23 +1467,31 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 		for (int r = lane; r < m; r += 32) {
 			unsigned int t = ptri[off + r];
 			w.tri[r] = t;
-			for (int i = 0; i < 6; i++) w.u.box[r][i] = pbox[6 * (size_t)(off + r) + i];
+			for (int i = 0; i < 6; i++) w.u.box[i][r] = pbox[6 * (size_t)(off + r) + i];
 			for (int i = 0; i < 9; i++) w.tv[r][i] = tv[9 * (size_t)t + i];
+		}
+		// The rows past the references, up to the 32 or 64 the masks read:
+		// boxes no plane is above (lo +inf) or below (hi -inf), whose bits
+		// stay clear.
+		for (int r = m + lane; r < (m > 32 ? 64 : 32); r += 32) {
+			for (int i = 0; i < 3; i++) {
+				w.u.box[i][r] = INFINITY;
+				w.u.box[3 + i][r] = -INFINITY;
+			}
 		}
 		__syncwarp();
 		// Candidates as kdtree_small_f32: face k of axis a (2r lower, 2r+1
 		// upper face of reference r), lt = {q : lo[q] < pos}, gt = {q : hi[q] > pos}.
 		for (int a = 0; a < 3; a++) {
+			const float *lo = w.u.box[a], *hi = w.u.box[3 + a];
 			for (int k = lane; k < 2 * m; k += 32) {
-				float pos = (k & 1) ? w.u.box[k >> 1][3 + a] : w.u.box[k >> 1][a];
-				unsigned long long lt = 0, gt = 0;
-				for (int q = 0; q < m; q++) {
-					if (w.u.box[q][a] < pos) lt |= 1ull << q;
-					if (w.u.box[q][3 + a] > pos) gt |= 1ull << q;
-				}
+				float pos = (k & 1) ? hi[k >> 1] : lo[k >> 1];
+				unsigned int lt0 = 0, gt0 = 0, lt1 = 0, gt1 = 0;
+				kd_small::half_masks(lo, hi, pos, lt0, gt0);
+				if (m > 32) kd_small::half_masks(lo + 32, hi + 32, pos, lt1, gt1);
 				w.pos[a][k] = pos;
-				w.lt[a][k] = lt;
-				w.gt[a][k] = gt;
+				w.lt[a][k] = ((unsigned long long)lt1 << 32) | lt0;
+				w.gt[a][k] = ((unsigned long long)gt1 << 32) | gt0;
 			}
 		}
 		__syncwarp(); // the boxes are read; the stack takes their place
@@ -1468,8 +1513,7 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 			int depth = w.u.st.D[sp];
 			unsigned int me = w.u.st.R[sp];
 			int n = __popcll(S);
-			for (int r = lane; r < m; r += 32)
-				if ((S >> r) & 1ull) w.act[__popcll(S & ((1ull << r) - 1))] = (unsigned char)r;
+			kd_small::rank_lanes(S, lane, [&](unsigned int k, unsigned int r) { w.act[k] = (unsigned char)r; });
 			__syncwarp(); // the entry is read (pushes overwrite it), act is written
 			// The best candidate (smallBuilder.best): candidate j of the node is
 			// face j&1 of its reference act[(j mod 2n)>>1] on axis j / 2n.
@@ -1510,45 +1554,56 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 					}
 				}
 				__syncwarp(); // act is read
-				// The winner. better orders by cost first, and the weighted
-				// costs are never negative or NaN, so their bits order them as
-				// integers: two warp minima (one instruction each from sm_80
-				// on) find the least cost, and when one lane alone holds it,
-				// that lane's candidate wins (Nsight Compute: the butterfly
-				// below was 8% of the kernel's warp samples). Ties (equal
-				// costs, as planes at one place give; no candidate at all) take
-				// the butterfly, where better, a total order, leaves every lane
-				// the same winner.
-				unsigned int tie = 0;
+				// The winner. better orders by cost, axis, position and index,
+				// and every lane holds a different candidate (or none: infinite
+				// cost, axis 3). The weighted costs are never negative or NaN,
+				// so their bits order them as integers, and key_of orders the
+				// positions as better does (-0 = +0): from sm_80 on, warp
+				// minima (one instruction each) over the cost's halves, then,
+				// where lanes tie (planes at one place, no candidate at all),
+				// over the axis, the position's key and the index find the
+				// lane that wins (Nsight Compute: the butterfly under better
+				// that did this was 8% of the kernel's warp samples, then 3.5%
+				// with the ties alone). Before sm_80, that butterfly.
 #if __CUDA_ARCH__ >= 800
 				{
 					unsigned long long key = (unsigned long long)__double_as_longlong(bw);
 					unsigned int hi = (unsigned int)(key >> 32), lo = (unsigned int)key;
-					unsigned int mhi = __reduce_min_sync(full, hi);
-					unsigned int mlo = __reduce_min_sync(full, hi == mhi ? lo : 0xFFFFFFFFu);
-					tie = __ballot_sync(full, hi == mhi && lo == mlo);
-				}
-#endif
-				if (__popc(tie) == 1) {
+					// (Every lane takes part in every minimum: none may sit
+					// behind a && that skips it.)
+					auto least = [&](bool in, unsigned int v) {
+						unsigned int m = __reduce_min_sync(full, in ? v : 0xFFFFFFFFu);
+						return in && v == m;
+					};
+					bool in = least(true, hi);
+					in = least(in, lo);
+					unsigned int tie = __ballot_sync(full, in);
+					if (__popc(tie) > 1) {
+						in = least(in, (unsigned int)ba);
+						in = least(in, key_of(bp));
+						in = least(in, (unsigned int)bk);
+						tie = __ballot_sync(full, in);
+					}
 					int src = __ffs(tie) - 1;
 					bw = __shfl_sync(full, bw, src);
 					int oak = __shfl_sync(full, (ba << 8) | bk, src);
 					bp = __shfl_sync(full, bp, src);
 					ba = oak >> 8;
 					bk = oak & 0xFF;
-				} else {
-					for (int o = 16; o > 0; o >>= 1) {
-						double ow = __shfl_xor_sync(full, bw, o);
-						int oak = __shfl_xor_sync(full, (ba << 8) | bk, o);
-						float op = __shfl_xor_sync(full, bp, o);
-						if (better(ow, oak >> 8, op, oak & 0xFF, bw, ba, bp, bk)) {
-							bw = ow;
-							ba = oak >> 8;
-							bp = op;
-							bk = oak & 0xFF;
-						}
+				}
+#else
+				for (int o = 16; o > 0; o >>= 1) {
+					double ow = __shfl_xor_sync(full, bw, o);
+					int oak = __shfl_xor_sync(full, (ba << 8) | bk, o);
+					float op = __shfl_xor_sync(full, bp, o);
+					if (better(ow, oak >> 8, op, oak & 0xFF, bw, ba, bp, bk)) {
+						bw = ow;
+						ba = oak >> 8;
+						bp = op;
+						bk = oak & 0xFF;
 					}
 				}
+#endif
 			}
 			double cost = INFINITY;
 			if (ba <= 2) {
@@ -1576,9 +1631,7 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 					rec[3 * (size_t)me + 1] = first;
 					rec[3 * (size_t)me + 2] = (unsigned int)n;
 				}
-				for (int r = lane; r < m; r += 32) {
-					if ((S >> r) & 1ull) refs[first + __popcll(S & ((1ull << r) - 1))] = w.tri[r];
-				}
+				kd_small::rank_lanes(S, lane, [&](unsigned int k, unsigned int r) { refs[first + k] = w.tri[r]; });
 				continue;
 			}
 			int a = ba;
