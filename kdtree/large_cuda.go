@@ -492,6 +492,7 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 	for level := 0; ; level++ {
 		nn := len(cnt)
 		lb := bk.take()
+		t0 = b.subPhase("large.booker", t0) // waiting for a levelBook: the booker is behind
 		if err := d.readBack(lb, nn); err != nil {
 			return nil, err
 		}
@@ -573,13 +574,14 @@ func (b *builder) levelProgress(level, nodes int) {
 // its work up to the read-back queued), large.device (waiting for a
 // level's read-back: the device time the host did not hide), large.host
 // (the read-back counted, the rest of the level and the next level up to
-// its read-back queued and flushed) and large.book (after the last level,
+// its read-back queued and flushed), large.booker (waiting for a free
+// levelBook: the booker is behind) and large.book (after the last level,
 // the wait for the booker, which keeps the records on its own goroutine
 // meanwhile; with the tests' level hooks it keeps them inline, within
 // large.host). The pipelined phase (largeCUDAPipe) uses the same names:
 // large.device is its wait for a level's sizes, large.host its queueing,
-// large.booker its wait for a free levelBook (the booker behind) and
-// large.book the booker's work after the device's. Then large.parked:
+// large.booker its wait for a free levelBook and large.book the booker's
+// work after the device's. Then large.parked:
 // what the host does with the parked ranges after the last level (their
 // records are the booker's; their references are brought home only when
 // a host step needs them).
