@@ -4,10 +4,10 @@ package kdtree
 // its own, level after level, while the levels go on: largeCUDA counts a
 // level's read-back (levelBook.count, which is all the device work after it
 // needs), queues that work and hands the read-back here; book makes the
-// level's records, parked ranges and the next level's nodes. Two levelBooks
-// alternate between the two goroutines (free gives back the one booked), so
-// the counting of a level overlaps the booking of the level before it and
-// never runs two levels ahead. Inline bookers book on the caller's goroutine
+// level's records, parked ranges and the next level's nodes. bookerBooks
+// levelBooks go round between the two goroutines (free gives back the one
+// booked), so the counting of a level overlaps the booking of the levels
+// before it, at most bookerBooks levels ahead. Inline bookers book on the caller's goroutine
 // (the tests' level hooks need each level's nodes as soon as it is read
 // back). Either way the records are the same: book runs on the levels in
 // order.
@@ -41,9 +41,10 @@ type booker struct {
 // touch rs until finish.
 func newBooker(workers int, nodes []lnode, rs *records, room func() []parkedRange, inline bool) *booker {
 	k := &booker{workers: workers, rs: rs, nodes: nodes, room: room, inline: inline,
-		jobs: make(chan *levelBook, 2), free: make(chan *levelBook, 2), done: make(chan struct{})}
-	k.free <- &levelBook{}
-	k.free <- &levelBook{}
+		jobs: make(chan *levelBook, bookerBooks), free: make(chan *levelBook, bookerBooks), done: make(chan struct{})}
+	for range bookerBooks {
+		k.free <- &levelBook{}
+	}
 	if inline {
 		close(k.done)
 	} else {
@@ -51,6 +52,12 @@ func newBooker(workers int, nodes []lnode, rs *records, room func() []parkedRang
 	}
 	return k
 }
+
+// bookerBooks is the number of levelBooks of a level-by-level booker: the
+// levels may run that many ahead of the booker while it catches up (it
+// waits for the build's hostRoom before its first level: on the device
+// machine the grid's large phase waited 5-20 ms for the booker with two).
+const bookerBooks = 4
 
 // newPipeBooker starts a booker for largeCUDAPipe: its jobs are
 // read-backs still being copied (levelBook.fetch), which it waits for,
@@ -148,7 +155,7 @@ func (k *booker) readyRoom() {
 }
 
 // take returns a levelBook to fill with the next level's read-back, waiting
-// while both are in use (the booker is two levels behind).
+// while all are in use (the booker is that many levels behind).
 func (k *booker) take() *levelBook { return <-k.free }
 
 // give hands a counted level over to be booked (book's inputs: its read-back
@@ -167,10 +174,14 @@ func (k *booker) give(lb *levelBook) {
 // the next level (inline bookers: no wait).
 func (k *booker) current() []lnode {
 	if !k.inline {
-		// Both levelBooks back means no job is queued or running.
-		a, b := <-k.free, <-k.free
-		k.free <- a
-		k.free <- b
+		// Every levelBook back means no job is queued or running.
+		var all [bookerBooks]*levelBook
+		for i := range all {
+			all[i] = <-k.free
+		}
+		for _, lb := range all {
+			k.free <- lb
+		}
 	}
 	return k.nodes
 }
