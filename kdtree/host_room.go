@@ -75,14 +75,42 @@ func (b *builder) takeRoom() *hostRoom {
 	return h
 }
 
+// roomMade reports whether takeRoom would return at once.
+func (b *builder) roomMade() bool {
+	if b.room == nil {
+		return true
+	}
+	select {
+	case h := <-b.room:
+		ch := make(chan *hostRoom, 1)
+		ch <- h
+		b.room = ch
+		return true
+	default:
+		return false
+	}
+}
+
 // largeRoom readies rs for the large phase of n kept triangles (records,
 // small roots) from the build's hostRoom where it has the room, and
-// returns the parked ranges' slice for the booker.
-func (b *builder) largeRoom(rs *records, n int) []parkedRange {
+// returns the parked ranges' slice for the booker, parked (those made so
+// far) copied into it.
+func (b *builder) largeRoom(rs *records, n int, parked []parkedRange) []parkedRange {
 	h := b.takeRoom()
 	rs.recs = h.recsFor(rs.recs, n/8+1024)
 	h.smallFor(rs, n/16+1024)
-	return h.parkedFor(n/16 + 1024)
+	return h.parkedFor(parked, n/16+1024)
+}
+
+// roomFunc is a booker's room (see booker.room) for a large phase of n
+// kept triangles keeping its records in rs.
+func (b *builder) roomFunc(rs *records, n int) func([]parkedRange, bool) ([]parkedRange, bool) {
+	return func(parked []parkedRange, wait bool) ([]parkedRange, bool) {
+		if !wait && !b.roomMade() {
+			return parked, false
+		}
+		return b.largeRoom(rs, n, parked), true
+	}
 }
 
 // recsFor returns rs.recs with room for want more records: h's when it has
@@ -96,37 +124,37 @@ func (h *hostRoom) recsFor(recs []record, want int) []record {
 	return slices.Grow(recs, want)
 }
 
-// parkedFor returns an empty slice of parked ranges with capacity want,
-// h's when it is large enough.
-func (h *hostRoom) parkedFor(want int) []parkedRange {
-	if h != nil && cap(h.parked) >= want {
-		out := h.parked[:0]
+// parkedFor returns parked with room for want more, in h's memory when it
+// is large enough.
+func (h *hostRoom) parkedFor(parked []parkedRange, want int) []parkedRange {
+	if h != nil && cap(h.parked) >= len(parked)+want {
+		out := append(h.parked[:0], parked...)
 		h.parked = nil
 		return out
 	}
-	return make([]parkedRange, 0, want)
+	return slices.Grow(parked, want)
 }
 
-// smallFor gives rs room for want small roots (rs.small, smallOff,
-// smallCnt, smallDepth, smallBox): h's where it is large enough and rs has
-// none yet, else grown.
+// smallFor gives rs room for want more small roots (rs.small, smallOff,
+// smallCnt, smallDepth, smallBox): h's where it is large enough (the roots
+// so far copied into it), else grown.
 func (h *hostRoom) smallFor(rs *records, want int) {
 	if h == nil {
 		h = &hostRoom{}
 	}
-	fresh := len(rs.small) == 0
-	rs.small = roomOr(fresh, h.small, rs.small, want)
-	rs.smallOff = roomOr(fresh, h.off, rs.smallOff, want)
-	rs.smallCnt = roomOr(fresh, h.cnt, rs.smallCnt, want)
-	rs.smallDepth = roomOr(fresh, h.depth, rs.smallDepth, want)
-	rs.smallBox = roomOr(fresh, h.box, rs.smallBox, 6*want)
+	rs.small = roomOr(h.small, rs.small, want)
+	rs.smallOff = roomOr(h.off, rs.smallOff, want)
+	rs.smallCnt = roomOr(h.cnt, rs.smallCnt, want)
+	rs.smallDepth = roomOr(h.depth, rs.smallDepth, want)
+	rs.smallBox = roomOr(h.box, rs.smallBox, 6*want)
 	h.small, h.off, h.cnt, h.depth, h.box = nil, nil, nil, nil, nil
 }
 
-// roomOr returns room[:0] when use and it holds want, else s grown by want.
-func roomOr[T any](use bool, room, s []T, want int) []T {
-	if use && cap(room) >= want {
-		return room[:0]
+// roomOr returns s in room's memory when room holds it and want more, else
+// s grown by want.
+func roomOr[T any](room, s []T, want int) []T {
+	if cap(room) >= len(s)+want {
+		return append(room[:0], s...)
 	}
 	return slices.Grow(s, want)
 }

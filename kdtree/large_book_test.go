@@ -162,51 +162,82 @@ func nodeCounts(nodes []lnode) []uint32 {
 // way largeCUDA feeds it (take, count from the last level's lb.next, give),
 // keeps the records and parked ranges of the sequential loop, on its own
 // goroutine and inline, and its current nodes are the sequential loop's
-// next level.
+// next level; with a host room made late (booker.room), the records are
+// the same, moved into it.
 func TestBookerEqualsSequential(t *testing.T) {
 	for _, inline := range []bool{false, true} {
 		for _, workers := range []int{1, 4} {
-			name := fmt.Sprintf("inline=%v/workers%d", inline, workers)
-			rng := rand.New(rand.NewSource(29))
-			want, got := &records{}, &records{}
-			root := want.add()
-			got.add()
-			first := []lnode{{cnt: 900, rec: root}}
-			first[0].box.hi = [3]float32{4, 4, 4}
-			var wantP []parkedRange
-			k := newBooker(workers, first, got, nil, inline)
-			cur, cnt := first, []uint32{900}
-			parked0, booked := 0, 0
-			for level := 0; level < 9 && len(cur) > 0; level++ {
-				booked += len(cur)
-				// A read-back for the current nodes: random fates, child
-				// counts laid out node after node.
-				l := makeBookLevel(rng, len(cur), 0, 0.8)
-				l.nodes = cur
-				lb := k.take()
-				lb.h = append(lb.h[:0], l.h...)
-				require.NoError(t, lb.count(workers, cnt, parked0), name)
-				next, wp, park, _ := bookSequential(l, want, wantP, parked0)
-				wantP, parked0 = wp, park
-				cnt = lb.next
-				require.Equal(t, nodeCounts(next), append([]uint32{}, cnt...), name)
-				k.give(lb)
-				if level%3 == 2 {
-					require.Equal(t, next, k.current(), name)
-				}
-				cur = next
+			for _, late := range []int{-1, 0, 3} {
+				testBookerEqualsSequential(t, inline, workers, late)
 			}
-			gotP := k.finish()
-			require.Greater(t, booked, 100, name)
-			require.Equal(t, wantP, gotP, name)
-			require.Equal(t, want.recs, got.recs, name)
-			require.Equal(t, want.small, got.small, name)
-			require.Equal(t, want.smallOff, got.smallOff, name)
-			require.Equal(t, want.smallCnt, got.smallCnt, name)
-			require.Equal(t, want.smallDepth, got.smallDepth, name)
-			require.Equal(t, want.smallBox, got.smallBox, name)
-			require.Equal(t, gotP, k.finish(), name)
 		}
+	}
+}
+
+// testBookerEqualsSequential runs TestBookerEqualsSequential's case; late
+// < 0: no host room, else one made at the late-th look (or when the booker
+// waits for it).
+func testBookerEqualsSequential(t *testing.T, inline bool, workers, late int) {
+	name := fmt.Sprintf("inline=%v/workers%d/late%d", inline, workers, late)
+	rng := rand.New(rand.NewSource(29))
+	want, got := &records{}, &records{}
+	root := want.add()
+	got.add()
+	first := []lnode{{cnt: 900, rec: root}}
+	first[0].box.hi = [3]float32{4, 4, 4}
+	var wantP []parkedRange
+	var room func([]parkedRange, bool) ([]parkedRange, bool)
+	h := &hostRoom{recs: make([]record, 0, 1<<14), parked: make([]parkedRange, 0, 1<<13),
+		small: make([]smallRoot, 0, 1<<13), off: make([]uint32, 0, 1<<13), cnt: make([]uint32, 0, 1<<13),
+		depth: make([]uint32, 0, 1<<13), box: make([]float32, 0, 6<<13)}
+	looks, moved := 0, false
+	if late >= 0 {
+		room = func(parked []parkedRange, wait bool) ([]parkedRange, bool) {
+			if looks++; !wait && looks <= late {
+				return parked, false
+			}
+			require.False(t, moved, "the room is taken twice")
+			moved = true
+			got.recs = h.recsFor(got.recs, 1<<13)
+			h.smallFor(got, 1<<12)
+			return h.parkedFor(parked, 1<<12), true
+		}
+	}
+	k := newBooker(workers, first, got, room, inline)
+	cur, cnt := first, []uint32{900}
+	parked0, booked := 0, 0
+	for level := 0; level < 9 && len(cur) > 0; level++ {
+		booked += len(cur)
+		// A read-back for the current nodes: random fates, child
+		// counts laid out node after node.
+		l := makeBookLevel(rng, len(cur), 0, 0.8)
+		l.nodes = cur
+		lb := k.take()
+		lb.h = append(lb.h[:0], l.h...)
+		require.NoError(t, lb.count(workers, cnt, parked0), name)
+		next, wp, park, _ := bookSequential(l, want, wantP, parked0)
+		wantP, parked0 = wp, park
+		cnt = lb.next
+		require.Equal(t, nodeCounts(next), append([]uint32{}, cnt...), name)
+		k.give(lb)
+		if level%3 == 2 {
+			require.Equal(t, next, k.current(), name)
+		}
+		cur = next
+	}
+	gotP := k.finish()
+	require.Greater(t, booked, 100, name)
+	require.Equal(t, wantP, gotP, name)
+	require.Equal(t, want.recs, got.recs, name)
+	require.Equal(t, want.small, got.small, name)
+	require.Equal(t, want.smallOff, got.smallOff, name)
+	require.Equal(t, want.smallCnt, got.smallCnt, name)
+	require.Equal(t, want.smallDepth, got.smallDepth, name)
+	require.Equal(t, want.smallBox, got.smallBox, name)
+	require.Equal(t, gotP, k.finish(), name)
+	if late >= 0 {
+		require.True(t, moved, name)
+		require.Equal(t, 1<<14, cap(got.recs), "%s: the records are in the room", name)
 	}
 }
 

@@ -17,12 +17,14 @@ type booker struct {
 	nodes   []lnode // the next level to book
 	spare   []lnode // the memory of the level before, reused for the next
 	parked  []parkedRange
-	// room, when not nil, readies rs for the large phase and returns the
-	// parked ranges' slice (builder.largeRoom): called by the first book,
-	// on the booker's goroutine, so that the levels start while the
-	// build's hostRoom is still being made (zeroing the grid's took longer
-	// than the scene's staged upload).
-	room func() []parkedRange
+	// room, when not nil, moves rs and the parked ranges so far into the
+	// build's hostRoom (builder.roomFunc): wait false, only when it is made
+	// (ok tells). The booker calls it on its own goroutine, so that the
+	// levels start while the hostRoom is still being made (zeroing the
+	// grid's took longer than the scene's staged upload), and books the
+	// first levels (fewer than roomWaitNodes nodes) without it while it is
+	// not made.
+	room func(parked []parkedRange, wait bool) (out []parkedRange, ok bool)
 
 	inline bool
 	pipe   bool            // pipelined: each job is waited for and counted here (newPipeBooker)
@@ -36,10 +38,10 @@ type booker struct {
 }
 
 // newBooker starts a booker whose first level is nodes, appending records to
-// rs and parked ranges to the slice room returns (see booker.room; nil:
-// rs as it is, parked ranges in a new slice). Nothing but the booker may
-// touch rs until finish.
-func newBooker(workers int, nodes []lnode, rs *records, room func() []parkedRange, inline bool) *booker {
+// rs and parked ranges to a slice of its own, both moved into the
+// build's host room by room (see booker.room; nil: none). Nothing but the
+// booker may touch rs until finish.
+func newBooker(workers int, nodes []lnode, rs *records, room func([]parkedRange, bool) ([]parkedRange, bool), inline bool) *booker {
 	k := &booker{workers: workers, rs: rs, nodes: nodes, room: room, inline: inline,
 		jobs: make(chan *levelBook, bookerBooks), free: make(chan *levelBook, bookerBooks), done: make(chan struct{})}
 	for range bookerBooks {
@@ -63,7 +65,7 @@ const bookerBooks = 4
 // read-backs still being copied (levelBook.fetch), which it waits for,
 // counts (with the level before's counts) and checks against the sizes the
 // device computed, then books (runPipe).
-func newPipeBooker(workers int, nodes []lnode, rs *records, room func() []parkedRange, n int) *booker {
+func newPipeBooker(workers int, nodes []lnode, rs *records, room func([]parkedRange, bool) ([]parkedRange, bool), n int) *booker {
 	k := &booker{workers: workers, rs: rs, nodes: nodes, room: room, pipe: true, first: uint32(n),
 		jobs: make(chan *levelBook, pipeBooks), free: make(chan *levelBook, pipeBooks), done: make(chan struct{})}
 	for range pipeBooks {
@@ -141,15 +143,23 @@ func (k *booker) run() {
 
 // book keeps one level's records.
 func (k *booker) book(lb *levelBook) {
-	k.readyRoom()
+	k.readyRoom(len(k.nodes) >= roomWaitNodes)
 	next, parked := lb.book(k.workers, k.nodes, k.rs, k.parked, k.spare)
 	k.spare, k.nodes, k.parked = k.nodes, next, parked
 }
 
-// readyRoom calls room once.
-func (k *booker) readyRoom() {
-	if k.room != nil {
-		k.parked = k.room()
+// roomWaitNodes is the level size, in nodes, from which the booker waits
+// for the host room (a smaller level grows the booker's own slices).
+const roomWaitNodes = 1 << 14
+
+// readyRoom moves the booker's records into the host room once, when it
+// is made or (wait) after waiting for it.
+func (k *booker) readyRoom(wait bool) {
+	if k.room == nil {
+		return
+	}
+	if parked, ok := k.room(k.parked, wait); ok {
+		k.parked = parked
 		k.room = nil
 	}
 }
@@ -200,7 +210,6 @@ func (k *booker) finish() []parkedRange {
 		k.closed = true
 		close(k.jobs)
 		<-k.done
-		k.readyRoom() // no level was booked
 	}
 	return k.parked
 }

@@ -474,7 +474,7 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 	// Workers is 1: its work is the device's).
 	workers := b.hostWorkers()
 	// The tests' level hooks look at every level's nodes: book inline.
-	bk := newBooker(workers, nodes, rs, func() []parkedRange { return b.largeRoom(rs, n) }, b.onLevel != nil)
+	bk := newBooker(workers, nodes, rs, b.roomFunc(rs, n), b.onLevel != nil)
 	defer bk.finish()
 	cnt := []uint32{uint32(n)} // the level's node reference counts
 	capRefs := max(64*n, 1<<20)

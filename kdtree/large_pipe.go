@@ -94,7 +94,7 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 		return nil, false, err
 	}
 	t0 := time.Now()
-	bk := newPipeBooker(b.hostWorkers(), nodes, rs, func() []parkedRange { return b.largeRoom(rs, n) }, n)
+	bk := newPipeBooker(b.hostWorkers(), nodes, rs, b.roomFunc(rs, n), n)
 	defer bk.finish()
 	// Pinned memory for the levelBooks' logs (they grow with the levels):
 	// without it, the level-synchronous phase, which needs none.
