@@ -166,7 +166,9 @@ func TestBuildGPUSmallRetry(t *testing.T) {
 
 // The pipelined large phase gives the level-synchronous one's tree, also
 // when a level outgrows its buffers (pipeRefCap) and the build falls back
-// to the level-synchronous phase.
+// to the level-synchronous phase, and when the parked references' buffers
+// must grow (parkReserve 1: the phase waits for a level's sizes and grows
+// them, no fallback).
 func TestBuildGPUPipelineFallback(t *testing.T) {
 	ex, why := exec.TestGPU()
 	if ex == nil {
@@ -176,22 +178,23 @@ func TestBuildGPUPipelineFallback(t *testing.T) {
 	if s := btTrySharedScene(t, "stanford-bunny.obj"); s != nil {
 		list = append(list, s)
 	}
-	defer func(e int) { pipeRefCap, cudaPipeline, pipeExactRefs = 0, true, e }(pipeExactRefs)
+	defer func(e, p int) { pipeRefCap, cudaPipeline, pipeExactRefs, parkReserve = 0, true, e, p }(pipeExactRefs, parkReserve)
 	for _, s := range list {
 		want, err := Build(context.Background(), s, Options{Executor: exec.Go(0)})
 		require.NoError(t, err)
 		n := len(s.Tris)
 		for _, c := range []struct {
-			name       string
-			pipe       bool
-			cap, exact int
+			name             string
+			pipe             bool
+			cap, exact, park int
 		}{
-			{"level-synchronous", false, 0, 1 << 20}, {"pipelined", true, 0, 1 << 20},
-			{"overflow at once", true, 1, 1 << 20}, {"overflow later", true, n + n/20, 1 << 20},
-			{"exact sizes from the middle", true, 0, n + n/20}, {"exact sizes", true, 0, 1},
-			{"exact sizes, overflow later", true, n + n/20, 1},
+			{"level-synchronous", false, 0, 1 << 20, 3}, {"pipelined", true, 0, 1 << 20, 3},
+			{"overflow at once", true, 1, 1 << 20, 3}, {"overflow later", true, n + n/20, 1 << 20, 3},
+			{"exact sizes from the middle", true, 0, n + n/20, 3}, {"exact sizes", true, 0, 1, 3},
+			{"exact sizes, overflow later", true, n + n/20, 1, 3},
+			{"parked buffers grown", true, 0, 1 << 20, 1},
 		} {
-			cudaPipeline, pipeRefCap, pipeExactRefs = c.pipe, c.cap, c.exact
+			cudaPipeline, pipeRefCap, pipeExactRefs, parkReserve = c.pipe, c.cap, c.exact, c.park
 			before := pipeFallbacks.Load()
 			got, err := Build(context.Background(), s, Options{Executor: ex})
 			require.NoError(t, err, s.Name)

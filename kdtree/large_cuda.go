@@ -148,11 +148,18 @@ func (d *devLevel) reserve(n, bins int) error {
 		return err
 	}
 	// The parked references outlive the level buffers (the small phase
-	// reads them): buffers of their own.
-	if err := ensureN(d.ex, &d.ptri, refs, refs); err != nil {
+	// reads them): buffers of their own, for 3n references. The shared
+	// scenes park 1.5-1.95n in all, but the pipelined phase makes room for
+	// what two levels may park at most (parked so far plus twice the last
+	// level's references: up to 2.2-2.72n there) and, when that is more
+	// than the buffers hold, waits for the level's sizes before it queues
+	// the level's tail: with 2n, at most of the bunny's levels, which put
+	// the host and the device in lockstep.
+	park := parkReserve * n
+	if err := ensureN(d.ex, &d.ptri, park, park); err != nil {
 		return err
 	}
-	if err := ensureN(d.ex, &d.pbox, 6*refs, 6*refs); err != nil {
+	if err := ensureN(d.ex, &d.pbox, 6*park, 6*park); err != nil {
 		return err
 	}
 	var err error
@@ -161,6 +168,11 @@ func (d *devLevel) reserve(n, bins int) error {
 	d.sc, err = split.NewScratch(d.ex, d.scRefs, d.scN)
 	return err
 }
+
+// parkReserve is the parked references reserve makes room for, per kept
+// triangle (a variable for the tests: 1 makes the pipelined phase grow
+// the buffers).
+var parkReserve = 3
 
 // arenaAlign is the alignment, in elements, of every view carve makes
 // (256 bytes for 4-byte elements).
@@ -580,8 +592,9 @@ func (b *builder) levelProgress(level, nodes int) {
 // meanwhile; with the tests' level hooks it keeps them inline, within
 // large.host). The pipelined phase (largeCUDAPipe) uses the same names:
 // large.device is its wait for a level's sizes, large.host its queueing,
-// large.booker its wait for a free levelBook and large.book the booker's
-// work after the device's. Then large.parked:
+// large.booker its wait for a free levelBook, large.park its wait for a
+// level's sizes when the parked buffers may be too small for the next
+// (see reserve), and large.book the booker's work after the device's. Then large.parked:
 // what the host does with the parked ranges after the last level (their
 // records are the booker's; their references are brought home only when
 // a host step needs them).

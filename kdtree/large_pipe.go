@@ -178,9 +178,11 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 			if err := ctx.Flush(); err != nil {
 				return nil, false, err
 			}
+			t0 = b.subPhase("large.host", t0)
 			if nn, nr, pk, over, err = sizes(last); err != nil {
 				return nil, false, err
 			}
+			t0 = b.subPhase("large.park", t0) // waiting for the sizes to make room to park
 			known = true
 		}
 		if known && !over && nn > 0 && pk+nr > d.parkCap() {
