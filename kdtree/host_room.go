@@ -113,48 +113,50 @@ func (b *builder) roomFunc(rs *records, n int) func([]parkedRange, bool) ([]park
 	}
 }
 
-// recsFor returns rs.recs with room for want more records: h's when it has
-// that room (rs.recs copied into it), else rs.recs grown.
-func (h *hostRoom) recsFor(recs []record, want int) []record {
-	if h != nil && cap(h.recs) >= len(recs)+want {
+// recsFor returns recs with room for total records: in h's memory when it
+// holds that many and recs (copied into it), else recs grown. (total, not
+// more: the room was made for the whole large phase, and recs may hold the
+// first levels' records, booked before the room was made.)
+func (h *hostRoom) recsFor(recs []record, total int) []record {
+	if h != nil && cap(h.recs) >= max(total, len(recs)) {
 		out := append(h.recs[:0], recs...)
 		h.recs = nil
 		return out
 	}
-	return slices.Grow(recs, want)
+	return slices.Grow(recs, max(0, total-len(recs)))
 }
 
-// parkedFor returns parked with room for want more, in h's memory when it
-// is large enough.
-func (h *hostRoom) parkedFor(parked []parkedRange, want int) []parkedRange {
-	if h != nil && cap(h.parked) >= len(parked)+want {
+// parkedFor returns parked with room for total, in h's memory when it is
+// large enough (as recsFor).
+func (h *hostRoom) parkedFor(parked []parkedRange, total int) []parkedRange {
+	if h != nil && cap(h.parked) >= max(total, len(parked)) {
 		out := append(h.parked[:0], parked...)
 		h.parked = nil
 		return out
 	}
-	return slices.Grow(parked, want)
+	return slices.Grow(parked, max(0, total-len(parked)))
 }
 
-// smallFor gives rs room for want more small roots (rs.small, smallOff,
+// smallFor gives rs room for total small roots (rs.small, smallOff,
 // smallCnt, smallDepth, smallBox): h's where it is large enough (the roots
-// so far copied into it), else grown.
-func (h *hostRoom) smallFor(rs *records, want int) {
+// so far copied into it), else grown (as recsFor).
+func (h *hostRoom) smallFor(rs *records, total int) {
 	if h == nil {
 		h = &hostRoom{}
 	}
-	rs.small = roomOr(h.small, rs.small, want)
-	rs.smallOff = roomOr(h.off, rs.smallOff, want)
-	rs.smallCnt = roomOr(h.cnt, rs.smallCnt, want)
-	rs.smallDepth = roomOr(h.depth, rs.smallDepth, want)
-	rs.smallBox = roomOr(h.box, rs.smallBox, 6*want)
+	rs.small = roomOr(h.small, rs.small, total)
+	rs.smallOff = roomOr(h.off, rs.smallOff, total)
+	rs.smallCnt = roomOr(h.cnt, rs.smallCnt, total)
+	rs.smallDepth = roomOr(h.depth, rs.smallDepth, total)
+	rs.smallBox = roomOr(h.box, rs.smallBox, 6*total)
 	h.small, h.off, h.cnt, h.depth, h.box = nil, nil, nil, nil, nil
 }
 
-// roomOr returns s in room's memory when room holds it and want more, else
-// s grown by want.
-func roomOr[T any](room, s []T, want int) []T {
-	if cap(room) >= len(s)+want {
+// roomOr returns s with room for total, in room's memory when it holds
+// that many and s, else s grown.
+func roomOr[T any](room, s []T, total int) []T {
+	if cap(room) >= max(total, len(s)) {
 		return append(room[:0], s...)
 	}
-	return slices.Grow(s, want)
+	return slices.Grow(s, max(0, total-len(s)))
 }
