@@ -48,11 +48,15 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan
 	b.startPhase()
 	t0 := b.phase
 	R := len(rs.small)
-	// Sizes and the overflow word, read back in one copy.
+	// Sizes (and, from kdtree_small_size_u32, the overflow word, read back
+	// in one copy).
 	var size []uint32
 	var scratch *exec.Buf[uint32]
 	defer func() { scratch.Free() }()
-	if R > 0 {
+	if R > 0 && so.hostSize != nil {
+		// kdtree_small_w_f32 counted them; runSmallCUDA read them back.
+		size = so.hostSize
+	} else if R > 0 {
 		var err error
 		if scratch, err = exec.Alloc[uint32](b.ex, 2*R+1); err != nil {
 			return nil, nil, err

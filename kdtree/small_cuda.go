@@ -1,11 +1,13 @@
 package kdtree
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
@@ -36,6 +38,10 @@ func smallKernelV1() bool { return cudaSmallV1 || os.Getenv("KDBUILD_GPU_SMALL")
 // kdtree_small_w_f32, and the records and (at least) leaf references a warp
 // reserves at a time; each warp can leave one chunk of each partly unused
 // (fewer than one per root: a warp keeps its chunks from root to root).
+// smallPackRoots is the most small roots whose words runSmallCUDA makes
+// in one array and sends in one copy (a variable for the tests).
+var smallPackRoots = 1 << 15
+
 const (
 	smallWarps    = 4
 	smallCtrs     = 5 // kdtree_small_w_f32's counters: next record, next reference, overflow, next root, places unusable
@@ -67,11 +73,12 @@ type smallDev struct {
 	nrec, nrefs int
 	roots       int
 	bufs        []*exec.Buf[uint32]
-	box         *exec.Buf[float32]
 	// size holds kdtree_small_size_u32's output (nodes and leaf references
 	// of every small root's subtree, 2·roots words) when the kernel
-	// kdtree_small_w_f32 wrote it; nil after kdtree_small_f32.
-	size *exec.Buf[uint32]
+	// kdtree_small_w_f32 wrote it; nil after kdtree_small_f32. hostSize is
+	// its copy on the host (read back with the kernel's counters).
+	size     *exec.Buf[uint32]
+	hostSize []uint32
 	// place and chunkRoot: every record's place in its root's depth-first
 	// order and the root of every record chunk, from kdtree_small_w_f32,
 	// for kdtree_small_place_u32 (the layout's emit, a thread per record);
@@ -88,7 +95,6 @@ func (so *smallDev) free() {
 	for _, x := range so.bufs {
 		x.Free()
 	}
-	so.box.Free()
 }
 
 // runSmallCUDA runs the small-node phase on the device: one warp per small
@@ -99,11 +105,12 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 	t0 := time.Now()
 	R := len(rs.small)
 	so := &smallDev{roots: R}
-	// The per-root words on the device: offsets, counts and depths (the
-	// booker's arrays, levelBook.book, sent as they are), the counters
-	// (next record, next reference, overflow, next root to take), then the
-	// order in which kdtree_small_w_f32 takes the roots (largest first),
-	// made on other goroutines while the rest is sent.
+	// The per-root words on the device, one buffer: offsets, counts and
+	// depths (the booker's arrays, levelBook.book), the counters (next
+	// record, next reference, overflow, next root to take, places
+	// unusable), the subtrees' sizes (kdtree_small_w_f32's size: read
+	// back with the counters), the order in which kdtree_small_w_f32 takes
+	// the roots (largest first) and the roots' boxes (float bits).
 	box := rs.smallBox
 	if len(smallOff) != R || len(smallCnt) != R || len(rs.smallDepth) != R || len(box) != 6*R {
 		return nil, fmt.Errorf("kdtree: %d small roots with %d offsets, %d counts, %d depths and %d box words",
@@ -112,42 +119,69 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 	if R == 0 {
 		return so, nil
 	}
-	var total int
-	tail := make([]uint32, smallCtrs+R) // the counters, then the order
-	ordered := make(chan struct{})
-	go func() {
-		defer close(ordered)
-		tail[0] = uint32(R)
-		largestFirst(smallCnt, tail[smallCtrs:], b.hostWorkers())
-		for _, c := range smallCnt {
-			total += int(c)
-		}
-	}()
+	ctrAt, sizeAt := 3*R, 3*R+smallCtrs
+	orderAt := sizeAt + 2*R
+	boxAt := orderAt + R
+	boxBits := unsafe.Slice((*uint32)(unsafe.Pointer(&box[0])), len(box))
 	fail := func(err error) (*smallDev, error) {
-		<-ordered
 		so.free()
 		return nil, err
 	}
-	w, err := exec.Alloc[uint32](b.ex, 4*R+smallCtrs)
-	if err != nil {
-		return fail(err)
-	}
-	so.bufs = append(so.bufs, w)
-	for k, a := range [][]uint32{smallOff, smallCnt, rs.smallDepth} {
-		if err := w.Slice(k*R, R).CopyFromHost(a); err != nil {
+	var total int
+	var w *exec.Buf[uint32]
+	var err error
+	if R <= smallPackRoots {
+		// Few roots: one array and one upload (each copy costs the bunny
+		// about 10 µs with the device idle).
+		words := make([]uint32, boxAt+6*R)
+		copy(words, smallOff)
+		copy(words[R:], smallCnt)
+		copy(words[2*R:], rs.smallDepth)
+		words[ctrAt] = uint32(R)
+		largestFirst(smallCnt, words[orderAt:boxAt], 1)
+		copy(words[boxAt:], boxBits)
+		for _, c := range smallCnt {
+			total += int(c)
+		}
+		if w, err = exec.FromHost(b.ex, words); err != nil {
 			return fail(err)
 		}
+		so.bufs = append(so.bufs, w)
+		t0 = b.subPhase("small.roots", t0) // the roots' words made and sent
+	} else {
+		// Many roots: the booker's arrays sent as they are, the order made
+		// on other goroutines meanwhile (the grid's 470k roots: the words
+		// made in one array took 3.5-4.2 ms on the device machine).
+		order := make([]uint32, R)
+		ordered := make(chan struct{})
+		go func() {
+			defer close(ordered)
+			largestFirst(smallCnt, order, b.hostWorkers())
+			for _, c := range smallCnt {
+				total += int(c)
+			}
+		}()
+		if w, err = exec.Alloc[uint32](b.ex, boxAt+6*R); err != nil {
+			<-ordered
+			return fail(err)
+		}
+		so.bufs = append(so.bufs, w)
+		for k, a := range [][]uint32{smallOff, smallCnt, rs.smallDepth} {
+			err = errors.Join(err, w.Slice(k*R, R).CopyFromHost(a))
+		}
+		err = errors.Join(err, w.Slice(boxAt, 6*R).CopyFromHost(boxBits),
+			w.Slice(ctrAt, smallCtrs).CopyFromHost([]uint32{uint32(R), 0, 0, 0, 0}))
+		t0 = b.subPhase("small.roots", t0) // the roots' arrays sent
+		<-ordered
+		if err == nil {
+			err = w.Slice(orderAt, R).CopyFromHost(order)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		t0 = b.subPhase("small.words", t0) // the order: made on the host meanwhile, and sent
 	}
-	if so.box, err = exec.FromHost(b.ex, box); err != nil {
-		return fail(err)
-	}
-	t0 = b.subPhase("small.roots", t0) // the roots' arrays sent
-	<-ordered
-	if err := w.Slice(3*R, smallCtrs+R).CopyFromHost(tail); err != nil {
-		return fail(err)
-	}
-	t0 = b.subPhase("small.words", t0) // the order: made on the host meanwhile, and sent
-	ctr := w.Slice(3*R, smallCtrs)
+	ctr := w.Slice(ctrAt, smallCtrs)
 	p := newSAH(&b.opt)
 	// Output space per reference of the small roots: measured on the shared
 	// scenes, at most 3.0 records and 2.8 leaf references (bunny); on
@@ -155,16 +189,13 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 	// back to the Go small phase.
 	v1 := smallKernelV1()
 	kernel, grid, block := "kdtree_small_w_f32", cuda.Linear(smallBlocks(R, d.ctx.Info().SMs)), cuda.Linear(32*smallWarps)
-	args := []any{d.ptri.Ptr(), d.pbox.Ptr(), d.tv.Ptr(), w.Slice(0, R).Ptr(), w.Slice(R, R).Ptr(), so.box.Ptr(),
+	args := []any{d.ptri.Ptr(), d.pbox.Ptr(), d.tv.Ptr(), w.Slice(0, R).Ptr(), w.Slice(R, R).Ptr(), w.Slice(boxAt, 6*R).Ptr(),
 		w.Slice(2*R, R).Ptr(), uint32(R), int32(b.opt.MaxDepth), p.ct, p.ci, p.keep, nil, nil, nil, nil, ctr.Ptr()}
 	if v1 {
 		kernel, grid, block = "kdtree_small_f32", cuda.Linear(R), cuda.Linear(32)
 	} else {
-		if so.size, err = exec.Alloc[uint32](b.ex, 2*R); err != nil {
-			return fail(err)
-		}
-		so.bufs = append(so.bufs, so.size)
-		args = append(args, so.size.Ptr(), w.Slice(3*R+smallCtrs, R).Ptr(), nil, nil, smallPlaceLimit)
+		so.size = w.Slice(sizeAt, 2*R)
+		args = append(args, so.size.Ptr(), w.Slice(orderAt, R).Ptr(), nil, nil, smallPlaceLimit)
 	}
 	for _, k := range smallCaps {
 		recCap := 2*R + k[0]*total + 1024
@@ -208,12 +239,19 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 		if err := d.ctx.Launch(kernel, grid, block, shared, args...); err != nil {
 			return fail(fmt.Errorf("kdtree: %s: %w", kernel, err))
 		}
-		hc := make([]uint32, smallCtrs)
-		if err := ctr.CopyToHost(hc); err != nil {
+		// The counters, and after them (kdtree_small_w_f32) the sizes.
+		hc := make([]uint32, smallCtrs+2*R)
+		if v1 {
+			hc = hc[:smallCtrs]
+		}
+		if err := w.Slice(ctrAt, len(hc)).CopyToHost(hc); err != nil {
 			return fail(err)
 		}
 		if hc[2] == 0 {
 			so.nrec, so.nrefs = int(hc[0]), int(hc[1])
+			if !v1 {
+				so.hostSize = hc[smallCtrs:]
+			}
 			if hc[4] != 0 {
 				so.place, so.chunkRoot = nil, nil // views of so.rec
 			}
