@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -129,12 +130,20 @@ func (b *builder) endPhase(name string) {
 	b.phases[name] += float64(time.Since(b.phase).Nanoseconds()) / 1e6
 }
 
-// sampleHost records the Go heap in use as a peak candidate.
+// sampleHost records the Go heap in use (MemStats.HeapAlloc) as a peak
+// candidate, read from runtime/metrics: runtime.ReadMemStats stops the
+// world, and a CUDA build samples between its phases, with the device
+// idle.
 func (b *builder) sampleHost() {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	b.hostPeak = max(b.hostPeak, m.HeapAlloc)
+	s := []metrics.Sample{{Name: heapObjectsMetric}}
+	metrics.Read(s)
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		b.hostPeak = max(b.hostPeak, s[0].Value.Uint64())
+	}
 }
+
+// heapObjectsMetric is the runtime/metrics name of MemStats.HeapAlloc.
+const heapObjectsMetric = "/memory/classes/heap/objects:bytes"
 
 // prepare gathers the triangles' vertices and drops the degenerate ones
 // (see nonDegenerate).

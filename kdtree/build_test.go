@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -382,4 +383,18 @@ func TestBuildHardInputBounded(t *testing.T) {
 		btCheckRays(t, tree, RandomRays(s.Bounds, 200))
 		t.Logf("%s: %d nodes, depth %d, %.2f refs/tri, SAH %.2f", s.Name, st.Nodes, st.MaxDepth, st.ReferencesPerTriangle, st.SAHCost)
 	}
+}
+
+// TestSampleHostReadsTheHeap: the host peak sample is the live heap, as
+// MemStats.HeapAlloc counts it (a 64 MB slice alive shows).
+func TestSampleHostReadsTheHeap(t *testing.T) {
+	keep := make([]byte, 64<<20)
+	b := &builder{}
+	b.sampleHost()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if b.hostPeak < uint64(len(keep)) || b.hostPeak > 2*m.HeapAlloc+(64<<20) {
+		t.Fatalf("host sample %d bytes with a 64 MB slice alive, HeapAlloc %d", b.hostPeak, m.HeapAlloc)
+	}
+	runtime.KeepAlive(keep)
 }

@@ -125,9 +125,22 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan
 			so.chunkRoot.Ptr(), uint32(so.nrec), uint32(R), upBuf.Ptr(), nodesBuf.Ptr(), refsBuf.Ptr()); err != nil {
 			return nil, nil, err
 		}
-	} else if R > 0 {
+	}
+	// The walk per root's overflow word (checked after it): scratch's
+	// last word, or one of its own when the sizes came without scratch.
+	var walkErr *exec.Buf[uint32]
+	if R > 0 && so.place == nil {
+		if scratch == nil {
+			if scratch, err = exec.Alloc[uint32](b.ex, 1); err != nil {
+				return nil, nil, err
+			}
+		}
+		walkErr = scratch.Slice(scratch.Len()-1, 1)
+		if err := walkErr.Dev().Memset32(0); err != nil {
+			return nil, nil, err
+		}
 		if err := d.launch("kdtree_small_emit_u32", R, so.rec.Ptr(), so.refs.Ptr(), uint32(R), upBuf.Ptr(),
-			nodesBuf.Ptr(), refsBuf.Ptr(), scratch.Slice(2*R, 1).Ptr()); err != nil {
+			nodesBuf.Ptr(), refsBuf.Ptr(), walkErr.Ptr()); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -139,6 +152,15 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan
 	}
 	if err := d.ctx.Synchronize(); err != nil {
 		return nil, nil, err
+	}
+	if walkErr != nil {
+		var w [1]uint32
+		if err := walkErr.CopyToHost(w[:]); err != nil {
+			return nil, nil, err
+		}
+		if w[0] != 0 {
+			return nil, nil, fmt.Errorf("kdtree: small-phase records nest deeper than %d levels", MaxTreeDepth)
+		}
 	}
 	b.endPhase("layout")
 
