@@ -252,6 +252,18 @@ func (d *devLevel) launch(kernel string, n int, args ...any) error {
 	return nil
 }
 
+// launchDep is launch as a dependent launch (cuda.Context.LaunchDependent):
+// for the level's kernels that follow another kernel in the stream and
+// start with kd_pdl_enter (kernels/scan.cuh), so that each may be
+// scheduled before the one before it ends (a level is seven kernels of a
+// few microseconds each, with about 2 µs between two on an H200).
+func (d *devLevel) launchDep(kernel string, n int, args ...any) error {
+	if err := d.ctx.LaunchDependent(kernel, cuda.GridFor(n, cudaBlock), cuda.Linear(cudaBlock), 0, args...); err != nil {
+		return fmt.Errorf("kdtree: %s: %w", kernel, err)
+	}
+	return nil
+}
+
 // startLevels makes the first level of the large phase: the n kept
 // triangles as its references (tri[0], their boxes in box[0]), its table
 // (one node holding them all, box not yet known) and its sizes (slot 0).
@@ -741,7 +753,7 @@ func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLea
 	if err != nil {
 		return err
 	}
-	if err := d.launch("kdtree_classify_f32", max(n, 1), d.box[0].Ptr(), d.tri[0].Ptr(), d.tv.Ptr(), d.nboxP,
+	if err := d.launchDep("kdtree_classify_f32", max(n, 1), d.box[0].Ptr(), d.tri[0].Ptr(), d.tv.Ptr(), d.nboxP,
 		d.offsets.Ptr(), uint32(nn), uint32(n), d.dec.Ptr(), d.flags.Ptr(), d.clipL.Ptr(), d.clipR.Ptr(),
 		d.wstate.Ptr(), uint32(nodeWordsState(nn)), u.Pre, u.SegOff, u.State, u.StateWords, u.TileSeg, u.Tiles,
 		u.ScanState, u.ScanStateWords); err != nil {
@@ -761,7 +773,7 @@ func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLea
 	// kdtree_tail_f32): one launch.
 	const k = "kdtree_bases_words_u32"
 	args := append(bases.Args, bases.Blocks, d.info.Ptr(), d.dec.Ptr(), d.pre.Slice(0, 2*nn+2).Ptr(), d.wstate.Ptr())
-	if err := d.ctx.Launch(k, cuda.Linear(int(bases.Blocks)+nodeWordsState(nn)-1), cuda.Linear(256), 0, args...); err != nil {
+	if err := d.ctx.LaunchDependent(k, cuda.Linear(int(bases.Blocks)+nodeWordsState(nn)-1), cuda.Linear(256), 0, args...); err != nil {
 		return fmt.Errorf("kdtree: %s: %w", k, err)
 	}
 	return nil
@@ -830,7 +842,7 @@ func (b *builder) queueTail(d *devLevel, nb, nRefs, layout, level int, log cuda.
 	if keys {
 		tkey = d.tkey[1].Ptr()
 	}
-	if err := d.launch("kdtree_tail_f32", max(nRefs, nb+1, layout+1), d.tri[0].Ptr(), d.box[0].Ptr(), d.flags.Ptr(),
+	if err := d.launchDep("kdtree_tail_f32", max(nRefs, nb+1, layout+1), d.tri[0].Ptr(), d.box[0].Ptr(), d.flags.Ptr(),
 		d.sc.Ranks().Ptr(), d.clipL.Ptr(), d.clipR.Ptr(), uint32(nRefs), d.tri[1].Ptr(), d.box[1].Ptr(),
 		d.offsets.Ptr(), pre.Ptr(), uint32(nb), d.dec.Ptr(), d.ptri.Ptr(), d.pbox.Ptr(), uint32(parkCap),
 		d.nboxP, d.info.Ptr(), d.dec.Slice(3*nb, 3*nb).Ptr(), d.sc.Total().Ptr(), uint32(refCap),
@@ -1105,11 +1117,11 @@ func (b *builder) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 		d.histZero = true
 	}
 	const k1, k2 = "kdtree_bin_u32", "kdtree_sah_f32"
-	if err := d.ctx.Launch(k1, cuda.GridFor(n, binTile), cuda.Linear(cudaBlock), uint32(4*6*nb),
+	if err := d.ctx.LaunchDependent(k1, cuda.GridFor(n, binTile), cuda.Linear(cudaBlock), uint32(4*6*nb),
 		d.box[0].Ptr(), d.offsets.Ptr(), uint32(nn), uint32(n), d.dec.Ptr(), d.geo.Ptr(), int32(nb), d.hist.Ptr()); err != nil {
 		return fmt.Errorf("kdtree: %s: %w", k1, err)
 	}
-	if err := d.launch(k2, 32*nn, d.nboxP, d.info.Ptr(), uint32(nn), d.geo.Ptr(), d.hist.Ptr(),
+	if err := d.launchDep(k2, 32*nn, d.nboxP, d.info.Ptr(), uint32(nn), d.geo.Ptr(), d.hist.Ptr(),
 		int32(nb), p.ct, p.ci, p.keep, d.dec.Ptr()); err != nil {
 		return err
 	}

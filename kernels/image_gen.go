@@ -9,17 +9,17 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "4a0ab807247c658fb4aacaad34af0533122949925cb95c4d1ed4703598acc6b3"
+const SourcesSHA256 = "74596cf7870938bbe1130ee5f9f4ab9e2d29f39f2ab23a464dd91b02b43af1de"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
 	"compact.cu": "3bdfab9cd051c5bb2ffcc5dc1c130f8f3da9b39fddcc8837cb1740e0957ea7a2",
-	"kdtree.cu":  "a6172de3d4b00f77dd5f5a28465e352eba4dfc84ba64ca14a07478c23e932e7e",
+	"kdtree.cu":  "2adbf4b6e6df9c72762650ffc3233aadc2a6847a9d9687fa9245e1dac4461411",
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "048ec90e0245508f05e682c72912f46f74ea58388e56bee511f531b72c43af52",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
-	"scan.cu":    "838628c963dc79fb94cbbd9c21df9a9ca60b10b151e21e0d6b8db8eed1abd177",
-	"scan.cuh":   "d8358cfc9a88da0b79ad13ead199e122db84c7f7405c238573aac98302a022c5",
+	"scan.cu":    "0e1df43b474ed3ac72b1c58815f240f10e075f23fc82710a3a920859fdd50fa8",
+	"scan.cuh":   "f802e6337e062b63473f5b2c9728cd7ceebf39c89dc3b481d0b76c8a96b540b5",
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":   "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
 	"split.cuh":  "9c34da902056e2486b417998308704e5823a9a4ea3a21f1ea405177953578c52",

@@ -257,6 +257,7 @@ extern "C" __global__ void kdtree_decide_f32(const float *nbox, const unsigned i
                                              int maxDepth, int bins, unsigned int *dec, float *geo,
                                              unsigned int *tkeyNext, unsigned int nextCap) {
 	using namespace kd_tree;
+	kd_pdl_enter(); // lets kdtree_bin_u32 start early (an ordinary launch itself)
 	unsigned int s = blockIdx.x * blockDim.x + threadIdx.x;
 	if (tkeyNext != nullptr) { // grid-stride, so that the stores coalesce
 		unsigned int words = 6 * min(2 * nodes, nextCap);
@@ -346,6 +347,7 @@ extern "C" __global__ void kdtree_bin_u32(const float *box, const unsigned int *
                                           unsigned int n, const unsigned int *dec, const float *geo, int bins,
                                           unsigned int *hist) {
 	using namespace kd_tree;
+	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
 	extern __shared__ unsigned int sh[];
 	unsigned int t0 = blockIdx.x * kBinTile;
 	n = min(n, offsets[nodes]); // references past the last node's end are padding
@@ -387,6 +389,7 @@ extern "C" __global__ void kdtree_sah_f32(const float *nbox, const unsigned int 
                                           const float *geo, unsigned int *hist, int bins, double ct,
                                           double ci, double keep, unsigned int *dec) {
 	using namespace kd_tree;
+	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
 	unsigned int s = (blockIdx.x * blockDim.x + threadIdx.x) / 32u;
 	unsigned int lane = threadIdx.x % 32u;
 	if (s >= nodes || dec[3 * s] != kPending) return; // warp-uniform
@@ -529,6 +532,7 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_classify_f32(
     unsigned long long *bstate, unsigned int bstateWords, unsigned int *tileSeg, unsigned int tiles,
     unsigned long long *sstate, unsigned int sstateWords) {
 	using namespace kd_tree;
+	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
 	__shared__ unsigned int listR[256], listS[256], listN;
 	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
 	for (unsigned int k = r; k < stateWords; k += gridDim.x * blockDim.x) state[k] = 0;
@@ -698,6 +702,7 @@ extern "C" __global__ void __launch_bounds__(256, 4)
                            unsigned long long *bstate, unsigned int *total, unsigned int basesBlocks,
                            const unsigned int *info, const unsigned int *dec, unsigned int *pre,
                            unsigned long long *wstate) {
+	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
 	if (blockIdx.x < basesBlocks) {
 		kd_scan::IoMade<kd_split::NodeCounts> io{{offsets, ranks, flags, nodes, n, countL, countR}, base, nodes};
 		kd_scan::tile_scan<kd_scan::Add<unsigned int>, kd_scan::TilingMade>(io, (unsigned long long)nodes + 1, bstate,
@@ -803,6 +808,7 @@ extern "C" __global__ void __launch_bounds__(kd_tree::kTailBlock)
                     unsigned int refCap, unsigned int layout, unsigned int *table, const unsigned int *szIn,
                     unsigned int *szOut, unsigned int *log, unsigned int *tkey, unsigned int keyCap) {
 	__shared__ unsigned int slots[2 * kd_tree::kTailBlock * 6];
+	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
 	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
 	unsigned int next = 2 * pre[nodes];
 	unsigned int tot = *total;

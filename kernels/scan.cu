@@ -325,6 +325,7 @@ KD_SEGSCAN(segscan_incl_v1_f32, kd_scan::TilingV1, __launch_bounds__(256), float
 	extern "C" __global__ void __launch_bounds__(256, 4)                                                   \
 	    NAME(const V *src, const unsigned *offsets, const unsigned *tile_seg, unsigned long long nentries, \
 	         V *dst, unsigned long long n, unsigned long long *state) {                                    \
+		kd_pdl_enter(); /* kd-tree levels launch it between dependent launches */                           \
 		kd_scan::segmented_offsets<kd_scan::TilingSegBid, V, INCL>(src, offsets, tile_seg, nentries, dst, \
 		                                                           n, state);                          \
 	}

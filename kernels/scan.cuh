@@ -5,6 +5,20 @@
 #pragma once
 #include <type_traits>
 
+// kd_pdl_enter starts a kernel that the host may launch as a programmatic
+// dependent launch (cuda.Context.LaunchDependent): it lets the kernel after
+// it in the stream be scheduled now (its blocks then wait in their own
+// kd_pdl_enter), and waits until the kernel before it has ended and its
+// writes are visible. Every thread calls it before it reads or writes
+// global memory. Before sm_90, and for an ordinary launch, it does
+// nothing that waits.
+__device__ __forceinline__ void kd_pdl_enter() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+	asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 namespace kd_scan {
 
 constexpr unsigned kFull = 0xffffffffu;

@@ -14,6 +14,7 @@ package cuda
 #define KD_FIELD(name, params) CUresult (*name) params;
 static struct { KD_DRIVER_CALLS(KD_FIELD) } kd;
 static struct { KD_GRAPH_CALLS(KD_FIELD) } kdg; // all set, or all NULL
+static struct { KD_PDL_CALLS(KD_FIELD) } kdp; // set, or NULL
 #undef KD_FIELD
 
 // kd_open opens libcuda.so.1 and resolves every call. It returns 0, or 1 when
@@ -46,6 +47,8 @@ static int kd_open(char *err, size_t errlen) {
 	KD_GRAPH_CALLS(KD_RESOLVE_OPT)
 #undef KD_RESOLVE_OPT
 	if (!graphs) memset(&kdg, 0, sizeof kdg);
+	sym = dlsym(lib, "cuLaunchKernelEx");
+	memcpy(&kdp.cuLaunchKernelEx, &sym, sizeof sym);
 	return 0;
 }
 
@@ -92,16 +95,29 @@ typedef struct {
 	CUfunction f;
 	unsigned int gx, gy, gz, bx, by, bz, shared;
 	int nargs;
+	int pdl; // a programmatic dependent launch (see Context.LaunchDependent)
 	unsigned long long vals[KD_MAX_ARGS];
 } kd_launch_rec;
 
-// kd_launch_one launches l on the default stream.
+// kd_launch_one launches l on the default stream; when l->pdl, with
+// programmatic stream serialization allowed (cuLaunchKernelEx), so that it
+// may start before the kernel before it ends.
 static CUresult kd_launch_one(const kd_launch_rec *l) {
 	void *params[KD_MAX_ARGS];
 	for (int k = 0; k < l->nargs && k < KD_MAX_ARGS; k++) params[k] = (void *)&l->vals[k];
+	if (l->pdl && kdp.cuLaunchKernelEx != NULL) {
+		KD_LAUNCH_ATTRIBUTE attr;
+		memset(&attr, 0, sizeof attr);
+		attr.id = KD_LAUNCH_ATTR_PROGRAMMATIC_SERIALIZATION;
+		attr.value.programmaticStreamSerializationAllowed = 1;
+		KD_LAUNCH_CONFIG cfg = {l->gx, l->gy, l->gz, l->bx, l->by, l->bz, l->shared, NULL, &attr, 1};
+		return kdp.cuLaunchKernelEx(&cfg, l->f, l->nargs > 0 ? params : NULL, NULL);
+	}
 	return kd.cuLaunchKernel(l->f, l->gx, l->gy, l->gz, l->bx, l->by, l->bz, l->shared, NULL,
 		l->nargs > 0 ? params : NULL, NULL);
 }
+
+static int kd_pdl_available(void) { return kdp.cuLaunchKernelEx != NULL; }
 
 // kd_node_params fills p for l; params must outlive the call that reads p.
 static void kd_node_params(const kd_launch_rec *l, void **params, KD_KERNEL_NODE_PARAMS *p) {
@@ -205,6 +221,8 @@ static kd_graph *kd_graph_make(const kd_launch_rec *recs, int n) {
 // launch).
 static int kd_launch_graph(kd_graphs *gs, const kd_launch_rec *recs, int n) {
 	if (gs == NULL || kdg.cuGraphLaunch == NULL || n < gs->min || n > KD_MAX_BATCH) return 1;
+	for (int i = 0; i < n; i++)
+		if (recs[i].pdl) return 1; // the graphs' chains have no programmatic edges
 	kd_graph **slots = gs->byLen[n];
 	int best = -1, bestDiff = n + 1, empty = -1;
 	for (int k = 0; k < KD_GRAPH_SLOTS; k++) {
@@ -521,6 +539,10 @@ type launchBatch struct {
 	graphs *C.kd_graphs // the launch graphs by batch length (nil: none)
 }
 
+// pdlAvailable reports whether the driver has cuLaunchKernelEx (CUDA 12.0
+// on), which programmatic dependent launches need.
+func pdlAvailable() bool { return C.kd_pdl_available() != 0 }
+
 // batchCap is the most launches a batch holds.
 const batchCap = C.KD_MAX_BATCH
 
@@ -548,9 +570,13 @@ func (b *launchBatch) full() bool { return b.n == batchCap }
 
 // add queues a launch whose argument values are set with setArg, in the
 // same order, before the next add or submit.
-func (b *launchBatch) add(f cFunction, grid, block Dim3, shared uint32, nargs int) {
+func (b *launchBatch) add(f cFunction, grid, block Dim3, shared uint32, nargs int, pdl bool) {
 	l := &b.recs[b.n]
 	l.f = f
+	l.pdl = 0
+	if pdl {
+		l.pdl = 1
+	}
 	l.gx, l.gy, l.gz = C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z)
 	l.bx, l.by, l.bz = C.uint(block.X), C.uint(block.Y), C.uint(block.Z)
 	l.shared, l.nargs = C.uint(shared), C.int(nargs)

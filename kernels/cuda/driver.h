@@ -28,6 +28,29 @@ typedef struct {
 	void **extra;
 } KD_KERNEL_NODE_PARAMS;
 
+// cuLaunchKernelEx's launch attribute and configuration (CUDA 12.0 on:
+// CUlaunchAttribute, CUlaunchConfig), for programmatic dependent launches.
+typedef struct {
+	int id; // CUlaunchAttributeID
+	char pad[4];
+	union {
+		char raw[64];
+		int programmaticStreamSerializationAllowed;
+	} value;
+} KD_LAUNCH_ATTRIBUTE;
+
+typedef struct {
+	unsigned int gridDimX, gridDimY, gridDimZ;
+	unsigned int blockDimX, blockDimY, blockDimZ;
+	unsigned int sharedMemBytes;
+	CUstream hStream;
+	KD_LAUNCH_ATTRIBUTE *attrs;
+	unsigned int numAttrs;
+} KD_LAUNCH_CONFIG;
+
+// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+#define KD_LAUNCH_ATTR_PROGRAMMATIC_SERIALIZATION 6
+
 // X(field/symbol name, return type, parameter list)
 #define KD_DRIVER_CALLS(X) \
 	X(cuInit, (unsigned int flags)) \
@@ -78,6 +101,11 @@ typedef struct {
 	X(cuGraphLaunch, (CUgraphExec exec, CUstream stream)) \
 	X(cuGraphExecDestroy, (CUgraphExec exec)) \
 	X(cuGraphDestroy, (CUgraph g))
+
+// Optional: programmatic dependent launches (kd_launch_one); without it
+// every launch is an ordinary one.
+#define KD_PDL_CALLS(X) \
+	X(cuLaunchKernelEx, (const KD_LAUNCH_CONFIG *config, CUfunction f, void **params, void **extra))
 
 // Device attributes read by Devices (values of CUdevice_attribute).
 enum {

@@ -136,6 +136,10 @@ const DebugEnv = "KDBUILD_CUDA_DEBUG"
 // 64, it is the shortest batch launched as a graph (default 8).
 const GraphsEnv = "KDBUILD_CUDA_GRAPHS"
 
+// PDLEnv set to 0 makes Context.LaunchDependent an ordinary launch for
+// contexts opened afterwards (to compare the two).
+const PDLEnv = "KDBUILD_CUDA_PDL"
+
 // graphMin reads GraphsEnv's value: 0 for no graphs, else the shortest
 // batch launched as a graph (0 < n < 2 and anything else: the default,
 // which newLaunchBatch takes from 1).

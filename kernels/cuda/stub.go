@@ -65,6 +65,9 @@ func (c *Context) Flush() error                                       { return e
 func (c *Context) Launch(kernel string, grid, block Dim3, sharedBytes uint32, args ...any) error {
 	return errNoCgo
 }
+func (c *Context) LaunchDependent(kernel string, grid, block Dim3, sharedBytes uint32, args ...any) error {
+	return errNoCgo
+}
 func (c *Context) htod(dst DevPtr, src unsafe.Pointer, n uint64) error { return errNoCgo }
 func (c *Context) dtoh(dst unsafe.Pointer, src DevPtr, n uint64) error { return errNoCgo }
 func (c *Context) dtod(dst, src DevPtr, n uint64) error                { return errNoCgo }
