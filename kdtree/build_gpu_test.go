@@ -168,7 +168,8 @@ func TestBuildGPUSmallRetry(t *testing.T) {
 // when a level outgrows its buffers (pipeRefCap) and the build falls back
 // to the level-synchronous phase, and when the parked references' buffers
 // must grow (parkReserve 1: the phase waits for a level's sizes and grows
-// them, no fallback).
+// them, no fallback), and with the levels' logs copied rather than written
+// into pinned memory by the tail (cudaMappedLog false).
 func TestBuildGPUPipelineFallback(t *testing.T) {
 	ex, why := exec.TestGPU()
 	if ex == nil {
@@ -178,7 +179,9 @@ func TestBuildGPUPipelineFallback(t *testing.T) {
 	if s := btTrySharedScene(t, "stanford-bunny.obj"); s != nil {
 		list = append(list, s)
 	}
-	defer func(e, p int) { pipeRefCap, cudaPipeline, pipeExactRefs, parkReserve = 0, true, e, p }(pipeExactRefs, parkReserve)
+	defer func(e, p int, m bool) {
+		pipeRefCap, cudaPipeline, pipeExactRefs, parkReserve, cudaMappedLog = 0, true, e, p, m
+	}(pipeExactRefs, parkReserve, cudaMappedLog)
 	for _, s := range list {
 		want, err := Build(context.Background(), s, Options{Executor: exec.Go(0)})
 		require.NoError(t, err)
@@ -187,14 +190,16 @@ func TestBuildGPUPipelineFallback(t *testing.T) {
 			name             string
 			pipe             bool
 			cap, exact, park int
+			copied           bool
 		}{
-			{"level-synchronous", false, 0, 1 << 20, 3}, {"pipelined", true, 0, 1 << 20, 3},
-			{"overflow at once", true, 1, 1 << 20, 3}, {"overflow later", true, n + n/20, 1 << 20, 3},
-			{"exact sizes from the middle", true, 0, n + n/20, 3}, {"exact sizes", true, 0, 1, 3},
-			{"exact sizes, overflow later", true, n + n/20, 1, 3},
-			{"parked buffers grown", true, 0, 1 << 20, 1},
+			{"level-synchronous", false, 0, 1 << 20, 3, false}, {"pipelined", true, 0, 1 << 20, 3, false},
+			{"overflow at once", true, 1, 1 << 20, 3, false}, {"overflow later", true, n + n/20, 1 << 20, 3, false},
+			{"exact sizes from the middle", true, 0, n + n/20, 3, false}, {"exact sizes", true, 0, 1, 3, false},
+			{"exact sizes, overflow later", true, n + n/20, 1, 3, false},
+			{"parked buffers grown", true, 0, 1 << 20, 1, false},
+			{"logs copied", true, 0, 1 << 20, 3, true}, {"logs copied, overflow later", true, n + n/20, 1 << 20, 3, true},
 		} {
-			cudaPipeline, pipeRefCap, pipeExactRefs, parkReserve = c.pipe, c.cap, c.exact, c.park
+			cudaPipeline, pipeRefCap, pipeExactRefs, parkReserve, cudaMappedLog = c.pipe, c.cap, c.exact, c.park, !c.copied
 			before := pipeFallbacks.Load()
 			got, err := Build(context.Background(), s, Options{Executor: ex})
 			require.NoError(t, err, s.Name)

@@ -253,10 +253,12 @@ func (d *devLevel) launch(kernel string, n int, args ...any) error {
 }
 
 // launchDep is launch as a dependent launch (cuda.Context.LaunchDependent):
-// for the level's kernels that follow another kernel in the stream and
-// start with kd_pdl_enter (kernels/scan.cuh), so that each may be
-// scheduled before the one before it ends (a level is seven kernels of a
-// few microseconds each, with about 2 µs between two on an H200).
+// for the level's kernels, which start with kd_pdl_enter
+// (kernels/scan.cuh), so that each may be scheduled before the kernel
+// before it ends (a level is seven kernels of a few microseconds each,
+// with about 2 µs between two on an H200). After anything but a kernel
+// (the decisions after a copy and an event) the dependency is an ordinary
+// one.
 func (d *devLevel) launchDep(kernel string, n int, args ...any) error {
 	if err := d.ctx.LaunchDependent(kernel, cuda.GridFor(n, cudaBlock), cuda.Linear(cudaBlock), 0, args...); err != nil {
 		return fmt.Errorf("kdtree: %s: %w", kernel, err)
@@ -1096,7 +1098,7 @@ func (b *builder) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 	} else if err := ensure(d.ex, &d.tkey[1], 6*nextCap); err != nil {
 		return err
 	}
-	if err := d.launch("kdtree_decide_f32", nn, d.nboxP, d.info.Ptr(), uint32(nn), d.tight.Ptr(), tkey,
+	if err := d.launchDep("kdtree_decide_f32", nn, d.nboxP, d.info.Ptr(), uint32(nn), d.tight.Ptr(), tkey,
 		int32(o.SmallNode), int32(o.MaxDepth), int32(nb), d.dec.Ptr(), d.geo.Ptr(), d.tkey[1].Ptr(),
 		uint32(nextCap)); err != nil {
 		return err

@@ -257,7 +257,7 @@ extern "C" __global__ void kdtree_decide_f32(const float *nbox, const unsigned i
                                              int maxDepth, int bins, unsigned int *dec, float *geo,
                                              unsigned int *tkeyNext, unsigned int nextCap) {
 	using namespace kd_tree;
-	kd_pdl_enter(); // lets kdtree_bin_u32 start early (an ordinary launch itself)
+	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
 	unsigned int s = blockIdx.x * blockDim.x + threadIdx.x;
 	if (tkeyNext != nullptr) { // grid-stride, so that the stores coalesce
 		unsigned int words = 6 * min(2 * nodes, nextCap);

@@ -14,7 +14,7 @@ package cuda
 #define KD_FIELD(name, params) CUresult (*name) params;
 static struct { KD_DRIVER_CALLS(KD_FIELD) } kd;
 static struct { KD_GRAPH_CALLS(KD_FIELD) } kdg; // all set, or all NULL
-static struct { KD_PDL_CALLS(KD_FIELD) } kdp; // set, or NULL
+static struct { KD_PDL_CALLS(KD_FIELD) } kdp; // each set, or NULL
 #undef KD_FIELD
 
 // kd_open opens libcuda.so.1 and resolves every call. It returns 0, or 1 when
@@ -47,8 +47,11 @@ static int kd_open(char *err, size_t errlen) {
 	KD_GRAPH_CALLS(KD_RESOLVE_OPT)
 #undef KD_RESOLVE_OPT
 	if (!graphs) memset(&kdg, 0, sizeof kdg);
-	sym = dlsym(lib, "cuLaunchKernelEx");
-	memcpy(&kdp.cuLaunchKernelEx, &sym, sizeof sym);
+#define KD_RESOLVE_EACH(name, params) \
+	sym = dlsym(lib, #name); \
+	memcpy(&kdp.name, &sym, sizeof sym);
+	KD_PDL_CALLS(KD_RESOLVE_EACH)
+#undef KD_RESOLVE_EACH
 	return 0;
 }
 
@@ -73,7 +76,13 @@ static CUresult kd_function(CUcontext ctx, CUfunction *f, CUmodule m, const char
 static CUresult kd_func_attr(CUcontext ctx, CUfunction f, int attr, int v) { KD_WITH(ctx, kd.cuFuncSetAttribute(f, attr, v)); }
 static CUresult kd_alloc(CUcontext ctx, CUdeviceptr *p, size_t n) { KD_WITH(ctx, kd.cuMemAlloc_v2(p, n)); }
 static CUresult kd_free(CUcontext ctx, CUdeviceptr p) { KD_WITH(ctx, kd.cuMemFree_v2(p)); }
-static CUresult kd_host_alloc(CUcontext ctx, void **p, size_t n) { KD_WITH(ctx, kd.cuMemHostAlloc(p, n, 0)); }
+// Pinned host memory is mapped into the device's address space
+// (CU_MEMHOSTALLOC_DEVICEMAP), so that kernels may write into it (Pinned.Dev).
+static CUresult kd_host_alloc(CUcontext ctx, void **p, size_t n) { KD_WITH(ctx, kd.cuMemHostAlloc(p, n, 0x02)); }
+static CUresult kd_host_dev_ptr(CUcontext ctx, CUdeviceptr *dp, void *p) {
+	if (kdp.cuMemHostGetDevicePointer_v2 == NULL) return 801; // CUDA_ERROR_NOT_SUPPORTED
+	KD_WITH(ctx, kdp.cuMemHostGetDevicePointer_v2(dp, p, 0));
+}
 static CUresult kd_host_free(CUcontext ctx, void *p) { KD_WITH(ctx, kd.cuMemFreeHost(p)); }
 static CUresult kd_htod(CUcontext ctx, CUdeviceptr dst, const void *src, size_t n) { KD_WITH(ctx, kd.cuMemcpyHtoD_v2(dst, src, n)); }
 static CUresult kd_dtoh(CUcontext ctx, void *dst, CUdeviceptr src, size_t n) { KD_WITH(ctx, kd.cuMemcpyDtoH_v2(dst, src, n)); }
@@ -499,6 +508,13 @@ func hostAlloc(ctx cContext, n uint64) (unsafe.Pointer, Result) {
 	return p, r
 }
 func hostFree(ctx cContext, p unsafe.Pointer) Result { return Result(C.kd_host_free(ctx, p)) }
+
+// hostDevPtr is the device address of pinned host memory p (hostAlloc's).
+func hostDevPtr(ctx cContext, p unsafe.Pointer) (DevPtr, Result) {
+	var d C.CUdeviceptr
+	r := Result(C.kd_host_dev_ptr(ctx, &d, p))
+	return DevPtr(d), r
+}
 func memcpyHtoD(ctx cContext, dst DevPtr, src unsafe.Pointer, n uint64) Result {
 	return Result(C.kd_htod(ctx, C.CUdeviceptr(dst), src, C.size_t(n)))
 }

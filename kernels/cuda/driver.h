@@ -102,10 +102,12 @@ typedef struct {
 	X(cuGraphExecDestroy, (CUgraphExec exec)) \
 	X(cuGraphDestroy, (CUgraph g))
 
-// Optional: programmatic dependent launches (kd_launch_one); without it
-// every launch is an ordinary one.
+// Optional, each on its own: programmatic dependent launches (kd_launch_one;
+// without it every launch is an ordinary one) and pinned memory's device
+// addresses (Pinned.Dev; without it 0).
 #define KD_PDL_CALLS(X) \
-	X(cuLaunchKernelEx, (const KD_LAUNCH_CONFIG *config, CUfunction f, void **params, void **extra))
+	X(cuLaunchKernelEx, (const KD_LAUNCH_CONFIG *config, CUfunction f, void **params, void **extra)) \
+	X(cuMemHostGetDevicePointer_v2, (CUdeviceptr *dp, void *p, unsigned int flags))
 
 // Device attributes read by Devices (values of CUdevice_attribute).
 enum {

@@ -13,7 +13,13 @@ import (
 type Pinned struct {
 	p     unsafe.Pointer
 	bytes uint64
+	dev   DevPtr // the block's device address (0: not mapped)
 }
+
+// Dev is the block's address on the device, where kernels may write into
+// it directly (the host reads what they wrote once an event recorded after
+// them has happened), or 0 when the driver did not map it.
+func (b *Pinned) Dev() DevPtr { return b.dev }
 
 // U32 returns the first n words of the block (n*4 at most its size).
 func (b *Pinned) U32(n int) []uint32 {
@@ -59,7 +65,11 @@ func (c *Context) Pinned(bytes uint64) (*Pinned, error) {
 	if r != 0 {
 		return nil, fmt.Errorf("cuda: allocating %d bytes of pinned host memory: %w", size, unprefixed{driverError("cuMemHostAlloc", "", r)})
 	}
-	return &Pinned{p: p, bytes: size}, nil
+	b := &Pinned{p: p, bytes: size}
+	if d, r := hostDevPtr(c.ctx, p); r == 0 {
+		b.dev = d
+	}
+	return b, nil
 }
 
 // PutPinned gives a block from Pinned back for reuse; nil does nothing.

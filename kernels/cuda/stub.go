@@ -27,6 +27,7 @@ type Pinned struct{}
 
 func (b *Pinned) U32(n int) []uint32                    { return nil }
 func (b *Pinned) Bytes() uint64                         { return 0 }
+func (b *Pinned) Dev() DevPtr                           { return 0 }
 func (c *Context) Pinned(bytes uint64) (*Pinned, error) { return nil, errNoCgo }
 func (c *Context) PutPinned(b *Pinned)                  {}
 func (c *Context) CopyToHostAsync(dst *Pinned, off uint64, src DevPtr, bytes uint64) error {
