@@ -39,13 +39,8 @@ func smallKernelV1() bool { return cudaSmallV1 || os.Getenv("KDBUILD_GPU_SMALL")
 // reserves at a time; each warp can leave one chunk of each partly unused
 // (fewer than one per root: a warp keeps its chunks from root to root).
 // smallPackRoots is the most small roots whose words runSmallCUDA makes
-// in one block of pinned memory (a variable for the tests).
+// in one array and sends in one copy (a variable for the tests).
 var smallPackRoots = 1 << 15
-
-// cudaMappedRoots lets kdtree_small_w_f32 read those words from the pinned
-// block itself (mapped into the device's address space) rather than from a
-// copy on the device; tests flip it.
-var cudaMappedRoots = true
 
 const (
 	smallWarps    = 4
@@ -78,10 +73,6 @@ type smallDev struct {
 	nrec, nrefs int
 	roots       int
 	bufs        []*exec.Buf[uint32]
-	// pin holds the roots' words when runSmallCUDA made them in pinned
-	// memory (given back to ctx by free).
-	pin *cuda.Pinned
-	ctx *cuda.Context
 	// size holds kdtree_small_size_u32's output (nodes and leaf references
 	// of every small root's subtree, 2·roots words) when the kernel
 	// kdtree_small_w_f32 wrote it; nil after kdtree_small_f32. hostSize is
@@ -103,10 +94,6 @@ func (so *smallDev) free() {
 	}
 	for _, x := range so.bufs {
 		x.Free()
-	}
-	if so.pin != nil {
-		so.ctx.PutPinned(so.pin)
-		so.pin = nil
 	}
 }
 
@@ -132,98 +119,69 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 	if R == 0 {
 		return so, nil
 	}
+	ctrAt, sizeAt := 3*R, 3*R+smallCtrs
+	orderAt := sizeAt + 2*R
+	boxAt := orderAt + R
 	boxBits := unsafe.Slice((*uint32)(unsafe.Pointer(&box[0])), len(box))
 	fail := func(err error) (*smallDev, error) {
 		so.free()
 		return nil, err
 	}
-	// Where the kernel reads the roots' words, and the counters then the
-	// sizes (5 + 2R words on the device: read back in one copy).
-	var off, cnt, depth, order, boxP cuda.DevPtr
-	var ctrs *exec.Buf[uint32]
 	var total int
+	var w *exec.Buf[uint32]
 	var err error
 	if R <= smallPackRoots {
-		// Few roots: their words made in pinned memory, which the kernel
-		// reads where it is when the driver mapped it (no copy), else sent
-		// from it in one copy: made in a Go slice and sent from pageable
-		// memory they took the bunny 0.09 ms with the device idle.
-		hw := 10 * R
-		pin, err := d.ctx.Pinned(uint64(4 * hw))
-		if err != nil {
-			return fail(err)
-		}
-		so.pin, so.ctx = pin, d.ctx
-		h := pin.U32(hw)
-		copy(h, smallOff)
-		copy(h[R:], smallCnt)
-		copy(h[2*R:], rs.smallDepth)
-		largestFirst(smallCnt, h[3*R:4*R], 1)
-		copy(h[4*R:], boxBits)
+		// Few roots: one array and one upload (each copy costs the bunny
+		// about 10 µs with the device idle).
+		words := make([]uint32, boxAt+6*R)
+		copy(words, smallOff)
+		copy(words[R:], smallCnt)
+		copy(words[2*R:], rs.smallDepth)
+		words[ctrAt] = uint32(R)
+		largestFirst(smallCnt, words[orderAt:boxAt], 1)
+		copy(words[boxAt:], boxBits)
 		for _, c := range smallCnt {
 			total += int(c)
 		}
-		base := pin.Dev()
-		if base == 0 || !cudaMappedRoots {
-			hb, err := exec.Alloc[uint32](b.ex, hw)
-			if err != nil {
-				return fail(err)
-			}
-			so.bufs = append(so.bufs, hb)
-			if err := hb.CopyFromHost(h); err != nil {
-				return fail(err)
-			}
-			base = hb.Ptr()
-		}
-		at := func(k int) cuda.DevPtr { return base + cuda.DevPtr(4*k) }
-		off, cnt, depth, order, boxP = at(0), at(R), at(2*R), at(3*R), at(4*R)
-		if ctrs, err = exec.Alloc[uint32](b.ex, smallCtrs+2*R); err != nil {
+		if w, err = exec.FromHost(b.ex, words); err != nil {
 			return fail(err)
 		}
-		so.bufs = append(so.bufs, ctrs)
-		if err := ctrs.Slice(0, smallCtrs).CopyFromHost([]uint32{uint32(R), 0, 0, 0, 0}); err != nil {
-			return fail(err)
-		}
-		t0 = b.subPhase("small.roots", t0) // the roots' words made (and sent)
+		so.bufs = append(so.bufs, w)
+		t0 = b.subPhase("small.roots", t0) // the roots' words made and sent
 	} else {
 		// Many roots: the booker's arrays sent as they are, the order made
 		// on other goroutines meanwhile (the grid's 470k roots: the words
 		// made in one array took 3.5-4.2 ms on the device machine).
-		hostOrder := make([]uint32, R)
+		order := make([]uint32, R)
 		ordered := make(chan struct{})
 		go func() {
 			defer close(ordered)
-			largestFirst(smallCnt, hostOrder, b.hostWorkers())
+			largestFirst(smallCnt, order, b.hostWorkers())
 			for _, c := range smallCnt {
 				total += int(c)
 			}
 		}()
-		// offsets, counts, depths, the counters, the sizes, the order, the boxes
-		w, err := exec.Alloc[uint32](b.ex, 13*R+smallCtrs)
-		if err != nil {
+		if w, err = exec.Alloc[uint32](b.ex, boxAt+6*R); err != nil {
 			<-ordered
 			return fail(err)
 		}
 		so.bufs = append(so.bufs, w)
-		ctrs = w.Slice(3*R, smallCtrs+2*R)
-		wo, wb := w.Slice(5*R+smallCtrs, R), w.Slice(6*R+smallCtrs, 6*R)
-		off, cnt, depth, order, boxP = w.Ptr(), w.Slice(R, R).Ptr(), w.Slice(2*R, R).Ptr(), wo.Ptr(), wb.Ptr()
 		for k, a := range [][]uint32{smallOff, smallCnt, rs.smallDepth} {
 			err = errors.Join(err, w.Slice(k*R, R).CopyFromHost(a))
 		}
-		err = errors.Join(err, wb.CopyFromHost(boxBits),
-			ctrs.Slice(0, smallCtrs).CopyFromHost([]uint32{uint32(R), 0, 0, 0, 0}))
+		err = errors.Join(err, w.Slice(boxAt, 6*R).CopyFromHost(boxBits),
+			w.Slice(ctrAt, smallCtrs).CopyFromHost([]uint32{uint32(R), 0, 0, 0, 0}))
 		t0 = b.subPhase("small.roots", t0) // the roots' arrays sent
 		<-ordered
 		if err == nil {
-			err = wo.CopyFromHost(hostOrder)
+			err = w.Slice(orderAt, R).CopyFromHost(order)
 		}
 		if err != nil {
 			return fail(err)
 		}
 		t0 = b.subPhase("small.words", t0) // the order: made on the host meanwhile, and sent
 	}
-	ctr := ctrs.Slice(0, smallCtrs)
+	ctr := w.Slice(ctrAt, smallCtrs)
 	p := newSAH(&b.opt)
 	// Output space per reference of the small roots: measured on the shared
 	// scenes, at most 3.0 records and 2.8 leaf references (bunny); on
@@ -231,13 +189,13 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 	// back to the Go small phase.
 	v1 := smallKernelV1()
 	kernel, grid, block := "kdtree_small_w_f32", cuda.Linear(smallBlocks(R, d.ctx.Info().SMs)), cuda.Linear(32*smallWarps)
-	args := []any{d.ptri.Ptr(), d.pbox.Ptr(), d.tv.Ptr(), off, cnt, boxP,
-		depth, uint32(R), int32(b.opt.MaxDepth), p.ct, p.ci, p.keep, nil, nil, nil, nil, ctr.Ptr()}
+	args := []any{d.ptri.Ptr(), d.pbox.Ptr(), d.tv.Ptr(), w.Slice(0, R).Ptr(), w.Slice(R, R).Ptr(), w.Slice(boxAt, 6*R).Ptr(),
+		w.Slice(2*R, R).Ptr(), uint32(R), int32(b.opt.MaxDepth), p.ct, p.ci, p.keep, nil, nil, nil, nil, ctr.Ptr()}
 	if v1 {
 		kernel, grid, block = "kdtree_small_f32", cuda.Linear(R), cuda.Linear(32)
 	} else {
-		so.size = ctrs.Slice(smallCtrs, 2*R)
-		args = append(args, so.size.Ptr(), order, nil, nil, smallPlaceLimit)
+		so.size = w.Slice(sizeAt, 2*R)
+		args = append(args, so.size.Ptr(), w.Slice(orderAt, R).Ptr(), nil, nil, smallPlaceLimit)
 	}
 	for _, k := range smallCaps {
 		recCap := 2*R + k[0]*total + 1024
@@ -286,7 +244,7 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 		if v1 {
 			hc = hc[:smallCtrs]
 		}
-		if err := ctrs.Slice(0, len(hc)).CopyToHost(hc); err != nil {
+		if err := w.Slice(ctrAt, len(hc)).CopyToHost(hc); err != nil {
 			return fail(err)
 		}
 		if hc[2] == 0 {

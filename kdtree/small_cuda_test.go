@@ -18,9 +18,7 @@ import (
 // device layout of kdtree_small_w_f32's output both ways: records placed
 // a thread each, and walked per root (the places' limit lowered so that
 // the kernel reports subtrees too large for them); the roots' words sent
-// in one pinned block the kernel reads where it is, the same copied to the
-// device (cudaMappedRoots false), and as the booker's arrays
-// (smallPackRoots 0).
+// in one array and as the booker's arrays (smallPackRoots 0).
 func TestBuildGPUSmallKernelsEqualGo(t *testing.T) {
 	ex, why := exec.TestGPU()
 	if ex == nil {
@@ -32,9 +30,7 @@ func TestBuildGPUSmallKernelsEqualGo(t *testing.T) {
 			list = append(list, s)
 		}
 	}
-	defer func(p int) {
-		cudaSmallV1, cudaLayoutDevice, smallPlaceLimit, smallPackRoots, cudaMappedRoots = false, true, 0xFFFF, p, true
-	}(smallPackRoots)
+	defer func(p int) { cudaSmallV1, cudaLayoutDevice, smallPlaceLimit, smallPackRoots = false, true, 0xFFFF, p }(smallPackRoots)
 	for _, s := range list {
 		for _, o := range []Options{{}, {SmallNode: 16, EmptyBonus: 0.8}, {MaxDepth: 12, IntersectCost: 3}} {
 			goOpt, gpuOpt := o, o
@@ -43,24 +39,20 @@ func TestBuildGPUSmallKernelsEqualGo(t *testing.T) {
 			require.NoError(t, err)
 			for _, v1 := range []bool{true, false} {
 				for _, dev := range []bool{true, false} {
-					for _, limit := range []uint32{0xFFFF, 2, 1, 3} {
+					for _, limit := range []uint32{0xFFFF, 2, 1} {
 						if limit != 0xFFFF && (v1 || !dev) {
 							continue // only the device layout after the warp kernel uses places
 						}
 						// limit 1 stands for the default limit with the
-						// roots' words not packed, 3 for it with them
-						// copied to the device.
-						cudaSmallV1, cudaLayoutDevice, smallPlaceLimit, smallPackRoots, cudaMappedRoots = v1, dev, limit, 1<<15, true
-						switch limit {
-						case 1:
+						// roots' words not packed.
+						cudaSmallV1, cudaLayoutDevice, smallPlaceLimit, smallPackRoots = v1, dev, limit, 1<<15
+						if limit == 1 {
 							smallPlaceLimit, smallPackRoots = 0xFFFF, 0
-						case 3:
-							smallPlaceLimit, cudaMappedRoots = 0xFFFF, false
 						}
 						got, err := Build(context.Background(), s, gpuOpt)
 						require.NoError(t, err, s.Name)
-						btEqualTrees(t, fmt.Sprintf("%s %+v (v1 kernel %v, device layout %v, place limit %d, packed roots %v, mapped %v)",
-							s.Name, o, v1, dev, smallPlaceLimit, smallPackRoots > 0, cudaMappedRoots), want, got)
+						btEqualTrees(t, fmt.Sprintf("%s %+v (v1 kernel %v, device layout %v, place limit %d, packed roots %v)",
+							s.Name, o, v1, dev, smallPlaceLimit, smallPackRoots > 0), want, got)
 					}
 				}
 			}

@@ -82,9 +82,7 @@ func SegOffsetsStateWords(n int) int { return 2 * (SegOffsetsTiles(n) + 1) }
 //     scan leaves them dirty).
 //
 // On the Go executor, or when the native offsets kernel is off, tileSeg
-// and state are not read. The CUDA scan is a dependent launch
-// (cuda.Context.LaunchDependent): it may be scheduled while the caller's
-// kernel before it runs, and waits for it on the device.
+// and state are not read.
 func SegmentedExclusivePrepared[T Value](ex exec.Executor, dst, src *exec.Buf[T], offsets, tileSeg, state *exec.Buf[uint32]) error {
 	n := src.Len()
 	if ex.CUDA() == nil || !segmentedOffsetsNative || n == 0 {
@@ -110,7 +108,7 @@ func SegmentedExclusivePrepared[T Value](ex exec.Executor, dst, src *exec.Buf[T]
 	if lookbackTile(kernel) != SegOffsetsTile {
 		return fmt.Errorf("scan: %s: %s has %d-item tiles, not %d", op, kernel, lookbackTile(kernel), SegOffsetsTile)
 	}
-	return ex.CUDA().LaunchDependent(kernel, cuda.Linear(tiles), cuda.Linear(lookbackThreads(kernel)), 0,
+	return ex.CUDA().Launch(kernel, cuda.Linear(tiles), cuda.Linear(lookbackThreads(kernel)), 0,
 		src.Ptr(), offsets.Ptr(), tileSeg.Ptr(), uint64(offsets.Len()), dst.Ptr(), uint64(n), state.Ptr())
 }
 
