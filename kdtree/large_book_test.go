@@ -135,12 +135,7 @@ func TestLevelBookEqualsSequential(t *testing.T) {
 				if len(wantOut) > 0 {
 					require.Equal(t, wantOut, out, name)
 				}
-				require.Equal(t, want.recs, got.recs, name)
-				require.Equal(t, want.small, got.small, name)
-				require.Equal(t, want.smallOff, got.smallOff, name)
-				require.Equal(t, want.smallCnt, got.smallCnt, name)
-				require.Equal(t, want.smallDepth, got.smallDepth, name)
-				require.Equal(t, want.smallBox, got.smallBox, name)
+				requireSameRecords(t, want, got, name)
 				require.Equal(t, wantP, gotP, name)
 				spare = l.nodes[:0] // reused as the next call's output
 				parked0 = lb.park
@@ -228,12 +223,7 @@ func testBookerEqualsSequential(t *testing.T, inline bool, workers, late int) {
 	gotP := k.finish()
 	require.Greater(t, booked, 100, name)
 	require.Equal(t, wantP, gotP, name)
-	require.Equal(t, want.recs, got.recs, name)
-	require.Equal(t, want.small, got.small, name)
-	require.Equal(t, want.smallOff, got.smallOff, name)
-	require.Equal(t, want.smallCnt, got.smallCnt, name)
-	require.Equal(t, want.smallDepth, got.smallDepth, name)
-	require.Equal(t, want.smallBox, got.smallBox, name)
+	requireSameRecords(t, want, got, name)
 	require.Equal(t, gotP, k.finish(), name)
 	if late >= 0 {
 		require.True(t, moved, name)
@@ -266,4 +256,15 @@ func TestLevelBookCountErrors(t *testing.T) {
 		require.Error(t, err, c.name)
 		require.Contains(t, err.Error(), c.want, c.name)
 	}
+}
+
+// requireSameRecords requires got to hold want's records and small roots.
+func requireSameRecords(t *testing.T, want, got *records, name string) {
+	t.Helper()
+	require.Equal(t, want.recs, got.recs, name)
+	require.Equal(t, want.small, got.small, name)
+	require.Equal(t, want.smallOff, got.smallOff, name)
+	require.Equal(t, want.smallCnt, got.smallCnt, name)
+	require.Equal(t, want.smallDepth, got.smallDepth, name)
+	require.Equal(t, want.smallBox, got.smallBox, name)
 }
