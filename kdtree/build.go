@@ -113,7 +113,8 @@ type builder struct {
 
 	// room, when set, delivers the CUDA large phase's host memory
 	// (startHostRoom).
-	room <-chan *hostRoom
+	room      <-chan *hostRoom
+	roomReady *hostRoom // room's delivery, once roomMade has received it
 
 	phases   map[string]float64
 	phase    time.Time

@@ -67,24 +67,21 @@ func touched[T any](s []T) []T {
 // takeRoom returns the build's hostRoom, waiting for it, the first time it
 // is called after startHostRoom; nil after that or without one.
 func (b *builder) takeRoom() *hostRoom {
-	if b.room == nil {
-		return nil
+	if b.roomReady == nil && b.room != nil {
+		b.roomReady = <-b.room
 	}
-	h := <-b.room
-	b.room = nil
+	h := b.roomReady
+	b.room, b.roomReady = nil, nil
 	return h
 }
 
 // roomMade reports whether takeRoom would return at once.
 func (b *builder) roomMade() bool {
-	if b.room == nil {
+	if b.room == nil || b.roomReady != nil {
 		return true
 	}
 	select {
-	case h := <-b.room:
-		ch := make(chan *hostRoom, 1)
-		ch <- h
-		b.room = ch
+	case b.roomReady = <-b.room:
 		return true
 	default:
 		return false
@@ -96,10 +93,7 @@ func (b *builder) roomMade() bool {
 // returns the parked ranges' slice for the booker, parked (those made so
 // far) copied into it.
 func (b *builder) largeRoom(rs *records, n int, parked []parkedRange) []parkedRange {
-	h := b.takeRoom()
-	rs.recs = h.recsFor(rs.recs, n/8+1024)
-	h.smallFor(rs, n/16+1024)
-	return h.parkedFor(parked, n/16+1024)
+	return b.takeRoom().moveIn(rs, parked, n/8+1024, n/16+1024)
 }
 
 // roomFunc is a booker's room (see booker.room) for a large phase of n
@@ -113,43 +107,26 @@ func (b *builder) roomFunc(rs *records, n int) func([]parkedRange, bool) ([]park
 	}
 }
 
-// recsFor returns recs with room for total records: in h's memory when it
-// holds that many and recs (copied into it), else recs grown. (total, not
-// more: the room was made for the whole large phase, and recs may hold the
-// first levels' records, booked before the room was made.)
-func (h *hostRoom) recsFor(recs []record, total int) []record {
-	if h != nil && cap(h.recs) >= max(total, len(recs)) {
-		out := append(h.recs[:0], recs...)
-		h.recs = nil
-		return out
-	}
-	return slices.Grow(recs, max(0, total-len(recs)))
-}
-
-// parkedFor returns parked with room for total, in h's memory when it is
-// large enough (as recsFor).
-func (h *hostRoom) parkedFor(parked []parkedRange, total int) []parkedRange {
-	if h != nil && cap(h.parked) >= max(total, len(parked)) {
-		out := append(h.parked[:0], parked...)
-		h.parked = nil
-		return out
-	}
-	return slices.Grow(parked, max(0, total-len(parked)))
-}
-
-// smallFor gives rs room for total small roots (rs.small, smallOff,
-// smallCnt, smallDepth, smallBox): h's where it is large enough (the roots
-// so far copied into it), else grown (as recsFor).
-func (h *hostRoom) smallFor(rs *records, total int) {
+// moveIn gives rs room for recs records and ranges small roots (rs.small,
+// smallOff, smallCnt, smallDepth, smallBox) and returns parked with room
+// for ranges parked ranges: each in h's memory where it holds that many
+// and what is already there (copied into it), else grown. The totals are
+// the whole large phase's: rs and parked may hold the first levels',
+// booked before the room was made. h is empty afterwards; nil is an empty
+// room.
+func (h *hostRoom) moveIn(rs *records, parked []parkedRange, recs, ranges int) []parkedRange {
 	if h == nil {
 		h = &hostRoom{}
 	}
-	rs.small = roomOr(h.small, rs.small, total)
-	rs.smallOff = roomOr(h.off, rs.smallOff, total)
-	rs.smallCnt = roomOr(h.cnt, rs.smallCnt, total)
-	rs.smallDepth = roomOr(h.depth, rs.smallDepth, total)
-	rs.smallBox = roomOr(h.box, rs.smallBox, 6*total)
-	h.small, h.off, h.cnt, h.depth, h.box = nil, nil, nil, nil, nil
+	rs.recs = roomOr(h.recs, rs.recs, recs)
+	rs.small = roomOr(h.small, rs.small, ranges)
+	rs.smallOff = roomOr(h.off, rs.smallOff, ranges)
+	rs.smallCnt = roomOr(h.cnt, rs.smallCnt, ranges)
+	rs.smallDepth = roomOr(h.depth, rs.smallDepth, ranges)
+	rs.smallBox = roomOr(h.box, rs.smallBox, 6*ranges)
+	parked = roomOr(h.parked, parked, ranges)
+	*h = hostRoom{}
+	return parked
 }
 
 // roomOr returns s with room for total, in room's memory when it holds

@@ -42,9 +42,7 @@ func TestHostRoomKeepsEarlyRecords(t *testing.T) {
 		want := *rs
 		wantParked := append([]parkedRange(nil), parked...)
 		want.recs = append([]record(nil), rs.recs...)
-		rs.recs = h.recsFor(rs.recs, c.total)
-		h.smallFor(rs, c.total)
-		parked = h.parkedFor(parked, c.total)
+		parked = h.moveIn(rs, parked, c.total, c.total)
 		sameElems(t, want.recs, rs.recs, c.name)
 		sameElems(t, wantParked, parked, c.name)
 		sameElems(t, want.small, rs.small, c.name)

@@ -193,9 +193,7 @@ func testBookerEqualsSequential(t *testing.T, inline bool, workers, late int) {
 			}
 			require.False(t, moved, "the room is taken twice")
 			moved = true
-			got.recs = h.recsFor(got.recs, 1<<13)
-			h.smallFor(got, 1<<12)
-			return h.parkedFor(parked, 1<<12), true
+			return h.moveIn(got, parked, 1<<13, 1<<12), true
 		}
 	}
 	k := newBooker(workers, first, got, room, inline)

@@ -92,14 +92,8 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan
 		return nil, nil, err
 	}
 	t0 = b.subPhase("layout.top", t0)
-	// One upload: the small roots' bases, then the parked leaves' copies
-	// (one array: see planTop).
-	up := t.base
-	if n := len(t.base) + len(t.copies); len(t.copies) > 0 && (cap(up) < n || &up[:n][len(t.base)] != &t.copies[0]) {
-		up = append(append(make([]uint32, 0, n), t.base...), t.copies...)
-	} else {
-		up = up[:n]
-	}
+	// One upload: the small roots' bases, then the parked leaves' copies.
+	up := t.up
 	var upBuf *exec.Buf[uint32]
 	defer func() { upBuf.Free() }()
 	if len(up) > 0 {

@@ -112,6 +112,9 @@ type topLayout struct {
 	// copies: for each large-phase leaf parked on the device, (parked
 	// offset, reference offset in the tree, count).
 	copies []uint32
+	// up is base then copies, one array (they are views of it): what
+	// layoutCUDA uploads.
+	up []uint32
 	// fills: large-phase leaves whose references are on the host.
 	fills []topFill
 	// Totals of the tree.
@@ -163,9 +166,11 @@ func layoutSmallHost(rs *records, rec, srefs, parked []uint32) ([]Node, []uint32
 	}
 	nodes := make([]Node, t.numNodes)
 	refs := make([]uint32, t.numRefs)
-	smallEmit(rec, srefs, len(rs.small), t.base, nodes, refs)
-	for k := 0; k+2 < len(t.copies); k += 3 {
-		from, to, n := t.copies[k], t.copies[k+1], t.copies[k+2]
+	// What layoutCUDA uploads: the bases, then the copies, in t.up.
+	base, copies := t.up[:2*len(rs.small)], t.up[2*len(rs.small):]
+	smallEmit(rec, srefs, len(rs.small), base, nodes, refs)
+	for k := 0; k+2 < len(copies); k += 3 {
+		from, to, n := copies[k], copies[k+1], copies[k+2]
 		copy(refs[to:to+n], parked[from:from+n])
 	}
 	t.finish(nodes, refs)

@@ -125,7 +125,7 @@ func planTop(rs *records) (*topPlan, error) {
 	// base and copies in one array, which layoutCUDA uploads as it is.
 	up := touched(make([]uint32, 2*roots+3*len(p.copies)))
 	p.out = &topLayout{base: up[:2*roots], nodes: touched(make([]topNode, len(p.nodes))),
-		copies: up[2*roots:], fills: make([]topFill, len(p.fills))}
+		copies: up[2*roots:], up: up, fills: make([]topFill, len(p.fills))}
 	p.sn, p.sr = touched(make([]uint64, roots+1)), touched(make([]uint64, roots+1))
 	return p, nil
 }

@@ -38,16 +38,16 @@ func smallKernelV1() bool { return cudaSmallV1 || os.Getenv("KDBUILD_GPU_SMALL")
 // kdtree_small_w_f32, and the records and (at least) leaf references a warp
 // reserves at a time; each warp can leave one chunk of each partly unused
 // (fewer than one per root: a warp keeps its chunks from root to root).
-// smallPackRoots is the most small roots whose words runSmallCUDA makes
-// in one array and sends in one copy (a variable for the tests).
-var smallPackRoots = 1 << 15
-
 const (
 	smallWarps    = 4
 	smallCtrs     = 5 // kdtree_small_w_f32's counters: next record, next reference, overflow, next root, places unusable
 	smallRecChunk = 32
 	smallRefChunk = 64
 )
+
+// smallPackRoots is the most small roots whose words runSmallCUDA makes
+// in one array and sends in one copy (a variable for the tests).
+var smallPackRoots = 1 << 15
 
 // smallWarpBytes is sizeof(kd_small::Warp), a warp's shared memory in
 // kdtree_small_w_f32 (dynamic shared memory: a block's smallWarps of them

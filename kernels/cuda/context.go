@@ -544,9 +544,6 @@ func (c *Context) LaunchDependent(kernel string, grid, block Dim3, sharedBytes u
 	return c.launch(kernel, grid, block, sharedBytes, c.pdl, args...)
 }
 
-// PDL reports whether LaunchDependent launches programmatically.
-func (c *Context) PDL() bool { return c.pdl }
-
 func (c *Context) launch(kernel string, grid, block Dim3, sharedBytes uint32, pdl bool, args ...any) error {
 	if err := c.check(); err != nil {
 		return err
