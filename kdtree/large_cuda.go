@@ -3,6 +3,7 @@ package kdtree
 import (
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -43,16 +44,19 @@ type devLevel struct {
 	offsets      *exec.Buf[uint32] // the level's node table (see upload); info is a view of it
 	info         *exec.Buf[uint32]
 	nboxP        cuda.DevPtr // the table's node boxes (float32)
-	nbox, geo    *exec.Buf[float32]
-	dec          *exec.Buf[uint32]
-	hist         *exec.Buf[uint32]
-	ptri         *exec.Buf[uint32]
-	pbox         *exec.Buf[float32]
-	parked       int                // references parked so far
-	arenaU       *exec.Buf[uint32]  // the views reserve made live here
-	arenaF       *exec.Buf[float32] // (freed only by free)
-	sc           *split.Scratch
-	scRefs, scN  int
+	// rootTight is d.tight's address when it holds the root's tight bounds
+	// (rootBox), for the first level's decisions; 0 once they are used.
+	rootTight   cuda.DevPtr
+	nbox, geo   *exec.Buf[float32]
+	dec         *exec.Buf[uint32]
+	hist        *exec.Buf[uint32]
+	ptri        *exec.Buf[uint32]
+	pbox        *exec.Buf[float32]
+	parked      int                // references parked so far
+	arenaU      *exec.Buf[uint32]  // the views reserve made live here
+	arenaF      *exec.Buf[float32] // (freed only by free)
+	sc          *split.Scratch
+	scRefs, scN int
 
 	// The large phase's own state: the next level's node table (made on
 	// the device by kdtree_tail_f32, then swapped with offsets), the
@@ -137,7 +141,7 @@ func (d *devLevel) reserve(n, bins int) error {
 	refs, nodes := 2*n, max(n/16, 256)
 	us := []arenaSlot[uint32]{{&d.tri[0], refs}, {&d.tri[1], refs}, {&d.flags, refs},
 		{&d.offsets, tableLen(nodes)}, {&d.dec, 6 * nodes},
-		{&d.hist, 6 * bins * nodes}, {&d.next, tableLen(nodes)}, {&d.pre, 2*nodes + 2},
+		{&d.hist, histLen(bins, nodes)}, {&d.next, tableLen(nodes)}, {&d.pre, 2*nodes + 2},
 		{&d.wstate, 2 * nodeWordsState(nodes)}, {&d.sz, 4 * szSlots}, {&d.tkey[0], 6 * nodes}, {&d.tkey[1], 6 * nodes}}
 	fs := []arenaSlot[float32]{{&d.box[0], 6 * refs}, {&d.box[1], 6 * refs}, {&d.clipL, 6 * refs}, {&d.clipR, 6 * refs},
 		{&d.geo, 9 * nodes}, {&d.tight, 6 * nodes}}
@@ -686,6 +690,7 @@ func (d *devLevel) rootBox(n int) (aabb, error) {
 	if err := d.red.SegmentedBoxesAoS(d.tight.Slice(0, 6), d.box[0].Slice(0, 6*n), d.offsets.Slice(0, 2)); err != nil {
 		return root, err
 	}
+	d.rootTight = d.tight.Ptr()
 	h := make([]float32, 6)
 	if err := d.tight.Slice(0, 6).CopyToHost(h); err != nil {
 		return root, err
@@ -1075,20 +1080,27 @@ func (lb *levelBook) levelDecisions(nn int) []decision {
 }
 
 // decideCUDA queues the decisions of a level's nn nodes holding n
-// references (builder.decide): the nodes' tight bounds (keys: made by the
-// level before's kdtree_tail_f32 in d.tkey[0], else by reduce's segmented
-// box reduction), empty space, then for the nodes still pending the
-// histograms (kdtree_bin_u32, shared-memory tiles) and the binned SAH
-// (kdtree_sah_f32, a warp per node). It readies d.tkey[1] for the next
-// level's tight bounds (nodes up to 2·nn, or the most it holds in the
-// pipelined phase, whose levels are laid out for at most nodeCap nodes).
+// references (builder.decide) into d.dec: the nodes' tight bounds (keys:
+// made by the level before's kdtree_tail_f32 in d.tkey[0], else by
+// reduce's segmented box reduction), empty space, then for the nodes still pending the binned SAH
+// over histograms. With cudaFusedChoose, one launch (kdtree_choose_f32);
+// else three: kdtree_decide_f32, the histograms (kdtree_bin_u32,
+// shared-memory tiles) and the binned SAH (kdtree_sah_f32, a warp per
+// node). It readies d.tkey[1] for the next level's tight bounds (nodes up
+// to 2·nn, or the most it holds in the pipelined phase, whose levels are
+// laid out for at most nodeCap nodes).
 func (b *builder) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 	o := &b.opt
 	p := newSAH(o)
 	nb := o.Bins
 	var tkey cuda.DevPtr
+	rootTight := d.rootTight
+	d.rootTight = 0
 	if keys {
 		tkey = d.tkey[0].Ptr()
+	} else if nn == 1 && rootTight != 0 && rootTight == d.tight.Ptr() {
+		// The first level's one node is the root, whose tight bounds
+		// rootBox left in d.tight.
 	} else if err := d.red.SegmentedBoxesAoS(d.tight.Slice(0, 6*nn), d.box[0].Slice(0, 6*n), d.offsets.Slice(0, nn+1)); err != nil {
 		return err
 	}
@@ -1098,16 +1110,12 @@ func (b *builder) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 	} else if err := ensure(d.ex, &d.tkey[1], 6*nextCap); err != nil {
 		return err
 	}
-	if err := d.launchDep("kdtree_decide_f32", nn, d.nboxP, d.info.Ptr(), uint32(nn), d.tight.Ptr(), tkey,
-		int32(o.SmallNode), int32(o.MaxDepth), int32(nb), d.dec.Ptr(), d.geo.Ptr(), d.tkey[1].Ptr(),
-		uint32(nextCap)); err != nil {
-		return err
-	}
 	d.keysNext = true
-	// The histograms are zero between levels (kdtree_sah_f32 clears what
-	// kdtree_bin_u32 filled): cleared here only when (re)allocated.
-	if d.hist == nil || d.hist.Len() < 6*nb*nn {
-		if err := ensure(d.ex, &d.hist, 6*nb*nn); err != nil {
+	// The histograms (and kdtree_choose_f32's arrival counts after them)
+	// are zero between levels (the binned SAH clears what it read):
+	// cleared here only when (re)allocated.
+	if d.hist == nil || d.hist.Len() < histLen(nb, nn) {
+		if err := ensure(d.ex, &d.hist, histLen(nb, nn)); err != nil {
 			return err
 		}
 		d.histZero = false
@@ -1118,8 +1126,24 @@ func (b *builder) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 		}
 		d.histZero = true
 	}
+	shared := uint32(4 * 6 * nb)
+	if cudaFusedChoose {
+		const k = "kdtree_choose_f32"
+		if err := d.ctx.LaunchDependent(k, cuda.GridFor(max(n, 1), binTile), cuda.Linear(cudaBlock), shared,
+			d.nboxP, d.info.Ptr(), d.offsets.Ptr(), uint32(nn), uint32(n), d.tight.Ptr(), tkey,
+			int32(o.SmallNode), int32(o.MaxDepth), int32(nb), d.dec.Ptr(), d.tkey[1].Ptr(), uint32(nextCap),
+			d.box[0].Ptr(), d.hist.Ptr(), d.hist.Slice(6*nb*nn, nn).Ptr(), p.ct, p.ci, p.keep); err != nil {
+			return fmt.Errorf("kdtree: %s: %w", k, err)
+		}
+		return nil
+	}
+	if err := d.launchDep("kdtree_decide_f32", nn, d.nboxP, d.info.Ptr(), uint32(nn), d.tight.Ptr(), tkey,
+		int32(o.SmallNode), int32(o.MaxDepth), int32(nb), d.dec.Ptr(), d.geo.Ptr(), d.tkey[1].Ptr(),
+		uint32(nextCap)); err != nil {
+		return err
+	}
 	const k1, k2 = "kdtree_bin_u32", "kdtree_sah_f32"
-	if err := d.ctx.LaunchDependent(k1, cuda.GridFor(n, binTile), cuda.Linear(cudaBlock), uint32(4*6*nb),
+	if err := d.ctx.LaunchDependent(k1, cuda.GridFor(n, binTile), cuda.Linear(cudaBlock), shared,
 		d.box[0].Ptr(), d.offsets.Ptr(), uint32(nn), uint32(n), d.dec.Ptr(), d.geo.Ptr(), int32(nb), d.hist.Ptr()); err != nil {
 		return fmt.Errorf("kdtree: %s: %w", k1, err)
 	}
@@ -1129,6 +1153,16 @@ func (b *builder) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 	}
 	return nil
 }
+
+// cudaFusedChoose selects kdtree_choose_f32 (decisions, histograms and
+// binned SAH in one launch) over the three launches it fuses;
+// KDBUILD_FUSED_CHOOSE=0 turns it off (to compare the two on a device).
+var cudaFusedChoose = os.Getenv("KDBUILD_FUSED_CHOOSE") != "0"
+
+// histLen is the length of d.hist for levels of up to nodes nodes: the
+// histograms (6·bins words a node), then kdtree_choose_f32's arrival
+// counts (a word a node).
+func histLen(bins, nodes int) int { return (6*bins + 1) * nodes }
 
 // binTile is kd_tree::kBinTile: the references one block of
 // kdtree_bin_u32 counts.

@@ -274,8 +274,8 @@ func (d *devLevel) ensurePipe(refs, nodes, bins int) error {
 	if d.offsets.Len() < tableLen(nodes) || d.sc == nil || d.scRefs < refs || d.scN < nodes {
 		return fmt.Errorf("kdtree: level buffers for fewer than %d nodes", nodes)
 	}
-	if d.hist == nil || d.hist.Len() < 6*bins*nodes {
-		if err := ensure(d.ex, &d.hist, 6*bins*nodes); err != nil {
+	if d.hist == nil || d.hist.Len() < histLen(bins, nodes) {
+		if err := ensure(d.ex, &d.hist, histLen(bins, nodes)); err != nil {
 			return err
 		}
 		d.histZero = false
@@ -294,15 +294,24 @@ func (d *devLevel) pinned(bytes int) (*cuda.Pinned, error) {
 	return p, nil
 }
 
-// event returns a new event, destroyed by free.
+// event returns a new event to wait for (no timing: see
+// cuda.Context.NewSyncEvent; KDBUILD_SYNC_EVENTS=0, a timing one, to
+// compare), destroyed by free.
 func (d *devLevel) event() (*cuda.Event, error) {
-	e, err := d.ctx.NewEvent()
+	newEvent := d.ctx.NewSyncEvent
+	if !cudaSyncEvents {
+		newEvent = d.ctx.NewEvent
+	}
+	e, err := newEvent()
 	if err != nil {
 		return nil, err
 	}
 	d.events = append(d.events, e)
 	return e, nil
 }
+
+// cudaSyncEvents: the levels' events record no time (see event).
+var cudaSyncEvents = os.Getenv("KDBUILD_SYNC_EVENTS") != "0"
 
 // cudaMappedLog lets the tail write a level's log straight into the
 // levelBook's pinned memory (mapped into the device's address space)
