@@ -61,6 +61,16 @@ func (b *builder) prepareCUDA(d *devLevel) (int, error) {
 		keep.Ptr(), all.Ptr(), bad.Ptr()); err != nil {
 		return 0, err
 	}
+	// The error word comes home with the count of kept triangles: copied
+	// into pinned memory before the compaction, whose read-back of the
+	// count then waits for both (one wait instead of two).
+	pin, err := d.pinned(4)
+	if err != nil {
+		return 0, err
+	}
+	if err := d.ctx.CopyToHostAsync(pin, 0, bad.Ptr(), 4); err != nil {
+		return 0, err
+	}
 	if d.kept, err = exec.Alloc[uint32](b.ex, nt); err != nil {
 		return 0, err
 	}
@@ -68,11 +78,7 @@ func (b *builder) prepareCUDA(d *devLevel) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("kdtree: kept triangles: %w", err)
 	}
-	var first [1]uint32
-	if err := bad.CopyToHost(first[:]); err != nil {
-		return 0, err
-	}
-	if i := first[0]; i != 0xFFFFFFFF {
+	if i := pin.U32(1)[0]; i != 0xFFFFFFFF {
 		if int(i) >= nt {
 			return 0, fmt.Errorf("kdtree: kdtree_gather_f32 reported triangle %d of %d", i, nt)
 		}

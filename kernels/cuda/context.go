@@ -127,6 +127,11 @@ func Open(ordinal int) (*Context, error) {
 	if p := imageProblem(info); p != nil {
 		return nil, fmt.Errorf("device %d (%s): %w", ordinal, info.Name, p)
 	}
+	if f, ok := map[string]uint32{"spin": 1, "yield": 2, "block": 4}[os.Getenv(SchedEnv)]; ok {
+		// Refused once the primary context is active (another Context of
+		// the device): it keeps the flags it has.
+		setPrimaryFlags(dev, f)
+	}
 	ctx, r := retainPrimary(dev)
 	if r != 0 {
 		return nil, reason(ErrNoDevice, driverError("cuDevicePrimaryCtxRetain", "", r))
@@ -418,11 +423,18 @@ func (c *Context) CopyDtoD(dst, src DevPtr, bytes uint64) error {
 }
 
 // NewEvent creates an event for timing work on the default stream.
-func (c *Context) NewEvent() (*Event, error) {
+func (c *Context) NewEvent() (*Event, error) { return c.newEvent(0) }
+
+// NewSyncEvent creates an event only to wait for (Synchronize): one that
+// records no time, which the driver records and waits for at less cost.
+// Elapsed refuses it.
+func (c *Context) NewSyncEvent() (*Event, error) { return c.newEvent(2) } // CU_EVENT_DISABLE_TIMING
+
+func (c *Context) newEvent(flags uint32) (*Event, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	e, r := eventCreate(c.ctx)
+	e, r := eventCreate(c.ctx, flags)
 	if r != 0 {
 		return nil, driverError("cuEventCreate", "", r)
 	}

@@ -68,6 +68,9 @@ static CUresult kd_device_attr(int *v, int attr, CUdevice d) { return kd.cuDevic
 static CUresult kd_device_mem(size_t *bytes, CUdevice d) { return kd.cuDeviceTotalMem_v2(bytes, d); }
 static CUresult kd_retain(CUcontext *ctx, CUdevice d) { return kd.cuDevicePrimaryCtxRetain(ctx, d); }
 static CUresult kd_release(CUdevice d) { return kd.cuDevicePrimaryCtxRelease_v2(d); }
+static CUresult kd_set_flags(CUdevice d, unsigned int flags) {
+	return kdp.cuDevicePrimaryCtxSetFlags_v2 != NULL ? kdp.cuDevicePrimaryCtxSetFlags_v2(d, flags) : 801; // CUDA_ERROR_NOT_SUPPORTED
+}
 static CUresult kd_sync(CUcontext ctx) { KD_WITH(ctx, kd.cuCtxSynchronize()); }
 static CUresult kd_mem_info(CUcontext ctx, size_t *free, size_t *total) { KD_WITH(ctx, kd.cuMemGetInfo_v2(free, total)); }
 static CUresult kd_module_load(CUcontext ctx, CUmodule *m, const void *image) { KD_WITH(ctx, kd.cuModuleLoadData(m, image)); }
@@ -90,7 +93,7 @@ static CUresult kd_dtoh_async(CUcontext ctx, void *dst, CUdeviceptr src, size_t 
 static CUresult kd_dtod(CUcontext ctx, CUdeviceptr dst, CUdeviceptr src, size_t n) { KD_WITH(ctx, kd.cuMemcpyDtoD_v2(dst, src, n)); }
 static CUresult kd_memset8(CUcontext ctx, CUdeviceptr dst, unsigned char v, size_t n) { KD_WITH(ctx, kd.cuMemsetD8_v2(dst, v, n)); }
 static CUresult kd_memset32(CUcontext ctx, CUdeviceptr dst, unsigned int v, size_t n) { KD_WITH(ctx, kd.cuMemsetD32_v2(dst, v, n)); }
-static CUresult kd_event_create(CUcontext ctx, CUevent *e) { KD_WITH(ctx, kd.cuEventCreate(e, 0)); }
+static CUresult kd_event_create(CUcontext ctx, CUevent *e, unsigned int flags) { KD_WITH(ctx, kd.cuEventCreate(e, flags)); }
 static CUresult kd_event_record(CUcontext ctx, CUevent e) { KD_WITH(ctx, kd.cuEventRecord(e, NULL)); }
 static CUresult kd_event_sync(CUcontext ctx, CUevent e) { KD_WITH(ctx, kd.cuEventSynchronize(e)); }
 static CUresult kd_event_elapsed(CUcontext ctx, float *ms, CUevent a, CUevent b) { KD_WITH(ctx, kd.cuEventElapsedTime(ms, a, b)); }
@@ -456,7 +459,14 @@ func retainPrimary(dev cDevice) (cContext, Result) {
 	return ctx, r
 }
 func releasePrimary(dev cDevice) Result { return Result(C.kd_release(dev)) }
-func ctxSync(ctx cContext) Result       { return Result(C.kd_sync(ctx)) }
+
+// setPrimaryFlags sets the primary context's flags (before it is
+// retained); 801 (not supported) when the driver lacks the call.
+func setPrimaryFlags(dev cDevice, flags uint32) Result {
+	return Result(C.kd_set_flags(dev, C.uint(flags)))
+}
+
+func ctxSync(ctx cContext) Result { return Result(C.kd_sync(ctx)) }
 func memInfo(ctx cContext) (free, total uint64, r Result) {
 	var f, t C.size_t
 	r = Result(C.kd_mem_info(ctx, &f, &t))
@@ -533,9 +543,9 @@ func memsetD8(ctx cContext, dst DevPtr, v byte, n uint64) Result {
 func memsetD32(ctx cContext, dst DevPtr, v uint32, n uint64) Result {
 	return Result(C.kd_memset32(ctx, C.CUdeviceptr(dst), C.uint(v), C.size_t(n)))
 }
-func eventCreate(ctx cContext) (cEvent, Result) {
+func eventCreate(ctx cContext, flags uint32) (cEvent, Result) {
 	var e C.CUevent
-	r := Result(C.kd_event_create(ctx, &e))
+	r := Result(C.kd_event_create(ctx, &e, C.uint(flags)))
 	return e, r
 }
 func eventRecord(ctx cContext, e cEvent) Result  { return Result(C.kd_event_record(ctx, e)) }

@@ -103,11 +103,13 @@ typedef struct {
 	X(cuGraphDestroy, (CUgraph g))
 
 // Optional, each on its own: programmatic dependent launches (kd_launch_one;
-// without it every launch is an ordinary one) and pinned memory's device
-// addresses (Pinned.Dev; without it 0).
+// without it every launch is an ordinary one), pinned memory's device
+// addresses (Pinned.Dev; without it 0) and the primary context's
+// scheduling flags (SchedEnv; without it the driver's default).
 #define KD_PDL_CALLS(X) \
 	X(cuLaunchKernelEx, (const KD_LAUNCH_CONFIG *config, CUfunction f, void **params, void **extra)) \
-	X(cuMemHostGetDevicePointer_v2, (CUdeviceptr *dp, void *p, unsigned int flags))
+	X(cuMemHostGetDevicePointer_v2, (CUdeviceptr *dp, void *p, unsigned int flags)) \
+	X(cuDevicePrimaryCtxSetFlags_v2, (CUdevice dev, unsigned int flags))
 
 // Device attributes read by Devices (values of CUdevice_attribute).
 enum {

@@ -140,6 +140,13 @@ const GraphsEnv = "KDBUILD_CUDA_GRAPHS"
 // contexts opened afterwards (to compare the two).
 const PDLEnv = "KDBUILD_CUDA_PDL"
 
+// SchedEnv sets how the host waits for the device in contexts opened
+// afterwards (the primary context's scheduling flags): "spin", "yield" or
+// "block"; unset or anything else, the driver's default (it spins while
+// the process has fewer contexts than the machine has cores). To compare
+// them: the build's waits are short, where spinning answers soonest.
+const SchedEnv = "KDBUILD_CUDA_SCHED"
+
 // graphMin reads GraphsEnv's value: 0 for no graphs, else the shortest
 // batch launched as a graph (0 < n < 2 and anything else: the default,
 // which newLaunchBatch takes from 1).

@@ -58,6 +58,7 @@ func (c *Context) Debug() bool                                        { return f
 func (c *Context) KernelTimes() []KernelTime                          { return nil }
 func (c *Context) ResetKernelTimes()                                  {}
 func (c *Context) NewEvent() (*Event, error)                          { return nil, errNoCgo }
+func (c *Context) NewSyncEvent() (*Event, error)                      { return nil, errNoCgo }
 func (e *Event) Record() error                                        { return errNoCgo }
 func (e *Event) Synchronize() error                                   { return errNoCgo }
 func (e *Event) Destroy() error                                       { return nil }
