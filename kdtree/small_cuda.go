@@ -132,21 +132,34 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 	var err error
 	if R <= smallPackRoots {
 		// Few roots: one array and one upload (each copy costs the bunny
-		// about 10 µs with the device idle).
-		words := make([]uint32, boxAt+6*R)
+		// about 10 µs with the device idle), made in pinned memory that
+		// the context keeps from build to build: no page of it to fault
+		// in (on the device machine a fresh array's faults cost the bunny
+		// up to 0.5 ms) and no staging copy for the driver.
+		n := boxAt + 6*R
+		words, pin := d.hostWords(n)
 		copy(words, smallOff)
 		copy(words[R:], smallCnt)
 		copy(words[2*R:], rs.smallDepth)
+		clear(words[ctrAt:orderAt])
 		words[ctrAt] = uint32(R)
 		largestFirst(smallCnt, words[orderAt:boxAt], 1)
 		copy(words[boxAt:], boxBits)
 		for _, c := range smallCnt {
 			total += int(c)
 		}
-		if w, err = exec.FromHost(b.ex, words); err != nil {
+		if w, err = exec.Alloc[uint32](b.ex, n); err != nil {
 			return fail(err)
 		}
 		so.bufs = append(so.bufs, w)
+		if pin != nil {
+			err = d.ctx.CopyToDeviceAsync(w.Ptr(), pin, 0, uint64(4*n))
+		} else {
+			err = w.CopyFromHost(words)
+		}
+		if err != nil {
+			return fail(err)
+		}
 		t0 = b.subPhase("small.roots", t0) // the roots' words made and sent
 	} else {
 		// Many roots: the booker's arrays sent as they are, the order made
@@ -239,12 +252,23 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 		if err := d.ctx.Launch(kernel, grid, block, shared, args...); err != nil {
 			return fail(fmt.Errorf("kdtree: %s: %w", kernel, err))
 		}
-		// The counters, and after them (kdtree_small_w_f32) the sizes.
-		hc := make([]uint32, smallCtrs+2*R)
+		// The counters, and after them (kdtree_small_w_f32) the sizes,
+		// into pinned memory (as the words: no page faults, no staging),
+		// which the context keeps until the build ends (d.free).
+		nc := smallCtrs + 2*R
 		if v1 {
-			hc = hc[:smallCtrs]
+			nc = smallCtrs
 		}
-		if err := w.Slice(ctrAt, len(hc)).CopyToHost(hc); err != nil {
+		hc, hpin := d.hostWords(nc)
+		if hpin != nil {
+			err = d.ctx.CopyToHostAsync(hpin, 0, w.Slice(ctrAt, nc).Ptr(), uint64(4*nc))
+			if err == nil {
+				err = d.ctx.Synchronize()
+			}
+		} else {
+			err = w.Slice(ctrAt, nc).CopyToHost(hc)
+		}
+		if err != nil {
 			return fail(err)
 		}
 		if hc[2] == 0 {
@@ -264,6 +288,21 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 	}
 	so.free()
 	return nil, nil
+}
+
+// hostWords returns n words of host memory for a copy to or from the
+// device: pinned memory that the context keeps from build to build (given
+// back when the build ends: d.free), and that block, or when there is
+// none, an ordinary array and nil. Its contents are whatever the block
+// held last.
+func (d *devLevel) hostWords(n int) ([]uint32, *cuda.Pinned) {
+	if n == 0 {
+		return nil, nil
+	}
+	if pin, err := d.pinned(4 * n); err == nil {
+		return pin.U32(n), pin
+	}
+	return make([]uint32, n), nil
 }
 
 // toRecords downloads the small records into rs.shared (the host layout).

@@ -90,6 +90,7 @@ static CUresult kd_host_free(CUcontext ctx, void *p) { KD_WITH(ctx, kd.cuMemFree
 static CUresult kd_htod(CUcontext ctx, CUdeviceptr dst, const void *src, size_t n) { KD_WITH(ctx, kd.cuMemcpyHtoD_v2(dst, src, n)); }
 static CUresult kd_dtoh(CUcontext ctx, void *dst, CUdeviceptr src, size_t n) { KD_WITH(ctx, kd.cuMemcpyDtoH_v2(dst, src, n)); }
 static CUresult kd_dtoh_async(CUcontext ctx, void *dst, CUdeviceptr src, size_t n) { KD_WITH(ctx, kd.cuMemcpyDtoHAsync_v2(dst, src, n, NULL)); }
+static CUresult kd_htod_async(CUcontext ctx, CUdeviceptr dst, const void *src, size_t n) { KD_WITH(ctx, kd.cuMemcpyHtoDAsync_v2(dst, src, n, NULL)); }
 static CUresult kd_dtod(CUcontext ctx, CUdeviceptr dst, CUdeviceptr src, size_t n) { KD_WITH(ctx, kd.cuMemcpyDtoD_v2(dst, src, n)); }
 static CUresult kd_memset8(CUcontext ctx, CUdeviceptr dst, unsigned char v, size_t n) { KD_WITH(ctx, kd.cuMemsetD8_v2(dst, v, n)); }
 static CUresult kd_memset32(CUcontext ctx, CUdeviceptr dst, unsigned int v, size_t n) { KD_WITH(ctx, kd.cuMemsetD32_v2(dst, v, n)); }
@@ -531,6 +532,10 @@ func memcpyHtoD(ctx cContext, dst DevPtr, src unsafe.Pointer, n uint64) Result {
 func memcpyDtoH(ctx cContext, dst unsafe.Pointer, src DevPtr, n uint64) Result {
 	return Result(C.kd_dtoh(ctx, dst, C.CUdeviceptr(src), C.size_t(n)))
 }
+func memcpyHtoDAsync(ctx cContext, dst DevPtr, src unsafe.Pointer, n uint64) Result {
+	return Result(C.kd_htod_async(ctx, C.CUdeviceptr(dst), src, C.size_t(n)))
+}
+
 func memcpyDtoHAsync(ctx cContext, dst unsafe.Pointer, src DevPtr, n uint64) Result {
 	return Result(C.kd_dtoh_async(ctx, dst, C.CUdeviceptr(src), C.size_t(n)))
 }

@@ -79,6 +79,7 @@ typedef struct {
 	X(cuMemcpyHtoD_v2, (CUdeviceptr dst, const void *src, size_t bytes)) \
 	X(cuMemcpyDtoH_v2, (void *dst, CUdeviceptr src, size_t bytes)) \
 	X(cuMemcpyDtoHAsync_v2, (void *dst, CUdeviceptr src, size_t bytes, CUstream stream)) \
+	X(cuMemcpyHtoDAsync_v2, (CUdeviceptr dst, const void *src, size_t bytes, CUstream stream)) \
 	X(cuMemcpyDtoD_v2, (CUdeviceptr dst, CUdeviceptr src, size_t bytes)) \
 	X(cuMemsetD8_v2, (CUdeviceptr dst, unsigned char v, size_t n)) \
 	X(cuMemsetD32_v2, (CUdeviceptr dst, unsigned int v, size_t n)) \

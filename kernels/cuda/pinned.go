@@ -118,3 +118,21 @@ func (c *Context) CopyToHostAsync(dst *Pinned, off uint64, src DevPtr, bytes uin
 	}
 	return driverError("cuMemcpyDtoHAsync", "", memcpyDtoHAsync(c.ctx, unsafe.Add(dst.p, off), src, bytes))
 }
+
+// CopyToDeviceAsync queues a copy of bytes from src at byte offset off to
+// dst on the default stream, after the work queued so far, and returns
+// without waiting: src must stay as it is until work queued after it has
+// happened (an event, or a wait for the device). From pinned memory the
+// device reads the bytes where they are: no staging copy on the host.
+func (c *Context) CopyToDeviceAsync(dst DevPtr, src *Pinned, off uint64, bytes uint64) error {
+	if off > src.bytes || bytes > src.bytes-off {
+		return fmt.Errorf("cuda: copying %d bytes at %d from a %d-byte pinned block", bytes, off, src.bytes)
+	}
+	if bytes == 0 {
+		return nil
+	}
+	if err := c.ready(); err != nil {
+		return err
+	}
+	return driverError("cuMemcpyHtoDAsync", "", memcpyHtoDAsync(c.ctx, dst, unsafe.Add(src.p, off), bytes))
+}

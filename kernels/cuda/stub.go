@@ -33,6 +33,9 @@ func (c *Context) PutPinned(b *Pinned)                  {}
 func (c *Context) CopyToHostAsync(dst *Pinned, off uint64, src DevPtr, bytes uint64) error {
 	return errNoCgo
 }
+func (c *Context) CopyToDeviceAsync(dst DevPtr, src *Pinned, off uint64, bytes uint64) error {
+	return errNoCgo
+}
 
 func DriverVersion() (int, error)                                     { return 0, errNoCgo }
 func Devices() ([]DeviceInfo, error)                                  { return nil, errNoCgo }
