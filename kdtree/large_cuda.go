@@ -289,7 +289,24 @@ func (d *devLevel) startLevels(n int) error {
 // setSizes writes level k's sizes on the device: nn nodes, n references,
 // none parked before it, no overflow.
 func (d *devLevel) setSizes(k, nn, n int) error {
-	return d.sz.Slice(4*(k%szSlots), 4).CopyFromHost([]uint32{uint32(nn), uint32(n), 0, 0})
+	w, pin := d.hostWords(4)
+	w[0], w[1], w[2], w[3] = uint32(nn), uint32(n), 0, 0
+	return d.send(d.sz.Slice(4*(k%szSlots), 4), w, pin)
+}
+
+// send copies words to dst: from pin (hostWords' block holding words)
+// without waiting, or, when pin is nil, from ordinary memory (a copy that
+// waits for the device: the driver stages pageable memory after a
+// synchronisation, which would drain the device between the steps it
+// separates).
+func (d *devLevel) send(dst *exec.Buf[uint32], words []uint32, pin *cuda.Pinned) error {
+	if pin == nil {
+		return dst.CopyFromHost(words)
+	}
+	if dst.Len() < len(words) {
+		return fmt.Errorf("kdtree: sending %d words into a buffer of %d", len(words), dst.Len())
+	}
+	return d.ctx.CopyToDeviceAsync(dst.Ptr(), pin, 0, uint64(4*len(words)))
 }
 
 // restart undoes a pipelined large phase that overflowed (see
@@ -634,12 +651,12 @@ func tableLen(nn int) int { return 11*nn + 1 }
 // d.offsets holds it, d.info and d.nboxP point into it.
 func (d *devLevel) upload(nodes []lnode, n int) error {
 	nn := len(nodes)
-	t := make([]uint32, tableLen(nn))
+	t, pin := d.hostWords(tableLen(nn))
 	offsets, info, nbox := t[:nn+1], t[nn+1:5*nn+1], t[5*nn+1:]
 	for i := range nodes {
 		x := &nodes[i]
 		offsets[i] = x.off
-		info[4*i], info[4*i+1], info[4*i+2] = x.off, x.cnt, uint32(x.depth)
+		info[4*i], info[4*i+1], info[4*i+2], info[4*i+3] = x.off, x.cnt, uint32(x.depth), 0
 		for a := 0; a < 3; a++ {
 			nbox[6*i+a] = math.Float32bits(x.box.lo[a])
 			nbox[6*i+3+a] = math.Float32bits(x.box.hi[a])
@@ -649,7 +666,7 @@ func (d *devLevel) upload(nodes []lnode, n int) error {
 	if err := ensure(d.ex, &d.offsets, len(t)); err != nil {
 		return err
 	}
-	if err := d.offsets.Slice(0, len(t)).CopyFromHost(t); err != nil {
+	if err := d.send(d.offsets.Slice(0, len(t)), t, pin); err != nil {
 		return err
 	}
 	d.layout = nn
