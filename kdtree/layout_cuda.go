@@ -87,6 +87,7 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan
 	if pl.err != nil {
 		return nil, nil, pl.err
 	}
+	t0 = b.subPhase("layout.plan", t0) // waiting for planTop, made while the small phase ran
 	t, err := pl.p.place(size, b.hostWorkers())
 	if err != nil {
 		return nil, nil, err

@@ -149,7 +149,9 @@ func (p *topPlan) place(size []uint32, workers int) (*topLayout, error) {
 	}
 	t := p.out
 	t.numNodes, t.numRefs = int(nn), int(nr)
-	const grain = 4096
+	// Goroutines only for long loops: each costs a wake-up, tens of
+	// microseconds on the device machine, more than 16k items take.
+	const grain = 1 << 14
 	exec.ParallelFor(workers, roots, grain, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			s := p.order[k]
