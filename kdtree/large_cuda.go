@@ -38,6 +38,7 @@ type devLevel struct {
 	tv           *exec.Buf[float32] // 9 floats per scene triangle
 	kept         *exec.Buf[uint32]
 	tri          [2]*exec.Buf[uint32] // current and next references
+	rnode        [2]*exec.Buf[uint32] // their nodes (rnode in kernels/kdtree.cu)
 	box          [2]*exec.Buf[float32]
 	flags        *exec.Buf[uint32]
 	clipL, clipR *exec.Buf[float32]
@@ -104,7 +105,7 @@ type devLevel struct {
 const szSlots = 2
 
 func (d *devLevel) free() {
-	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.flags, d.offsets, d.info,
+	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.rnode[0], d.rnode[1], d.flags, d.offsets, d.info,
 		d.dec, d.hist, d.ptri, d.arenaU, d.next, d.pre, d.wstate, d.sz, d.log, d.tkey[0], d.tkey[1]} {
 		b.Free()
 	}
@@ -139,7 +140,7 @@ func (d *devLevel) free() {
 // slot is then unused until the build ends).
 func (d *devLevel) reserve(n, bins int) error {
 	refs, nodes := 2*n, max(n/16, 256)
-	us := []arenaSlot[uint32]{{&d.tri[0], refs}, {&d.tri[1], refs}, {&d.flags, refs},
+	us := []arenaSlot[uint32]{{&d.tri[0], refs}, {&d.tri[1], refs}, {&d.rnode[0], refs}, {&d.rnode[1], refs}, {&d.flags, refs},
 		{&d.offsets, tableLen(nodes)}, {&d.dec, 6 * nodes},
 		{&d.hist, histLen(bins, nodes)}, {&d.next, tableLen(nodes)}, {&d.pre, 2*nodes + 2},
 		{&d.wstate, 2 * nodeWordsState(nodes)}, {&d.sz, 4 * szSlots}, {&d.tkey[0], 6 * nodes}, {&d.tkey[1], 6 * nodes}}
@@ -275,6 +276,12 @@ func (d *devLevel) launchDep(kernel string, n int, args ...any) error {
 // (one node holding them all, box not yet known) and its sizes (slot 0).
 func (d *devLevel) startLevels(n int) error {
 	if err := d.tri[0].CopyFrom(d.kept.Slice(0, n)); err != nil {
+		return err
+	}
+	if err := ensure(d.ex, &d.rnode[0], n); err != nil {
+		return err
+	}
+	if err := d.rnode[0].Slice(0, n).Dev().Memset32(0); err != nil { // one node: the root
 		return err
 	}
 	if err := d.launch("kdtree_boxes_f32", n, d.tv.Ptr(), d.kept.Ptr(), uint32(n), d.box[0].Ptr()); err != nil {
@@ -780,7 +787,7 @@ func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLea
 	if err := d.launchDep("kdtree_classify_f32", max(n, 1), d.box[0].Ptr(), d.tri[0].Ptr(), d.tv.Ptr(), d.nboxP,
 		d.offsets.Ptr(), uint32(nn), uint32(n), d.dec.Ptr(), d.flags.Ptr(), d.clipL.Ptr(), d.clipR.Ptr(),
 		d.wstate.Ptr(), uint32(nodeWordsState(nn)), u.Pre, u.SegOff, u.State, u.StateWords, u.TileSeg, u.Tiles,
-		u.ScanState, u.ScanStateWords); err != nil {
+		u.ScanState, u.ScanStateWords, d.rnode[0].Ptr()); err != nil {
 		return err
 	}
 	// d.dec holds the decisions (3 words per node), then CountL, CountR and
@@ -820,6 +827,9 @@ func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook, level int
 	if err := ensure(d.ex, &d.tri[1], int(total)); err != nil {
 		return err
 	}
+	if err := ensure(d.ex, &d.rnode[1], int(total)); err != nil {
+		return err
+	}
 	if err := ensure(d.ex, &d.box[1], 6*int(total)); err != nil {
 		return err
 	}
@@ -852,7 +862,7 @@ func (b *builder) queueTail(d *devLevel, nb, nRefs, layout, level int, log cuda.
 		}
 		table = d.next.Ptr()
 	}
-	refCap := min(d.tri[1].Len(), d.box[1].Len()/6)
+	refCap := min(d.tri[1].Len(), d.box[1].Len()/6, d.rnode[1].Len())
 	if d.refLimit > 0 {
 		refCap = min(refCap, d.refLimit)
 	}
@@ -870,7 +880,7 @@ func (b *builder) queueTail(d *devLevel, nb, nRefs, layout, level int, log cuda.
 		d.sc.Ranks().Ptr(), d.clipL.Ptr(), d.clipR.Ptr(), uint32(nRefs), d.tri[1].Ptr(), d.box[1].Ptr(),
 		d.offsets.Ptr(), pre.Ptr(), uint32(nb), d.dec.Ptr(), d.ptri.Ptr(), d.pbox.Ptr(), uint32(parkCap),
 		d.nboxP, d.info.Ptr(), d.dec.Slice(3*nb, 3*nb).Ptr(), d.sc.Total().Ptr(), uint32(refCap),
-		uint32(layout), table, szIn, szOut, log, tkey, uint32(layout)); err != nil {
+		uint32(layout), table, szIn, szOut, log, tkey, uint32(layout), d.rnode[0].Ptr(), d.rnode[1].Ptr()); err != nil {
 		return err
 	}
 	if layout > 0 {
@@ -884,6 +894,7 @@ func (b *builder) queueTail(d *devLevel, nb, nRefs, layout, level int, log cuda.
 	}
 	d.keysNext = false
 	d.tri[0], d.tri[1] = d.tri[1], d.tri[0]
+	d.rnode[0], d.rnode[1] = d.rnode[1], d.rnode[0]
 	d.box[0], d.box[1] = d.box[1], d.box[0]
 	return nil
 }
@@ -1149,7 +1160,7 @@ func (b *builder) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 		if err := d.ctx.LaunchDependent(k, cuda.GridFor(max(n, 1), binTile), cuda.Linear(cudaBlock), shared,
 			d.nboxP, d.info.Ptr(), d.offsets.Ptr(), uint32(nn), uint32(n), d.tight.Ptr(), tkey,
 			int32(o.SmallNode), int32(o.MaxDepth), int32(nb), d.dec.Ptr(), d.tkey[1].Ptr(), uint32(nextCap),
-			d.box[0].Ptr(), d.hist.Ptr(), d.hist.Slice(6*nb*nn, nn).Ptr(), p.ct, p.ci, p.keep); err != nil {
+			d.box[0].Ptr(), d.hist.Ptr(), d.hist.Slice(6*nb*nn, nn).Ptr(), p.ct, p.ci, p.keep, d.rnode[0].Ptr()); err != nil {
 			return fmt.Errorf("kdtree: %s: %w", k, err)
 		}
 		return nil
@@ -1161,7 +1172,8 @@ func (b *builder) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 	}
 	const k1, k2 = "kdtree_bin_u32", "kdtree_sah_f32"
 	if err := d.ctx.LaunchDependent(k1, cuda.GridFor(n, binTile), cuda.Linear(cudaBlock), shared,
-		d.box[0].Ptr(), d.offsets.Ptr(), uint32(nn), uint32(n), d.dec.Ptr(), d.geo.Ptr(), int32(nb), d.hist.Ptr()); err != nil {
+		d.box[0].Ptr(), d.offsets.Ptr(), uint32(nn), uint32(n), d.dec.Ptr(), d.geo.Ptr(), int32(nb), d.hist.Ptr(),
+		d.rnode[0].Ptr()); err != nil {
 		return fmt.Errorf("kdtree: %s: %w", k1, err)
 	}
 	if err := d.launchDep(k2, 32*nn, d.nboxP, d.info.Ptr(), uint32(nn), d.geo.Ptr(), d.hist.Ptr(),

@@ -267,8 +267,9 @@ func (d *devLevel) ensurePipe(refs, nodes, bins int) error {
 		}
 	}
 	for i := range 2 {
-		if d.tri[i].Len() < refs || d.box[i].Len() < 6*refs {
-			return fmt.Errorf("kdtree: level buffers of %d references, want %d", min(d.tri[i].Len(), d.box[i].Len()/6), refs)
+		if d.tri[i].Len() < refs || d.box[i].Len() < 6*refs || d.rnode[i].Len() < refs {
+			return fmt.Errorf("kdtree: level buffers of %d references, want %d",
+				min(d.tri[i].Len(), d.box[i].Len()/6, d.rnode[i].Len()), refs)
 		}
 	}
 	if d.offsets.Len() < tableLen(nodes) || d.sc == nil || d.scRefs < refs || d.scN < nodes {

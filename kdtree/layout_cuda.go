@@ -29,7 +29,7 @@ func (d *devLevel) freeLevel() error {
 	if err := d.ctx.Synchronize(); err != nil {
 		return err
 	}
-	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.flags, d.offsets, d.info,
+	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.rnode[0], d.rnode[1], d.flags, d.offsets, d.info,
 		d.dec, d.hist, d.arenaU} {
 		b.Free()
 	}

@@ -9,7 +9,12 @@
 // Layouts: a box is 6 floats lo.x lo.y lo.z hi.x hi.y hi.z; triangle t's
 // vertices are tv[9t .. 9t+8] (x y z of each vertex). A level's nodes are
 // segments of its reference list: node s holds references
-// offsets[s] .. offsets[s+1]-1.
+// offsets[s] .. offsets[s+1]-1, and rnode[r] is the node of reference r
+// (written by the level before's kdtree_tail_f32 as it scatters each copy,
+// zero for the first level): one load where a binary search over offsets
+// made a chain of dependent loads (11 at the bunny's 1452 nodes; Nsight
+// Compute, H200: the levels' kernels grew from 10-12 us to 15-18 us with
+// the nodes).
 
 #include "split.cuh"
 
@@ -461,7 +466,7 @@ __device__ void sah_node(unsigned int s, unsigned int lane, const float *nbox, c
 // only); those of later nodes in the tile (small nodes) straight into hist.
 extern "C" __global__ void kdtree_bin_u32(const float *box, const unsigned int *offsets, unsigned int nodes,
                                           unsigned int n, const unsigned int *dec, const float *geo, int bins,
-                                          unsigned int *hist) {
+                                          unsigned int *hist, const unsigned int *rnode) {
 	using namespace kd_tree;
 	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
 	extern __shared__ unsigned int sh[];
@@ -469,7 +474,7 @@ extern "C" __global__ void kdtree_bin_u32(const float *box, const unsigned int *
 	n = min(n, offsets[nodes]); // references past the last node's end are padding
 	if (t0 >= n) return;
 	unsigned int t1 = min(n - t0, kBinTile) + t0;
-	unsigned int s0 = node_of(offsets, nodes, t0);
+	unsigned int s0 = rnode[t0];
 	unsigned int end0 = offsets[s0 + 1];
 	bool pend0 = dec[3 * s0] == kPending;
 	unsigned int hw = 6u * (unsigned int)bins;
@@ -482,7 +487,7 @@ extern "C" __global__ void kdtree_bin_u32(const float *box, const unsigned int *
 			if (pend0) bin_box(b, geo + 9 * (size_t)s0, bins, sh);
 			continue;
 		}
-		unsigned int s = node_of(offsets, nodes, r);
+		unsigned int s = rnode[r];
 		if (dec[3 * s] != kPending) continue;
 		bin_box(b, geo + 9 * (size_t)s, bins, hist + (size_t)s * hw);
 	}
@@ -550,7 +555,7 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_choose_f32(
     const float *nbox, const unsigned int *info, const unsigned int *offsets, unsigned int nodes, unsigned int n,
     const float *tight, const unsigned int *tkey, int smallNode, int maxDepth, int bins, unsigned int *dec,
     unsigned int *tkeyNext, unsigned int nextCap, const float *box, unsigned int *hist, unsigned int *arrive,
-    double ct, double ci, double keep) {
+    double ct, double ci, double keep, const unsigned int *rnode) {
 	using namespace kd_tree;
 	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
 	extern __shared__ unsigned int sh[];
@@ -565,7 +570,7 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_choose_f32(
 		return;
 	}
 	unsigned int t1 = min(n - t0, kBinTile) + t0;
-	unsigned int s0 = node_of(offsets, nodes, t0), s1 = node_of(offsets, nodes, t1 - 1);
+	unsigned int s0 = rnode[t0], s1 = rnode[t1 - 1];
 	unsigned int m = min(s1 - s0 + 1, kChooseNodes), hw = 6u * (unsigned int)bins;
 	int axis;
 	float pos;
@@ -589,7 +594,7 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_choose_f32(
 			if (pend0) bin_box(b, cgeo[0], bins, sh);
 			continue;
 		}
-		unsigned int s = node_of(offsets, nodes, r);
+		unsigned int s = rnode[r];
 		if (s != cs) {
 			cs = s;
 			if (s - s0 < m) {
@@ -709,7 +714,7 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_classify_f32(
     unsigned int nodes, unsigned int n, const unsigned int *dec, unsigned int *flags, float *clipL, float *clipR,
     unsigned long long *state, unsigned int stateWords, unsigned int *pre, unsigned int *segOff,
     unsigned long long *bstate, unsigned int bstateWords, unsigned int *tileSeg, unsigned int tiles,
-    unsigned long long *sstate, unsigned int sstateWords) {
+    unsigned long long *sstate, unsigned int sstateWords, const unsigned int *rnode) {
 	using namespace kd_tree;
 	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
 	__shared__ unsigned int listR[256], listS[256], listN;
@@ -726,7 +731,7 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_classify_f32(
 		flags[r] = 0; // padding past the last node's end (see kdtree_tail_f32)
 		if (pre != nullptr) kd_split::unpack_flag(r, 0, n, pre);
 	} else if (r < n) {
-		s = node_of(offsets, nodes, r);
+		s = rnode[r];
 		const unsigned int *d = dec + 3 * s;
 		unsigned int f = 0;
 		if (d[0] == kSplit) {
@@ -801,12 +806,13 @@ struct ChildKeys {
 // one holds cnt[s] copies, and r's ranks among its node's left and right
 // copies are ranks[r] and ranks[n+1+r] (split.Addresses without
 // destinations, n its reference count); the copies' boxes go into keys
-// (node s's children are 2·pre[s] and 2·pre[s]+1).
+// and their nodes into nrnode (node s's children are 2·pre[s] and
+// 2·pre[s]+1).
 __device__ __forceinline__ void scatter_ref(unsigned int r, unsigned int s, unsigned int f, const unsigned int *tri,
                                             const float *box, const unsigned int *ranks, unsigned int n,
                                             const unsigned int *cnt, unsigned int nodes, const float *clipL,
                                             const float *clipR, unsigned int *ntri, float *nboxOut,
-                                            const unsigned int *pre, ChildKeys &keys) {
+                                            const unsigned int *pre, ChildKeys &keys, unsigned int *nrnode) {
 	unsigned int t = tri[r];
 	const float *bl = box + 6 * (size_t)r, *br = bl;
 	if (f & kClipped) {
@@ -817,12 +823,14 @@ __device__ __forceinline__ void scatter_ref(unsigned int r, unsigned int s, unsi
 	if (f & kLeft) {
 		unsigned int d = base + ranks[r];
 		ntri[d] = t;
+		nrnode[d] = 2 * pre[s];
 		for (int i = 0; i < 6; i++) nboxOut[6 * (size_t)d + i] = bl[i];
 		if (keys.on()) keys.add(2 * pre[s], bl);
 	}
 	if (f & kRight) {
 		unsigned int d = base + cnt[s] + ranks[n + 1 + r];
 		ntri[d] = t;
+		nrnode[d] = 2 * pre[s] + 1;
 		for (int i = 0; i < 6; i++) nboxOut[6 * (size_t)d + i] = br[i];
 		if (keys.on()) keys.add(2 * pre[s] + 1, br);
 	}
@@ -985,7 +993,8 @@ extern "C" __global__ void __launch_bounds__(kd_tree::kTailBlock)
                     unsigned int *ptri, float *pbox, unsigned int parkCap, const float *nbox,
                     const unsigned int *info, const unsigned int *cnt, const unsigned int *total,
                     unsigned int refCap, unsigned int layout, unsigned int *table, const unsigned int *szIn,
-                    unsigned int *szOut, unsigned int *log, unsigned int *tkey, unsigned int keyCap) {
+                    unsigned int *szOut, unsigned int *log, unsigned int *tkey, unsigned int keyCap,
+                    const unsigned int *rnode, unsigned int *nrnode) {
 	__shared__ unsigned int slots[2 * kd_tree::kTailBlock * 6];
 	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
 	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -1027,7 +1036,7 @@ extern "C" __global__ void __launch_bounds__(kd_tree::kTailBlock)
 	unsigned int f = 0, s = 0;
 	if (ref) {
 		f = flags[i];
-		if (f != 0 || parkLevel != 0 || edge) s = kd_tree::node_of(offsets, nodes, i);
+		if (f != 0 || parkLevel != 0 || edge) s = rnode[i];
 	}
 	// The next level's tight bounds (ChildKeys), when tkey is set: the
 	// block's slots, for the children of s0..s1.
@@ -1050,7 +1059,8 @@ extern "C" __global__ void __launch_bounds__(kd_tree::kTailBlock)
 	if (ref) {
 		if (f != 0 || parkLevel != 0) {
 			if (f != 0) {
-				kd_tree::scatter_ref(i, s, f, tri, box, ranks, n, cnt, nodes, clipL, clipR, ntri, nboxOut, pre, keys);
+				kd_tree::scatter_ref(i, s, f, tri, box, ranks, n, cnt, nodes, clipL, clipR, ntri, nboxOut, pre, keys,
+				                     nrnode);
 			} else {
 				unsigned int fate = dec[3 * s];
 				if (fate == kd_tree::kLeaf || fate == kd_tree::kSmall)
