@@ -366,17 +366,20 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 		b.endPhase("prepare")
 		return res, nil
 	}
+	t0 := b.subPhase("prepare.kept", b.phase) // gather, test and compact, the count read back
 	if err := d.reserve(n, b.opt.Bins); err != nil {
 		return nil, err
 	}
 	if err := d.startLevels(n); err != nil {
 		return nil, err
 	}
+	t0 = b.subPhase("prepare.levels", t0) // the level buffers, the first level queued
 	// The root box: tight bounds of one node holding every reference.
 	root, err := d.rootBox(n)
 	if err != nil {
 		return nil, err
 	}
+	b.subPhase("prepare.root", t0) // its reduction, read back
 	res.bounds = toBounds(root)
 	b.endPhase("prepare")
 
@@ -417,7 +420,7 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	// The records of the parked ranges (leaves and small roots whose
 	// references stay on the device) were made as they were booked;
 	// parkedToHost brings the references home when a host step needs them.
-	t0 := time.Now()
+	t0 = time.Now()
 	devLayout := cudaSmallOnDevice && cudaLayoutOnDevice()
 	smallOff, smallCnt := rs.smallOff, rs.smallCnt
 	if !devLayout {

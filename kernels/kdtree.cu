@@ -517,12 +517,13 @@ extern "C" __global__ void kdtree_sah_f32(const float *nbox, const unsigned int 
 // in one launch (two launches less a level), blocks of 256 threads, one
 // per kBinTile references (at least one), 6·bins words of dynamic shared
 // memory. Every node's decision is decide_node's, computed where it is
-// needed instead of read from dec: by each block for the nodes of its tile
-// (into shared memory, a thread a node), whose references it bins as
-// kdtree_bin_u32 does, and by a thread per node (grid-stride), which
-// writes the final ones (not kPending) and readies the next level's keys
-// when tkeyNext is not null (ready_keys). sah_node runs for a pending node
-// in the block that counts the node's last tile: a block adds its counts
+// needed instead of read from dec: by a thread per node (grid-stride),
+// which writes the final ones (not kPending) and readies the next level's
+// keys when tkeyNext is not null (ready_keys), by each block for the nodes
+// of its tile (into shared memory, a thread a node), whose references it
+// bins as kdtree_bin_u32 does, and by the warp that runs sah_node for a
+// pending node, in the block that counts the node's last tile: a block
+// adds its counts
 // to hist, then counts itself in arrive[s] for each pending node of its
 // tile (a node within one tile needs no count), and the block that brings
 // arrive[s] to the node's tile count has every count of the node in hist,
@@ -563,12 +564,12 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_choose_f32(
 	__shared__ unsigned int nfin;
 	__shared__ int cfate[kChooseNodes];
 	__shared__ float cgeo[kChooseNodes][9];
+	// The final decisions first: their loads overlap the tile's, and the
+	// blocks that run sah_node end sooner than when they came last.
+	choose_finals(nbox, info, nodes, tight, tkey, smallNode, maxDepth, bins, dec, tkeyNext, nextCap);
 	unsigned int t0 = blockIdx.x * kBinTile;
 	n = min(n, offsets[nodes]); // references past the last node's end are padding
-	if (t0 >= n) {              // block-uniform
-		choose_finals(nbox, info, nodes, tight, tkey, smallNode, maxDepth, bins, dec, tkeyNext, nextCap);
-		return;
-	}
+	if (t0 >= n) return;        // block-uniform
 	unsigned int t1 = min(n - t0, kBinTile) + t0;
 	unsigned int s0 = rnode[t0], s1 = rnode[t1 - 1];
 	unsigned int m = min(s1 - s0 + 1, kChooseNodes), hw = 6u * (unsigned int)bins;
@@ -647,7 +648,6 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_choose_f32(
 			sah_node(s, lane, nbox, info, gs, hist + (size_t)s * hw, bins, ct, ci, keep, dec);
 		}
 	}
-	choose_finals(nbox, info, nodes, tight, tkey, smallNode, maxDepth, bins, dec, tkeyNext, nextCap);
 }
 
 namespace kd_tree {
