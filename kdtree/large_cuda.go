@@ -123,7 +123,7 @@ func (d *devLevel) free() {
 			d.ctx.PutPinned(p)
 		}
 		for _, e := range d.events {
-			e.Destroy()
+			d.ctx.PutEvent(e)
 		}
 		d.pins, d.events = nil, nil
 	}

@@ -295,11 +295,12 @@ func (d *devLevel) pinned(bytes int) (*cuda.Pinned, error) {
 	return p, nil
 }
 
-// event returns a new event to wait for (no timing: see
-// cuda.Context.NewSyncEvent; KDBUILD_SYNC_EVENTS=0, a timing one, to
-// compare), destroyed by free.
+// event returns an event to wait for (no timing, one the context kept
+// from an earlier build when it can: see cuda.Context.SyncEvent;
+// KDBUILD_SYNC_EVENTS=0, a new timing one, to compare), given back by
+// free.
 func (d *devLevel) event() (*cuda.Event, error) {
-	newEvent := d.ctx.NewSyncEvent
+	newEvent := d.ctx.SyncEvent
 	if !cudaSyncEvents {
 		newEvent = d.ctx.NewEvent
 	}

@@ -60,12 +60,15 @@ type Context struct {
 
 	pinMu  sync.Mutex
 	pinned []*Pinned // blocks given back to PutPinned (pinned.go)
+	evMu   sync.Mutex
+	events []*Event // sync events given back to PutEvent
 }
 
 // Event is a CUDA event on the default stream, for timing.
 type Event struct {
-	c  *Context
-	ev cEvent
+	c    *Context
+	ev   cEvent
+	sync bool // NewSyncEvent's: no timing
 }
 
 // Devices lists every GPU the driver sees. A device the kernel image cannot
@@ -204,6 +207,9 @@ func (c *Context) Close() error {
 	}
 	if r := c.freePinned(); r != 0 && err == nil {
 		err = driverError("cuMemFreeHost", "", r)
+	}
+	if r := c.freeEvents(); r != 0 && err == nil {
+		err = driverError("cuEventDestroy", "", r)
 	}
 	if r := c.freeStaging(); r != 0 && err == nil {
 		err = driverError("cuMemFreeHost", "", r)
@@ -438,7 +444,54 @@ func (c *Context) newEvent(flags uint32) (*Event, error) {
 	if r != 0 {
 		return nil, driverError("cuEventCreate", "", r)
 	}
-	return &Event{c: c, ev: e}, nil
+	return &Event{c: c, ev: e, sync: flags == 2}, nil
+}
+
+// SyncEvent is NewSyncEvent reusing an event that PutEvent gave back when
+// there is one: creating and destroying an event are driver calls of a
+// few microseconds each on the device machine, and a build uses the same
+// few again and again. Its last record may already have happened: record
+// it before waiting for it.
+func (c *Context) SyncEvent() (*Event, error) {
+	c.evMu.Lock()
+	if n := len(c.events); n > 0 {
+		e := c.events[n-1]
+		c.events = c.events[:n-1]
+		c.evMu.Unlock()
+		return e, nil
+	}
+	c.evMu.Unlock()
+	return c.NewSyncEvent()
+}
+
+// PutEvent gives e back: a sync event is kept for SyncEvent (destroyed by
+// Close), any other destroyed. e must not be used afterwards.
+func (c *Context) PutEvent(e *Event) error {
+	if e == nil || e.ev == nil {
+		return nil
+	}
+	if !e.sync || c.closed.Load() {
+		return e.Destroy()
+	}
+	c.evMu.Lock()
+	c.events = append(c.events, e)
+	c.evMu.Unlock()
+	return nil
+}
+
+// freeEvents destroys the events PutEvent kept (Close).
+func (c *Context) freeEvents() Result {
+	c.evMu.Lock()
+	defer c.evMu.Unlock()
+	var first Result
+	for _, e := range c.events {
+		if r := eventDestroy(c.ctx, e.ev); r != 0 && first == 0 {
+			first = r
+		}
+		e.ev = nil
+	}
+	c.events = nil
+	return first
 }
 
 // Record enqueues the event on the default stream.

@@ -721,3 +721,63 @@ func wordsOnDevice(t *testing.T, c *Context, n int, mul, add uint32) ([]uint32, 
 	}
 	return host, b
 }
+
+// TestGPUSyncEventPool checks SyncEvent and PutEvent: a sync event given
+// back is handed out again and still records and waits; a timing event
+// given back is destroyed, not kept; Elapsed refuses a sync event.
+func TestGPUSyncEventPool(t *testing.T) {
+	c := gpu(t)
+	e, err := c.SyncEvent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Record(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PutEvent(e); err != nil {
+		t.Fatal(err)
+	}
+	e2, err := c.SyncEvent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e2 != e {
+		t.Errorf("SyncEvent after PutEvent made a new event, want the one given back")
+	}
+	buf, err := NewBuffer[uint32](c, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Free()
+	if err := buf.Memset32(7); err != nil {
+		t.Fatal(err)
+	}
+	if err := e2.Record(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e2.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	timing, err := c.NewEvent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := timing.Record(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Elapsed(e2, timing); err == nil {
+		t.Error("Elapsed accepted a sync event")
+	}
+	if err := c.PutEvent(timing); err != nil {
+		t.Fatal(err)
+	}
+	if timing.ev != nil {
+		t.Error("PutEvent kept a timing event")
+	}
+	if err := c.PutEvent(e2); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -62,6 +62,8 @@ func (c *Context) KernelTimes() []KernelTime                          { return n
 func (c *Context) ResetKernelTimes()                                  {}
 func (c *Context) NewEvent() (*Event, error)                          { return nil, errNoCgo }
 func (c *Context) NewSyncEvent() (*Event, error)                      { return nil, errNoCgo }
+func (c *Context) SyncEvent() (*Event, error)                         { return nil, errNoCgo }
+func (c *Context) PutEvent(e *Event) error                            { return nil }
 func (e *Event) Record() error                                        { return errNoCgo }
 func (e *Event) Synchronize() error                                   { return errNoCgo }
 func (e *Event) Destroy() error                                       { return nil }
