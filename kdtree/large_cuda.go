@@ -1093,6 +1093,12 @@ func (lb *levelBook) book(workers int, nodes []lnode, rs *records, parked []park
 			}
 		}
 	})
+	for _, c := range smallCnt[sBase:] {
+		if int(c) >= len(rs.smallHist) {
+			rs.smallHist = append(rs.smallHist, make([]int, int(c)+1-len(rs.smallHist))...)
+		}
+		rs.smallHist[c]++
+	}
 	return out, parked
 }
 

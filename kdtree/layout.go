@@ -27,7 +27,10 @@ type records struct {
 	// hi), as kdtree_small_w_f32 reads them.
 	smallOff, smallCnt, smallDepth []uint32
 	smallBox                       []float32
-	smallOut                       [][]record
+	// smallHist[c]: the small roots of c references (levelBook.book
+	// counts them as it books, for largestFirstHist).
+	smallHist []int
+	smallOut  [][]record
 	// shared, when set, holds the subtrees of every small root in one list
 	// (the CUDA small phase): root i is record i.
 	shared []record

@@ -145,6 +145,12 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan
 			return nil, nil, fmt.Errorf("kdtree: kdtree_copy_ranges_u32: %w", err)
 		}
 	}
+	// The large-phase nodes on the host while the device works (the
+	// launches above are queued: flushed first).
+	if err := d.ctx.Flush(); err != nil {
+		return nil, nil, err
+	}
+	pl.p.placeNodes(b.hostWorkers())
 	if err := d.ctx.Synchronize(); err != nil {
 		return nil, nil, err
 	}

@@ -128,7 +128,7 @@ type topFill struct {
 
 // layoutTop lays out rs.recs depth first (as layoutGo) with the small
 // subtrees' sizes from smallSizes (size has 2·len(rs.small) entries):
-// planTop, then topPlan.place on up to workers goroutines.
+// planTop, then topPlan.place and placeNodes on up to workers goroutines.
 func layoutTop(rs *records, size []uint32, workers int) (*topLayout, error) {
 	if len(size) != 2*len(rs.small) {
 		panic(fmt.Sprintf("kdtree: layoutTop with %d sizes for %d small roots", len(size), len(rs.small)))
@@ -137,7 +137,12 @@ func layoutTop(rs *records, size []uint32, workers int) (*topLayout, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.place(size, workers)
+	t, err := p.place(size, workers)
+	if err != nil {
+		return nil, err
+	}
+	p.placeNodes(workers)
+	return t, nil
 }
 
 // finish writes the large-phase nodes and host-held references into the

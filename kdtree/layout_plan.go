@@ -132,7 +132,8 @@ func planTop(rs *records) (*topPlan, error) {
 
 // place lays the plan out with the small subtrees' sizes (size has
 // 2·roots entries: nodes, then references of each root's subtree), as
-// layoutTop, on up to workers goroutines. It may be called once.
+// layoutTop, on up to workers goroutines, all but the large-phase nodes
+// (placeNodes). It may be called once.
 func (p *topPlan) place(size []uint32, workers int) (*topLayout, error) {
 	roots := p.roots
 	if len(size) != 2*roots {
@@ -158,6 +159,25 @@ func (p *topPlan) place(size []uint32, workers int) (*topLayout, error) {
 			t.base[s], t.base[roots+int(s)] = uint32(p.beforeN[k]+sn[k]), uint32(p.beforeR[k]+sr[k])
 		}
 	})
+	exec.ParallelFor(workers, len(p.copies), grain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c := &p.copies[i]
+			t.copies[3*i], t.copies[3*i+1], t.copies[3*i+2] = c.park, uint32(c.ref+sr[c.k]), c.cnt
+		}
+	})
+	for i, f := range p.fills {
+		t.fills[i] = topFill{at: uint32(f.ref + sr[f.k]), refs: f.refs}
+	}
+	return t, nil
+}
+
+// placeNodes lays out the large-phase nodes (t.nodes, which only
+// topLayout.finish reads) once place has run, on up to workers goroutines:
+// apart from place so that layoutCUDA runs it while the device lays out
+// the small subtrees.
+func (p *topPlan) placeNodes(workers int) {
+	t, sn, sr := p.out, p.sn, p.sr
+	const grain = 1 << 14
 	exec.ParallelFor(workers, len(p.nodes), grain, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			x := &p.nodes[i]
@@ -169,16 +189,6 @@ func (p *topPlan) place(size []uint32, workers int) (*topLayout, error) {
 			}
 		}
 	})
-	exec.ParallelFor(workers, len(p.copies), grain, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			c := &p.copies[i]
-			t.copies[3*i], t.copies[3*i+1], t.copies[3*i+2] = c.park, uint32(c.ref+sr[c.k]), c.cnt
-		}
-	})
-	for i, f := range p.fills {
-		t.fills[i] = topFill{at: uint32(f.ref + sr[f.k]), refs: f.refs}
-	}
-	return t, nil
 }
 
 // prefixSizes writes the running totals of the small subtrees' nodes and

@@ -143,11 +143,8 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 		copy(words[2*R:], rs.smallDepth)
 		clear(words[ctrAt:orderAt])
 		words[ctrAt] = uint32(R)
-		largestFirst(smallCnt, words[orderAt:boxAt], 1)
+		total = largestFirstHist(smallCnt, rs.smallHist, words[orderAt:boxAt])
 		copy(words[boxAt:], boxBits)
-		for _, c := range smallCnt {
-			total += int(c)
-		}
 		if w, err = exec.Alloc[uint32](b.ex, n); err != nil {
 			return fail(err)
 		}
@@ -443,6 +440,49 @@ func largestFirst(cnt []uint32, order []uint32, workers int) {
 			}
 		}
 	})
+}
+
+// largestFirstHist is largestFirst(cnt, order, 1) with the counts'
+// histogram already made (hist[c]: how many of cnt are c, as
+// levelBook.book counts them): one pass over cnt instead of three. It
+// returns the sum of cnt. When hist does not match cnt (it always should),
+// it runs largestFirst.
+func largestFirstHist(cnt []uint32, hist []int, order []uint32) int {
+	n, total := 0, 0
+	for c, h := range hist {
+		n += h
+		total += c * h
+	}
+	if n == len(cnt) && len(order) >= n {
+		// next[c]: the next slot of count c, the largest counts first;
+		// end[c]: where count c's slots end.
+		next, end := make([]int, len(hist)), make([]int, len(hist))
+		at := 0
+		for c := len(hist) - 1; c >= 0; c-- {
+			next[c] = at
+			at += hist[c]
+			end[c] = at
+		}
+		ok := true
+		for i, c := range cnt {
+			if int(c) >= len(hist) || next[c] == end[c] {
+				ok = false
+				break
+			}
+			order[next[c]] = uint32(i)
+			next[c]++
+		}
+		// Every count's slots filled exactly: each slot written once.
+		if ok && slices.Equal(next, end) {
+			return total
+		}
+	}
+	largestFirst(cnt, order, 1)
+	total = 0
+	for _, c := range cnt {
+		total += int(c)
+	}
+	return total
 }
 
 // smallBlocks is the grid of kdtree_small_w_f32 for R roots on a device of

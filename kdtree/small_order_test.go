@@ -45,5 +45,36 @@ func TestLargestFirst(t *testing.T) {
 				t.Errorf("%s, %d workers: order differs from a stable sort by decreasing count", c.name, workers)
 			}
 		}
+		// largestFirstHist with the histogram book makes, and with wrong
+		// ones (it must notice and sort anyway).
+		total, hist := 0, []int{}
+		for _, v := range c.cnt {
+			total += int(v)
+			if int(v) >= len(hist) {
+				hist = append(hist, make([]int, int(v)+1-len(hist))...)
+			}
+			hist[v]++
+		}
+		shifted := append([]int{0}, hist...) // every count one too high
+		short := slices.Clone(hist)
+		if len(short) > 0 {
+			short = short[:len(short)-1] // the largest count missing
+		}
+		swapped := slices.Clone(hist)
+		if len(swapped) > 1 {
+			swapped[0], swapped[len(swapped)-1] = swapped[len(swapped)-1], swapped[0]
+		}
+		for _, h := range []struct {
+			name string
+			hist []int
+		}{{"right", hist}, {"nil", nil}, {"shifted", shifted}, {"short", short}, {"swapped", swapped}} {
+			got := make([]uint32, len(c.cnt))
+			if tot := largestFirstHist(c.cnt, h.hist, got); tot != total {
+				t.Errorf("%s, %s histogram: total %d, want %d", c.name, h.name, tot, total)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s, %s histogram: order differs from a stable sort by decreasing count", c.name, h.name)
+			}
+		}
 	}
 }
