@@ -61,7 +61,7 @@ type devLevel struct {
 
 	// The large phase's own state: the next level's node table (made on
 	// the device by kdtree_tail_f32, then swapped with offsets), the
-	// scanned node words (kdtree_bases_words_u32) and their look-back
+	// scanned node words (kdtree_addresses_u32) and their look-back
 	// state (wstate), the nodes' tight bounds (6 floats each) and the
 	// reducer that computes them for a level whose table came from the
 	// host, and the tight bounds as keys (key_of in kernels/kdtree.cu, 6
@@ -731,9 +731,9 @@ func (d *devLevel) rootBox(n int) (aabb, error) {
 // levelFrontCUDA queues a level's device work up to its read-back: the
 // node table (uploaded from nodes for the first level, else made on the
 // device by the previous level's kdtree_tail_f32), the decisions (all
-// leaves when forceLeaf), classification with clipping and the addresses,
-// and the scan of the node words (kdtree_bases_words_u32, with the split's
-// counts and bases). It waits for nothing: the launches are asynchronous on the one stream,
+// leaves when forceLeaf), classification with clipping and the copy
+// counts, and the addresses: the ranks, the children's bases and the scan
+// of the node words (kdtree_addresses_u32). It waits for nothing: the launches are asynchronous on the one stream,
 // so buildCUDA queues a level's front before it does the previous level's
 // bookkeeping, which then runs while the device works.
 func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLeaf bool) error {
@@ -756,7 +756,7 @@ func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLea
 		d.red = reduce.NewReducer(d.ex)
 	}
 	if forceLeaf {
-		dec := make([]uint32, 3*nn)
+		dec := make([]uint32, 5*nn) // the decisions, then CountL and CountR (zero)
 		for i := 0; i < nn; i++ {
 			dec[3*i] = fateLeaf
 		}
@@ -781,33 +781,35 @@ func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLea
 			return err
 		}
 	}
-	// Classification also unpacks the flags for split.AddressesUnpacked
-	// (one launch less a level).
+	// Classification also unpacks the flags for the ranks' scan (one
+	// launch less a level) and counts each node's copies into CountL and
+	// CountR (d.dec after the decisions; cleared by the decisions' kernel).
 	u, err := d.sc.Unpacking(n, nn)
 	if err != nil {
 		return err
 	}
+	countL, countR := d.dec.Slice(3*nn, nn), d.dec.Slice(4*nn, nn)
 	if err := d.launchDep("kdtree_classify_f32", max(n, 1), d.box[0].Ptr(), d.tri[0].Ptr(), d.tv.Ptr(), d.nboxP,
 		d.offsets.Ptr(), uint32(nn), uint32(n), d.dec.Ptr(), d.flags.Ptr(), d.clipL.Ptr(), d.clipR.Ptr(),
 		d.wstate.Ptr(), uint32(nodeWordsState(nn)), u.Pre, u.SegOff, u.State, u.StateWords, u.TileSeg, u.Tiles,
-		u.ScanState, u.ScanStateWords, d.rnode[0].Ptr()); err != nil {
+		u.ScanState, u.ScanStateWords, d.rnode[0].Ptr(), countL.Ptr(), countR.Ptr()); err != nil {
 		return err
 	}
-	// d.dec holds the decisions (3 words per node), then CountL, CountR and
-	// ChildBase (nn words each): one read-back brings all of them. No
-	// destinations: kdtree_tail_f32 computes each copy's from the ranks
-	// (d.sc.Ranks()) as it scatters.
-	bases, err := split.AddressesRanks(d.ex, d.sc, d.flags.Slice(0, n), d.offsets.Slice(0, nn+1), split.Result{
-		CountL: d.dec.Slice(3*nn, nn), CountR: d.dec.Slice(4*nn, nn), ChildBase: d.dec.Slice(5*nn, nn)})
-	if err != nil {
-		return err
-	}
-	// The counts and bases, and beside them the scan of the node words
-	// that place the children and the parked references (d.pre, read by
-	// kdtree_tail_f32): one launch.
-	const k = "kdtree_bases_words_u32"
-	args := append(bases.Args, bases.Blocks, d.info.Ptr(), d.dec.Ptr(), d.pre.Slice(0, 2*nn+2).Ptr(), d.wstate.Ptr())
-	if err := d.ctx.LaunchDependent(k, cuda.Linear(int(bases.Blocks)+nodeWordsState(nn)-1), cuda.Linear(256), 0, args...); err != nil {
+	// The split's addresses without destinations (kdtree_tail_f32
+	// computes each copy's from the ranks, d.sc.Ranks(), as it scatters):
+	// the ranks' segmented scan (split.AddressesRanks' scan), the
+	// children's bases from the counts classification made, and the scan
+	// of the node words that place the children and the parked references
+	// (d.pre, read by kdtree_tail_f32), in one launch. d.dec then holds
+	// the decisions (3 words per node), CountL, CountR and ChildBase (nn
+	// words each): one read-back brings all of them.
+	m := 2 * (n + 1)
+	rankBlocks, basesBlocks := int(u.Tiles), scan.MadeStateWords(nn+1)-1
+	const k = "kdtree_addresses_u32"
+	if err := d.ctx.LaunchDependent(k, cuda.Linear(rankBlocks+basesBlocks+nodeWordsState(nn)-1), cuda.Linear(256), 0,
+		u.Pre, u.SegOff, u.TileSeg, uint64(2*nn+3), uint64(m), u.ScanState, uint32(rankBlocks),
+		countL.Ptr(), countR.Ptr(), uint32(nn), d.dec.Slice(5*nn, nn).Ptr(), u.State, d.sc.Total().Ptr(),
+		uint32(basesBlocks), d.info.Ptr(), d.dec.Ptr(), d.pre.Slice(0, 2*nn+2).Ptr(), d.wstate.Ptr()); err != nil {
 		return fmt.Errorf("kdtree: %s: %w", k, err)
 	}
 	return nil
@@ -849,14 +851,14 @@ func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook, level int
 // queueTail queues the rest of level `level` run on nb nodes and nRefs
 // references (the level's own counts, or bounds past them: see pad_node in
 // kernels/kdtree.cu), whose node words the level's front scanned
-// (kdtree_bases_words_u32): one kernel (kdtree_tail_f32) for the scatter, the parking, the next level's node
+// (kdtree_addresses_u32): one kernel (kdtree_tail_f32) for the scatter, the parking, the next level's node
 // table laid out for layout nodes (made on the device into d.next, then
 // swapped in; none when layout is 0) and the next level's sizes (slot
 // level+1 of d.sz), and when log is not 0 the level's log there (see
 // kdtree_tail_f32). It waits for nothing.
 func (b *builder) queueTail(d *devLevel, nb, nRefs, layout, level int, log cuda.DevPtr) error {
 	// Where the children and the parked references go: the scan of the
-	// node words, made by the level's front (kdtree_bases_words_u32).
+	// node words, made by the level's front (kdtree_addresses_u32).
 	pre := d.pre.Slice(0, 2*nb+2)
 	var table cuda.DevPtr
 	if layout > 0 {

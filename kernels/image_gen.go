@@ -9,18 +9,18 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "ccba446067c6d3c43adbbccc6c125e43684967e64162ed3626f6745199c8dcbb"
+const SourcesSHA256 = "b7d111e2e3c0130959df533fbebc41170a6992a3ac58314df3970205114dde26"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
 	"compact.cu": "3bdfab9cd051c5bb2ffcc5dc1c130f8f3da9b39fddcc8837cb1740e0957ea7a2",
-	"kdtree.cu":  "57919fd20d45fe553e7d23bd9a028718511d80ad0b726e3a32a4a2ef6cf8f9c7",
+	"kdtree.cu":  "0a0590996263240756b23e258b4da3bc0b60739a40d08d6a63fb7155f891a7a2",
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "048ec90e0245508f05e682c72912f46f74ea58388e56bee511f531b72c43af52",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
-	"scan.cu":    "0e1df43b474ed3ac72b1c58815f240f10e075f23fc82710a3a920859fdd50fa8",
-	"scan.cuh":   "f802e6337e062b63473f5b2c9728cd7ceebf39c89dc3b481d0b76c8a96b540b5",
+	"scan.cu":    "8f5c09fc62d6885ff5a539429286c8f4fa74204929148303a6dbc257c4a078cd",
+	"scan.cuh":   "92cec118b0991554c53250a63775e1e2636164d372c3bab8b181660f4f425690",
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":   "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
-	"split.cuh":  "9c34da902056e2486b417998308704e5823a9a4ea3a21f1ea405177953578c52",
+	"split.cuh":  "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
 }

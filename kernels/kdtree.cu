@@ -313,6 +313,14 @@ __device__ __forceinline__ void set_dec(unsigned int *dec, unsigned int s, int f
 	d[2] = __float_as_uint(pos);
 }
 
+// clear_counts zeroes node s's copy counts, which kdtree_classify_f32
+// adds up: dec[3·nodes + s] (left) and dec[4·nodes + s] (right), after the
+// level's decisions (the layout of d.dec in kdtree/large_cuda.go).
+__device__ __forceinline__ void clear_counts(unsigned int *dec, unsigned int nodes, unsigned int s) {
+	dec[3 * (size_t)nodes + s] = 0;
+	dec[4 * (size_t)nodes + s] = 0;
+}
+
 // ready_keys readies the keys of the next level's nodes (2·nodes, at most
 // nextCap; 3 minima then 3 maxima each) for kdtree_tail_f32's minima and
 // maxima, thread i of threads taking words i, i+threads, … (coalesced).
@@ -327,8 +335,9 @@ __device__ __forceinline__ void ready_keys(unsigned int *tkeyNext, unsigned int 
 // kdtree_decide_f32: decide_node for every node, one thread per node.
 // Writes dec[3s..3s+2] = fate, axis, float bits of pos (kPending for the
 // nodes the binned SAH decides), and for pending nodes geo[9s..] = lo, hi,
-// w of each axis's bins. When tkeyNext is not null, the threads also ready
-// the next level's keys (ready_keys).
+// w of each axis's bins; clears the copy counts (clear_counts). When
+// tkeyNext is not null, the threads also ready the next level's keys
+// (ready_keys).
 extern "C" __global__ void kdtree_decide_f32(const float *nbox, const unsigned int *info, unsigned int nodes,
                                              const float *tight, const unsigned int *tkey, int smallNode,
                                              int maxDepth, int bins, unsigned int *dec, float *geo,
@@ -338,6 +347,7 @@ extern "C" __global__ void kdtree_decide_f32(const float *nbox, const unsigned i
 	unsigned int s = blockIdx.x * blockDim.x + threadIdx.x;
 	if (tkeyNext != nullptr) ready_keys(tkeyNext, nodes, nextCap, s, gridDim.x * blockDim.x);
 	if (s >= nodes) return;
+	clear_counts(dec, nodes, s);
 	int axis;
 	float pos, g[9];
 	int fate = decide_node(s, nbox, info, tight, tkey, smallNode, maxDepth, bins, axis, pos, g);
@@ -518,8 +528,9 @@ extern "C" __global__ void kdtree_sah_f32(const float *nbox, const unsigned int 
 // per kBinTile references (at least one), 6·bins words of dynamic shared
 // memory. Every node's decision is decide_node's, computed where it is
 // needed instead of read from dec: by a thread per node (grid-stride),
-// which writes the final ones (not kPending) and readies the next level's
-// keys when tkeyNext is not null (ready_keys), by each block for the nodes
+// which writes the final ones (not kPending), clears the node's copy
+// counts (clear_counts) and readies the next level's keys when tkeyNext is
+// not null (ready_keys), by each block for the nodes
 // of its tile (into shared memory, a thread a node), whose references it
 // bins as kdtree_bin_u32 does, and by the warp that runs sah_node for a
 // pending node, in the block that counts the node's last tile: a block
@@ -547,6 +558,7 @@ __device__ __forceinline__ void choose_finals(const float *nbox, const unsigned 
 	for (unsigned int s = gid; s < nodes; s += threads) {
 		int fate = decide_node(s, nbox, info, tight, tkey, smallNode, maxDepth, bins, axis, pos, g);
 		if (fate != kPending) set_dec(dec, s, fate, axis, pos);
+		clear_counts(dec, nodes, s);
 	}
 }
 
@@ -692,15 +704,37 @@ __device__ unsigned int classify_clip(unsigned int r, unsigned int s, int a, flo
 
 } // namespace kd_tree
 
+namespace kd_tree {
+
+// count_copies adds, for every lane of the warp (all of them call it), the
+// copies its flags f send left and right (none when f is 0) to its node
+// s's counts: one atomic per node and side for the warp's lanes of that
+// node (a warp's references are mostly one node's).
+__device__ __forceinline__ void count_copies(unsigned int s, unsigned int f, unsigned int lane,
+                                             unsigned int *countL, unsigned int *countR) {
+	unsigned int key = f != 0 ? s : 0xFFFFFFFFu;
+	unsigned int peers = __match_any_sync(0xFFFFFFFFu, key);
+	unsigned int left = __ballot_sync(0xFFFFFFFFu, (f & kLeft) != 0) & peers;
+	unsigned int right = __ballot_sync(0xFFFFFFFFu, (f & kRight) != 0) & peers;
+	if (f == 0 || lane != (unsigned int)(__ffs(peers) - 1)) return;
+	if (left != 0) atomicAdd(&countL[s], (unsigned int)__popc(left));
+	if (right != 0) atomicAdd(&countR[s], (unsigned int)__popc(right));
+}
+
+} // namespace kd_tree
+
 // kdtree_classify_f32: the flags of every reference (classify and clipBoth
 // in kdtree/level.go), 0 for the padding at or past offsets[nodes] (see
 // kdtree_tail_f32); straddling references get their clipped child boxes
 // in clipL/clipR. It also zeroes state[0 .. stateWords), the look-back
-// state of the level's node-words scan (kdtree_bases_words_u32;
+// state of the level's node-words scan (kdtree_addresses_u32;
 // grid-stride), and, when
 // pre is not null, does split_unpack_u32's work for the level's
 // split.AddressesUnpacked (kernels/split.cuh; the parameters from pre on
-// are split.Scratch.Unpacking's): one launch less a level. Blocks of at
+// are split.Scratch.Unpacking's): one launch less a level. It adds every
+// node's left and right copies to countL[s] and countR[s] (zero before it:
+// kdtree_choose_f32 or kdtree_decide_f32 clears them), the children's
+// counts that kdtree_addresses_u32 scans into their bases. Blocks of at
 // most 256 threads.
 //
 // The clipping is long and only the straddling references need it, a few
@@ -714,7 +748,8 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_classify_f32(
     unsigned int nodes, unsigned int n, const unsigned int *dec, unsigned int *flags, float *clipL, float *clipR,
     unsigned long long *state, unsigned int stateWords, unsigned int *pre, unsigned int *segOff,
     unsigned long long *bstate, unsigned int bstateWords, unsigned int *tileSeg, unsigned int tiles,
-    unsigned long long *sstate, unsigned int sstateWords, const unsigned int *rnode) {
+    unsigned long long *sstate, unsigned int sstateWords, const unsigned int *rnode, unsigned int *countL,
+    unsigned int *countR) {
 	using namespace kd_tree;
 	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
 	__shared__ unsigned int listR[256], listS[256], listN;
@@ -726,7 +761,7 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_classify_f32(
 	if (threadIdx.x == 0) listN = 0;
 	__syncthreads();
 	bool straddles = false;
-	unsigned int s = 0;
+	unsigned int s = 0, counted = 0; // counted: the flags count_copies adds for r
 	if (r < n && r >= offsets[nodes]) {
 		flags[r] = 0; // padding past the last node's end (see kdtree_tail_f32)
 		if (pre != nullptr) kd_split::unpack_flag(r, 0, n, pre);
@@ -745,9 +780,11 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_classify_f32(
 		if (!straddles) {
 			flags[r] = f;
 			if (pre != nullptr) kd_split::unpack_flag(r, f, n, pre);
+			counted = f;
 		}
 	}
 	unsigned int lane = threadIdx.x & 31u;
+	count_copies(s, counted, lane, countL, countR);
 	unsigned int mask = __ballot_sync(0xFFFFFFFFu, straddles);
 	unsigned int first = 0;
 	if (lane == 0 && mask != 0) first = atomicAdd(&listN, (unsigned int)__popc(mask));
@@ -765,6 +802,8 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_classify_f32(
 		unsigned int f = classify_clip(rr, ss, (int)d[1], __uint_as_float(d[2]), box, tri, tv, nbox, clipL, clipR);
 		flags[rr] = f;
 		if (pre != nullptr) kd_split::unpack_flag(rr, f, n, pre);
+		if (f & kLeft) atomicAdd(&countL[ss], 1u);
+		if (f & kRight) atomicAdd(&countR[ss], 1u);
 	}
 }
 
@@ -838,7 +877,7 @@ __device__ __forceinline__ void scatter_ref(unsigned int r, unsigned int s, unsi
 
 // park_ref: reference r copied out, its node s ending here (leaf or small
 // root): to ptri/pbox[parkBase + pre[nodes+1+s] - pre[nodes+1] + r -
-// offsets[s]] (pre: the scanned node words, kdtree_bases_words_u32).
+// offsets[s]] (pre: the scanned node words, kdtree_addresses_u32).
 __device__ __forceinline__ void park_ref(unsigned int r, unsigned int s, const unsigned int *tri, const float *box,
                                          const unsigned int *offsets, const unsigned int *pre, unsigned int nodes,
                                          unsigned int parkBase, unsigned int *ptri, float *pbox) {
@@ -851,7 +890,7 @@ __device__ __forceinline__ void park_ref(unsigned int r, unsigned int s, const u
 
 namespace kd_tree {
 
-// NodeWords: item j of the node-words scan (see kdtree_bases_words_u32).
+// NodeWords: item j of the node-words scan (see kdtree_addresses_u32).
 struct NodeWords {
 	const unsigned int *info, *dec;
 	unsigned int nodes;
@@ -869,35 +908,63 @@ struct NodeWords {
 
 } // namespace kd_tree
 
-// kdtree_bases_words_u32: in one launch, split_bases_u32 (its parameters
-// first; blocks [0, basesBlocks), split.BasesLaunch) and the node-words
-// scan (info, dec, pre, wstate; the blocks after): the two single-pass
-// scans are independent, and both can run once the split's ranks are
-// scanned (one launch less a level). The node words place a level's
-// children and parked references, laid out like the split's unpacked
-// flags: word s = 1 when node s splits, word nodes = 0, word nodes+1+s =
-// its reference count when it ends here (leaf or small), else 0, and word
-// 2·nodes+1 = 0; the scan makes them as it loads them (NodeWords). After
-// it, pre holds their exclusive scan: node s's children are nodes 2·pre[s]
-// and 2·pre[s]+1 of the next level (2·pre[nodes] nodes in all) and its
-// parked references start pre[nodes+1+s] - pre[nodes+1] after the level's
-// first. Grid: basesBlocks + ceil((2·nodes+2)/1024) blocks of 256 threads;
-// both look-back states zeroed (kdtree_classify_f32 does it).
+namespace kd_tree {
+
+// ChildCounts: the child bases' scan items (kdtree_addresses_u32): node
+// s's left plus right copy count, which kdtree_classify_f32 counted into
+// countL[s] and countR[s]; item nodes is 0.
+struct ChildCounts {
+	const unsigned int *countL, *countR;
+	unsigned int nodes;
+
+	__device__ __forceinline__ unsigned int operator()(unsigned long long s) const {
+		return s < nodes ? countL[s] + countR[s] : 0u;
+	}
+};
+
+} // namespace kd_tree
+
+// kdtree_addresses_u32: a level's three scans in one launch, each on its
+// own blocks (all three can run once the references are classified: one
+// launch where there were two, the ranks' segmented scan and then
+// kdtree_addresses_u32):
+//   - blocks [0, rankBlocks): the ranks, segscan_off_excl_u32 on pre (in
+//     place: m items, segOff's segEntries segment starts, tileSeg, sstate;
+//     split.Unpacking, which kdtree_classify_f32 readied);
+//   - the next basesBlocks: the children's bases, base[s] = the copies of
+//     the nodes before s (ChildCounts, countL and countR from
+//     kdtree_classify_f32), and their total in *total;
+//   - the rest: the node words, which place a level's children and parked
+//     references, laid out like the split's unpacked flags: word s = 1 when
+//     node s splits, word nodes = 0, word nodes+1+s = its reference count
+//     when it ends here (leaf or small), else 0, and word 2·nodes+1 = 0;
+//     the scan makes them as it loads them (NodeWords). After it, npre
+//     holds their exclusive scan: node s's children are nodes 2·npre[s]
+//     and 2·npre[s]+1 of the next level (2·npre[nodes] nodes in all) and
+//     its parked references start npre[nodes+1+s] - npre[nodes+1] after
+//     the level's first.
+// Blocks of 256 threads; the three look-back states zeroed
+// (kdtree_classify_f32 does it).
 extern "C" __global__ void __launch_bounds__(256, 4)
-    kdtree_bases_words_u32(const unsigned int *offsets, unsigned int nodes, const unsigned int *ranks, unsigned int n,
-                           const unsigned int *flags, unsigned int *countL, unsigned int *countR, unsigned int *base,
-                           unsigned long long *bstate, unsigned int *total, unsigned int basesBlocks,
-                           const unsigned int *info, const unsigned int *dec, unsigned int *pre,
-                           unsigned long long *wstate) {
+    kdtree_addresses_u32(unsigned int *pre, const unsigned int *segOff, const unsigned int *tileSeg,
+                         unsigned long long segEntries, unsigned long long m, unsigned long long *sstate,
+                         unsigned int rankBlocks, const unsigned int *countL, const unsigned int *countR,
+                         unsigned int nodes, unsigned int *base, unsigned long long *bstate, unsigned int *total,
+                         unsigned int basesBlocks, const unsigned int *info, const unsigned int *dec,
+                         unsigned int *npre, unsigned long long *wstate) {
 	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
-	if (blockIdx.x < basesBlocks) {
-		kd_scan::IoMade<kd_split::NodeCounts> io{{offsets, ranks, flags, nodes, n, countL, countR}, base, nodes};
+	if (blockIdx.x < rankBlocks) {
+		kd_scan::segmented_offsets<kd_scan::TilingSegBid, unsigned, false>(pre, segOff, tileSeg, segEntries, pre, m,
+		                                                                    sstate);
+	} else if (blockIdx.x < rankBlocks + basesBlocks) {
+		kd_scan::IoMade<kd_tree::ChildCounts> io{{countL, countR, nodes}, base, nodes};
 		kd_scan::tile_scan<kd_scan::Add<unsigned int>, kd_scan::TilingMade>(io, (unsigned long long)nodes + 1, bstate,
-		                                                                     total);
+		                                                                     total, rankBlocks);
 	} else {
-		const unsigned long long m = 2 * (unsigned long long)nodes + 2;
-		kd_scan::IoMade<kd_tree::NodeWords> io{{info, dec, nodes}, pre, m};
-		kd_scan::tile_scan<kd_scan::Add<unsigned int>, kd_scan::TilingMade>(io, m, wstate, nullptr, basesBlocks);
+		const unsigned long long w = 2 * (unsigned long long)nodes + 2;
+		kd_scan::IoMade<kd_tree::NodeWords> io{{info, dec, nodes}, npre, w};
+		kd_scan::tile_scan<kd_scan::Add<unsigned int>, kd_scan::TilingMade>(io, w, wstate, nullptr,
+		                                                                     rankBlocks + basesBlocks);
 	}
 }
 
@@ -967,7 +1034,7 @@ __device__ __forceinline__ void pad_node(unsigned int j, unsigned int next, unsi
 // layout+1) threads, where n and nodes may be bounds past the level's
 // references and nodes (see pad_node). The level's sizes come from the
 // device: szIn = (nodes, references, references parked before the level,
-// overflow) as the level before wrote them, pre (kdtree_bases_words_u32)
+// overflow) as the level before wrote them, pre (kdtree_addresses_u32)
 // and *total (split.Addresses' grand total). Thread r < n scatters
 // reference r (scatter_ref, from split.Addresses' ranks and counts) and
 // parks it when its node ends here (park_ref); thread j <= layout writes entry j of the next level's table

@@ -30,15 +30,6 @@ __device__ __forceinline__ void segmented(const V *src, const unsigned *heads, V
 	tile_scan<SegAdd<V>, Cfg>(io, n, state, nullptr);
 }
 
-template <class Cfg, typename V, bool kInclusive>
-__device__ __forceinline__ void segmented_offsets(const V *src, const unsigned *offsets, const unsigned *tile_seg,
-                                                  unsigned long long nentries, V *dst, unsigned long long n,
-                                                  unsigned long long *state) {
-	__shared__ unsigned s_bits[Cfg::kTile / 32];
-	IoSegOffsets<Cfg, V, kInclusive> io(src, offsets, tile_seg, nentries, dst, s_bits);
-	tile_scan<SegAdd<V>, Cfg>(io, n, state, nullptr);
-}
-
 // tile_starts: tile_seg[t] = the first s with offsets[s] >= t*tile (s =
 // nentries if none), for t < tiles: one binary search per tile, so that the
 // time stays bounded whatever the segments look like (one huge segment

@@ -577,6 +577,18 @@ template <class Cfg, typename V, bool kInclusive> struct IoSegOffsets {
 	}
 };
 
+// segmented_offsets: one block's tile of the offsets-form segmented scan
+// (IoSegOffsets; segscan_off_* in scan.cu, and kdtree_addresses_u32 in
+// kdtree.cu beside other scans).
+template <class Cfg, typename V, bool kInclusive>
+__device__ __forceinline__ void segmented_offsets(const V *src, const unsigned *offsets, const unsigned *tile_seg,
+                                                  unsigned long long nentries, V *dst, unsigned long long n,
+                                                  unsigned long long *state) {
+	__shared__ unsigned s_bits[Cfg::kTile / 32];
+	IoSegOffsets<Cfg, V, kInclusive> io(src, offsets, tile_seg, nentries, dst, s_bits);
+	tile_scan<SegAdd<V>, Cfg>(io, n, state, nullptr);
+}
+
 // IoCompact: counts the nonzero flags; an item whose flag is set goes to
 // dst[its exclusive count] when that is below cap. kStream: see Tiling
 // (the scattered stores stay plain: they are not full lines). kStaged: the

@@ -67,11 +67,10 @@ __device__ __forceinline__ void unpack_rest(unsigned int i, unsigned int stride,
 
 namespace kd_split {
 
-// NodeCounts: split_bases_u32's items (kdtree_bases_words_u32's too), node
-// s's left plus right copy count (a node's left count is its last
-// reference's left rank plus that reference's left flag, 0 for an empty
-// node; the same on the right), which it also writes to countL and countR;
-// item nodes is 0.
+// NodeCounts: split_bases_u32's items, node s's left plus right copy count
+// (a node's left count is its last reference's left rank plus that
+// reference's left flag, 0 for an empty node; the same on the right),
+// which it also writes to countL and countR; item nodes is 0.
 struct NodeCounts {
 	const unsigned int *offsets, *pre, *flags;
 	unsigned int nodes, n;

@@ -2,7 +2,7 @@ package scan
 
 // MadeTile is the tile of kernels/scan.cuh's TilingMade: the items one
 // block takes in a single-pass scan over items made as they are loaded
-// (IoMade: split_bases_u32, kdtree_bases_words_u32). Such a kernel
+// (IoMade: split_bases_u32, kdtree_addresses_u32). Such a kernel
 // runs MadeStateWords(n)-1 blocks of 256 threads.
 const MadeTile = 1024
 
