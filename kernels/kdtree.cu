@@ -527,19 +527,20 @@ extern "C" __global__ void kdtree_sah_f32(const float *nbox, const unsigned int 
 // in one launch (two launches less a level), blocks of 256 threads, one
 // per kBinTile references (at least one), 6·bins words of dynamic shared
 // memory. Every node's decision is decide_node's, computed where it is
-// needed instead of read from dec: by a thread per node (grid-stride),
-// which writes the final ones (not kPending), clears the node's copy
-// counts (clear_counts) and readies the next level's keys when tkeyNext is
-// not null (ready_keys), by each block for the nodes
-// of its tile (into shared memory, a thread a node), whose references it
-// bins as kdtree_bin_u32 does, and by the warp that runs sah_node for a
-// pending node, in the block that counts the node's last tile: a block
-// adds its counts
-// to hist, then counts itself in arrive[s] for each pending node of its
-// tile (a node within one tile needs no count), and the block that brings
-// arrive[s] to the node's tile count has every count of the node in hist,
-// runs sah_node on it and zeroes arrive[s]. hist and arrive (nodes words)
-// must be zero and are zero again at the end.
+// needed instead of read from dec: by each block for the nodes of its tile
+// (into shared memory, a thread a node), whose references it bins as
+// kdtree_bin_u32 does and of which it writes the final decisions (not
+// kPending) of those whose first reference it holds (choose_own); by a
+// thread per node (grid-stride, choose_empty) for the nodes of no
+// reference, which also clears the copy counts and readies the next
+// level's keys when tkeyNext is not null (ready_keys); and by the warp
+// that runs sah_node for a pending node, in the block that counts the
+// node's last tile: a block adds its counts to hist, then counts itself
+// in arrive[s] for each pending node of its tile (a node within one tile
+// needs no count), and the block that brings arrive[s] to the node's tile
+// count has every count of the node in hist, runs sah_node on it and
+// zeroes arrive[s]. hist and arrive (nodes words) must be zero and are
+// zero again at the end.
 namespace kd_tree {
 
 // kChooseNodes is the number of a tile's nodes whose decisions a block of
@@ -547,24 +548,38 @@ namespace kd_tree {
 // empty ones, computes the rest where it needs them).
 constexpr unsigned int kChooseNodes = 256;
 
-__device__ __forceinline__ void choose_finals(const float *nbox, const unsigned int *info, unsigned int nodes,
-                                              const float *tight, const unsigned int *tkey, int smallNode,
-                                              int maxDepth, int bins, unsigned int *dec, unsigned int *tkeyNext,
-                                              unsigned int nextCap) {
+// choose_empty: kdtree_choose_f32's grid-stride part: the next level's
+// keys readied (when tkeyNext is not null), every node's copy counts
+// cleared and the decisions of the nodes of no reference, which no tile
+// holds (decide_node reads only their count).
+__device__ __forceinline__ void choose_empty(const float *nbox, const unsigned int *info, unsigned int nodes,
+                                             const float *tight, const unsigned int *tkey, int smallNode,
+                                             int maxDepth, int bins, unsigned int *dec, unsigned int *tkeyNext,
+                                             unsigned int nextCap) {
 	unsigned int gid = blockIdx.x * blockDim.x + threadIdx.x, threads = gridDim.x * blockDim.x;
 	if (tkeyNext != nullptr) ready_keys(tkeyNext, nodes, nextCap, gid, threads);
 	int axis;
 	float pos, g[9];
 	for (unsigned int s = gid; s < nodes; s += threads) {
-		int fate = decide_node(s, nbox, info, tight, tkey, smallNode, maxDepth, bins, axis, pos, g);
-		if (fate != kPending) set_dec(dec, s, fate, axis, pos);
 		clear_counts(dec, nodes, s);
+		if (info[4 * s + 1] != 0) continue;
+		int fate = decide_node(s, nbox, info, tight, tkey, smallNode, maxDepth, bins, axis, pos, g);
+		set_dec(dec, s, fate, axis, pos);
 	}
+}
+
+// choose_own: the decision of node s, from a block whose tile holds its
+// references: written by the block whose tile holds its first one (each
+// node with references has one such block) unless the binned SAH is still
+// to come (kPending).
+__device__ __forceinline__ void choose_own(unsigned int s, int fate, int axis, float pos, unsigned int t0,
+                                           const unsigned int *info, unsigned int *dec) {
+	if (fate != kPending && info[4 * s] >= t0) set_dec(dec, s, fate, axis, pos);
 }
 
 } // namespace kd_tree
 
-extern "C" __global__ void __launch_bounds__(256) kdtree_choose_f32(
+extern "C" __global__ void __launch_bounds__(256, 3) kdtree_choose_f32(
     const float *nbox, const unsigned int *info, const unsigned int *offsets, unsigned int nodes, unsigned int n,
     const float *tight, const unsigned int *tkey, int smallNode, int maxDepth, int bins, unsigned int *dec,
     unsigned int *tkeyNext, unsigned int nextCap, const float *box, unsigned int *hist, unsigned int *arrive,
@@ -576,9 +591,7 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_choose_f32(
 	__shared__ unsigned int nfin;
 	__shared__ int cfate[kChooseNodes];
 	__shared__ float cgeo[kChooseNodes][9];
-	// The final decisions first: their loads overlap the tile's, and the
-	// blocks that run sah_node end sooner than when they came last.
-	choose_finals(nbox, info, nodes, tight, tkey, smallNode, maxDepth, bins, dec, tkeyNext, nextCap);
+	choose_empty(nbox, info, nodes, tight, tkey, smallNode, maxDepth, bins, dec, tkeyNext, nextCap);
 	unsigned int t0 = blockIdx.x * kBinTile;
 	n = min(n, offsets[nodes]); // references past the last node's end are padding
 	if (t0 >= n) return;        // block-uniform
@@ -587,9 +600,21 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_choose_f32(
 	unsigned int m = min(s1 - s0 + 1, kChooseNodes), hw = 6u * (unsigned int)bins;
 	int axis;
 	float pos;
-	if (threadIdx.x < m)
-		cfate[threadIdx.x] = decide_node(s0 + threadIdx.x, nbox, info, tight, tkey, smallNode, maxDepth, bins,
-		                                 axis, pos, cgeo[threadIdx.x]);
+	// The tile's nodes' decisions, kept for the binning; each node's final
+	// one written by the block of its first reference (choose_own).
+	if (threadIdx.x < m) {
+		unsigned int s = s0 + threadIdx.x;
+		int fate = decide_node(s, nbox, info, tight, tkey, smallNode, maxDepth, bins, axis, pos, cgeo[threadIdx.x]);
+		cfate[threadIdx.x] = fate;
+		choose_own(s, fate, axis, pos, t0, info, dec);
+	}
+	float g[9];
+	for (unsigned int j = m + threadIdx.x; j <= s1 - s0; j += blockDim.x) { // nodes past the cache (rare)
+		unsigned int s = s0 + j;
+		if (info[4 * s + 1] == 0) continue;
+		int fate = decide_node(s, nbox, info, tight, tkey, smallNode, maxDepth, bins, axis, pos, g);
+		choose_own(s, fate, axis, pos, t0, info, dec);
+	}
 	if (threadIdx.x == 0) nfin = 0;
 	for (unsigned int i = threadIdx.x; i < hw; i += blockDim.x) sh[i] = 0;
 	__syncthreads();
@@ -599,7 +624,6 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_choose_f32(
 	bool pend0 = cfate[0] == kPending;
 	unsigned int cs = 0xFFFFFFFFu; // the node whose decision is in cf, cg
 	int cf = kSmall;
-	float g[9];
 	const float *cg = g;
 	for (unsigned int r = t0 + threadIdx.x; r < t1; r += blockDim.x) {
 		const float *b = box + 6 * (size_t)r;
