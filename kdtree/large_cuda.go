@@ -1166,7 +1166,7 @@ func (b *builder) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 		d.histZero = true
 	}
 	shared := uint32(4 * 6 * nb)
-	if cudaFusedChoose {
+	if cudaFusedChoose && n <= fusedChooseMaxRefs {
 		const k = "kdtree_choose_f32"
 		if err := d.ctx.LaunchDependent(k, cuda.GridFor(max(n, 1), binTile), cuda.Linear(cudaBlock), shared,
 			d.nboxP, d.info.Ptr(), d.offsets.Ptr(), uint32(nn), uint32(n), d.tight.Ptr(), tkey,
@@ -1195,9 +1195,20 @@ func (b *builder) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 }
 
 // cudaFusedChoose selects kdtree_choose_f32 (decisions, histograms and
-// binned SAH in one launch) over the three launches it fuses;
-// KDBUILD_FUSED_CHOOSE=0 turns it off (to compare the two on a device).
+// binned SAH in one launch) over the three launches it fuses for levels of
+// at most fusedChooseMaxRefs references; KDBUILD_FUSED_CHOOSE=0 turns it
+// off (to compare the two on a device).
 var cudaFusedChoose = os.Getenv("KDBUILD_FUSED_CHOOSE") != "0"
+
+// fusedChooseMaxRefs is the largest level (in references, or the bound a
+// pipelined level runs on) that kdtree_choose_f32 decides: it saves two
+// launches, which matter where a level takes a few microseconds, but runs
+// 3 blocks an SM where kdtree_bin_u32 runs 8, which matters where the
+// binning fills the device several times over (H200, the 8.9M-triangle
+// grid's large phase on the device: 35 ms fused against 29 with the three
+// launches). 2^19 references are about two waves of its blocks on an
+// H200. KDBUILD_FUSED_CHOOSE_MAX_REFS sets it.
+var fusedChooseMaxRefs = envInt("KDBUILD_FUSED_CHOOSE_MAX_REFS", 1<<19)
 
 // histLen is the length of d.hist for levels of up to nodes nodes: the
 // histograms (6·bins words a node), then kdtree_choose_f32's arrival
