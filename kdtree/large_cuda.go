@@ -16,11 +16,14 @@ import (
 )
 
 // The CUDA path of the large-node phase. The per-reference steps run as
-// kernels (kernels/kdtree.cu): boxes, every node's tight bounds (reduce's
-// segmented box reduction), the decision up to the binned SAH, histograms,
-// the SAH itself, classification with clipping, split.Addresses, scatter,
-// and parking the references of nodes that end. The next level's node table
-// is made on the device too (kdtree_tail_f32). Two drivers run the levels:
+// kernels (kernels/kdtree.cu), four a level: the decisions (empty space,
+// then histograms and the binned SAH: kdtree_choose_f32, or three kernels
+// for large levels), classification with clipping and the copy counts,
+// the addresses (the ranks, the children's bases and the node words:
+// kdtree_addresses_u32), and the tail: scatter, parking the references of
+// nodes that end, the next level's node table and its nodes' tight bounds.
+// The first level's tight bounds come from reduce's segmented box
+// reduction, the later levels' from the tail. Two drivers run the levels:
 // largeCUDA waits for each level once, at the read-back of its decisions
 // and child counts; largeCUDAPipe (large_pipe.go, scenes under a million
 // triangles) does not wait for the level it queued. Either way the host
@@ -67,7 +70,7 @@ type devLevel struct {
 	// host, and the tight bounds as keys (key_of in kernels/kdtree.cu, 6
 	// words a node) that kdtree_tail_f32 makes for the next level as it
 	// scatters its references: tkey[0] the current level's, tkey[1] the
-	// next's (readied by kdtree_decide_f32, then swapped).
+	// next's (readied by the decisions' kernel, then swapped).
 	next     *exec.Buf[uint32]
 	pre      *exec.Buf[uint32]
 	wstate   *exec.Buf[uint32]

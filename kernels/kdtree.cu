@@ -847,7 +847,7 @@ constexpr unsigned int kTailBlock = 256;
 // child c has slot c - 2·pre[s0] < 2·(pre[s1] - pre[s0]) + 2 <= 2·blockDim
 // (a child past the slots, which cannot happen, would take global atomics
 // at once); then one atomic per touched slot and word folds the slots into
-// tkey (6 words a child: 3 minima, 3 maxima, readied by kdtree_decide_f32),
+// tkey (6 words a child: 3 minima, 3 maxima, readied by the decisions' kernel),
 // for children below cap.
 struct ChildKeys {
 	unsigned int *slots;          // in shared memory, 6 words each; null: off
@@ -1072,7 +1072,7 @@ __device__ __forceinline__ void pad_node(unsigned int j, unsigned int next, unsi
 // so that one copy of 4 + 6·nn words brings the host all of the level.
 // When tkey is not null, the copies' boxes also make the next level's tight
 // bounds there (ChildKeys; keyCap children, tkey readied by this level's
-// kdtree_decide_f32), so that the next level needs no box reduction of its
+// kdtree_choose_f32 or kdtree_decide_f32), so that the next level needs no box reduction of its
 // own (two launches a level fewer). The outputs are disjoint and every
 // thread reads only this level's data: one launch where there were three
 // kernels (the small scenes' levels are launch-bound). Blocks of at most
