@@ -703,6 +703,52 @@ func TestGPUPinnedAsyncCopy(t *testing.T) {
 	c.PutPinned(q)
 }
 
+// TestGPUCopyToDeviceAsync checks CopyToDeviceAsync: words written into a
+// pinned block arrive at the device offset once the device has done the
+// work queued before a read-back, a copy past the block is refused, and
+// a copy of nothing queues nothing.
+func TestGPUCopyToDeviceAsync(t *testing.T) {
+	c := gpu(t)
+	const n = 3000
+	_, b := wordsOnDevice(t, c, n, 0, 0)
+	p, err := c.Pinned(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.PutPinned(p)
+	w := p.U32(n)
+	for i := range w {
+		w[i] = uint32(i)*2654435761 + 7
+	}
+	for _, tc := range []struct{ off, dst, len int }{{0, 0, n}, {4 * 9, 100, 1}, {4 * 17, 33, n - 40}} {
+		if err := b.Memset32(0); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.CopyToDeviceAsync(b.Slice(tc.dst, tc.len).Ptr(), p, uint64(tc.off), uint64(4*tc.len)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.ToHost()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range got {
+			want := uint32(0)
+			if i >= tc.dst && i < tc.dst+tc.len {
+				want = w[tc.off/4+i-tc.dst]
+			}
+			if v != want {
+				t.Fatalf("off %d dst %d len %d: word %d = %d, want %d", tc.off, tc.dst, tc.len, i, v, want)
+			}
+		}
+	}
+	if err := c.CopyToDeviceAsync(b.Ptr(), p, p.Bytes()-4, 8); err == nil {
+		t.Fatal("a copy past the pinned block was queued")
+	}
+	if err := c.CopyToDeviceAsync(0, p, 0, 0); err != nil {
+		t.Fatalf("a copy of nothing: %v", err)
+	}
+}
+
 // wordsOnDevice returns n words i*mul+add on the host and a device buffer
 // holding them (freed when the test ends).
 func wordsOnDevice(t *testing.T, c *Context, n int, mul, add uint32) ([]uint32, *Buffer[uint32]) {
