@@ -1,12 +1,14 @@
 package kdtree
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"slices"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
@@ -50,7 +52,16 @@ type devLevel struct {
 	nboxP        cuda.DevPtr // the table's node boxes (float32)
 	// rootTight is d.tight's address when it holds the root's tight bounds
 	// (rootBox), for the first level's decisions; 0 once they are used.
-	rootTight   cuda.DevPtr
+	rootTight cuda.DevPtr
+	// The root box on its way to the host (rootBox): copied into rootPin
+	// before rootEv; root once takeRoot has it (rootOK). rootToTable: the
+	// first level's table still needs it (levelFrontCUDA writes it there
+	// on the device).
+	rootPin     *cuda.Pinned
+	rootEv      *cuda.Event
+	root        aabb
+	rootOK      bool
+	rootToTable bool
 	nbox, geo   *exec.Buf[float32]
 	dec         *exec.Buf[uint32]
 	hist        *exec.Buf[uint32]
@@ -377,18 +388,18 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 		return nil, err
 	}
 	t0 = b.subPhase("prepare.levels", t0) // the level buffers, the first level queued
-	// The root box: tight bounds of one node holding every reference.
-	root, err := d.rootBox(n)
-	if err != nil {
+	// The root box: tight bounds of one node holding every reference
+	// (queued; the first level's bookkeeping waits for it: takeRoot).
+	if err := d.rootBox(n); err != nil {
 		return nil, err
 	}
-	b.subPhase("prepare.root", t0) // its reduction, read back
-	res.bounds = toBounds(root)
+	b.subPhase("prepare.root", t0) // its reduction queued
 	b.endPhase("prepare")
 
 	b.startPhase()
 	rs := &records{}
-	nodes := []lnode{{box: root, off: 0, cnt: uint32(n), depth: 0, rec: rs.add()}}
+	// The root's box is filled in by takeRoot before the level is booked.
+	nodes := []lnode{{off: 0, cnt: uint32(n), depth: 0, rec: rs.add()}}
 	over := false
 	// Pipelined levels for scenes under pipeMaxTris triangles: a larger
 	// scene's levels keep the device busier than the host (8.9M-triangle
@@ -408,6 +419,10 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 		b.phases["large.retry"] += float64(time.Since(b.phase).Nanoseconds()) / 1e6
 		// A level outgrew the buffers reserved for the pipeline: the
 		// level-synchronous phase, which grows them, builds again.
+		root, err := d.takeRoot()
+		if err != nil {
+			return nil, err
+		}
 		if err := d.restart(n); err != nil {
 			return nil, err
 		}
@@ -420,6 +435,11 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 			return nil, err
 		}
 	}
+	root, err := d.takeRoot()
+	if err != nil {
+		return nil, err
+	}
+	res.bounds = toBounds(root)
 	// The records of the parked ranges (leaves and small roots whose
 	// references stay on the device) were made as they were booked;
 	// parkedToHost brings the references home when a host step needs them.
@@ -555,6 +575,14 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 		t0 = b.subPhase("large.booker", t0) // waiting for a levelBook: the booker is behind
 		if err := d.readBack(lb, nn); err != nil {
 			return nil, err
+		}
+		if level == 0 {
+			// The root's box, queued before this level: home by now.
+			root, err := d.takeRoot()
+			if err != nil {
+				return nil, err
+			}
+			nodes[0].box = root
 		}
 		t0 = b.subPhase("large.device", t0)
 		if b.onLevel != nil {
@@ -704,31 +732,66 @@ func (d *devLevel) sizeNodes(nn int) error {
 	return nil
 }
 
-// rootBox returns the root box: the tight bounds of the n references in
-// d.box[0], by the segmented box reduction of reduce/ over the one segment
-// of a root table upload put in d.offsets ([0, n]), read back (6 floats),
-// -0 made +0. It replaces bounds (atomics on 6 words for every reference)
-// for the root.
-func (d *devLevel) rootBox(n int) (aabb, error) {
-	var root aabb
+// rootBox queues the root box: the tight bounds of the n references in
+// box[0] (the level table's first segment, see startLevels), into d.tight
+// (the first level's decisions use it: rootTight) and on its way to the
+// host, which takeRoot waits for. Meanwhile the host readies the large
+// phase and queues the first level, whose table gets the box on the device
+// (rootToTable): no wait for the device between prepare and the first
+// level. Without pinned memory it reads the box back at once.
+func (d *devLevel) rootBox(n int) error {
 	if d.red == nil {
 		d.red = reduce.NewReducer(d.ex)
 	}
 	if err := ensure(d.ex, &d.tight, 6); err != nil {
-		return root, err
+		return err
 	}
 	if err := d.red.SegmentedBoxesAoS(d.tight.Slice(0, 6), d.box[0].Slice(0, 6*n), d.offsets.Slice(0, 2)); err != nil {
-		return root, err
+		return err
 	}
 	d.rootTight = d.tight.Ptr()
+	d.rootOK, d.rootToTable = false, false
+	if pin, err := d.pinned(4 * 6); err == nil {
+		if ev, err := d.event(); err == nil {
+			if err := d.ctx.CopyToHostAsync(pin, 0, d.tight.Ptr(), 4*6); err != nil {
+				return err
+			}
+			if err := ev.Record(); err != nil {
+				return err
+			}
+			d.rootPin, d.rootEv, d.rootToTable = pin, ev, true
+			return nil
+		}
+	}
 	h := make([]float32, 6)
 	if err := d.tight.Slice(0, 6).CopyToHost(h); err != nil {
-		return root, err
+		return err
 	}
-	copy(root.lo[:], h[:3])
-	copy(root.hi[:], h[3:])
-	canonZero(&root)
-	return root, nil
+	d.setRoot(h)
+	return nil
+}
+
+// takeRoot waits for the root box that rootBox queued (when it is not
+// home yet) and returns it.
+func (d *devLevel) takeRoot() (aabb, error) {
+	if !d.rootOK {
+		if d.rootEv == nil {
+			return aabb{}, errors.New("kdtree: the root box was never queued")
+		}
+		if err := d.rootEv.Synchronize(); err != nil {
+			return aabb{}, err
+		}
+		d.setRoot(unsafe.Slice((*float32)(unsafe.Pointer(&d.rootPin.U32(6)[0])), 6))
+	}
+	return d.root, nil
+}
+
+// setRoot keeps the root box h (lo, then hi), -0 made +0 (canonZero).
+func (d *devLevel) setRoot(h []float32) {
+	copy(d.root.lo[:], h[:3])
+	copy(d.root.hi[:], h[3:])
+	canonZero(&d.root)
+	d.rootOK = true
 }
 
 // levelFrontCUDA queues a level's device work up to its read-back: the
@@ -752,6 +815,15 @@ func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLea
 		}
 		if err := d.upload(nodes, n); err != nil {
 			return err
+		}
+		if d.rootToTable {
+			// The root's box is not home yet: the device writes it into
+			// the table from d.tight (rootBox).
+			if err := d.ctx.Launch("kdtree_root_box_f32", cuda.Linear(1), cuda.Linear(32), 0, d.tight.Ptr(),
+				d.nboxP); err != nil {
+				return fmt.Errorf("kdtree: kdtree_root_box_f32: %w", err)
+			}
+			d.rootToTable = false
 		}
 	}
 	d.tableOK = false

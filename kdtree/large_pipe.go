@@ -212,7 +212,14 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 			}
 		}
 		t0 = b.subPhase("large.device", t0)
-		// Level k-1's decisions (its log after the sizes) to the booker.
+		// Level k-1's decisions (its log after the sizes) to the booker,
+		// the root's box first (rootBox queued it before level 0: home by
+		// now).
+		if k == 1 {
+			if nodes[0].box, err = d.takeRoot(); err != nil {
+				return nil, false, err
+			}
+		}
 		last.h, last.stride = last.pin.U32(4 + 6*lastNN)[4:], lastNN
 		last.want = [3]int{nn, nr, pk}
 		bk.give(last)

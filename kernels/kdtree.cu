@@ -1176,6 +1176,18 @@ extern "C" __global__ void __launch_bounds__(kd_tree::kTailBlock)
 	}
 }
 
+// kdtree_root_box_f32: the root's box into the first level's node table
+// (nbox, 6 floats) from its tight bounds (the segmented box reduction's
+// output, tight), -0 made +0 as canonZero does on the host; one thread a
+// coordinate (kdtree/large_cuda.go: the host reads the box back meanwhile).
+extern "C" __global__ void kdtree_root_box_f32(const float *tight, float *nbox) {
+	unsigned int i = threadIdx.x;
+	if (i >= 6) return;
+	float v = tight[i];
+	if (v == 0.0f) v = 0.0f;
+	nbox[i] = v;
+}
+
 // kdtree_boxes_f32: the box of every initial reference (kept triangle
 // kept[i]): triangle.bounds in kdtree/clip.go.
 extern "C" __global__ void kdtree_boxes_f32(const float *tv, const unsigned int *kept, unsigned int n, float *box) {
