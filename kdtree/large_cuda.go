@@ -872,7 +872,7 @@ func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLea
 	}
 	// The split's addresses without destinations (kdtree_tail_f32
 	// computes each copy's from the ranks, d.sc.Ranks(), as it scatters):
-	// the ranks' segmented scan (split.AddressesRanks' scan), the
+	// the ranks' segmented scan (split.AddressesQueued's), the
 	// children's bases from the counts classification made, and the scan
 	// of the node words that place the children and the parked references
 	// (d.pre, read by kdtree_tail_f32), in one launch. d.dec then holds

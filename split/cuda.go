@@ -20,7 +20,7 @@ const block = 256
 // that makes their counts as it loads them and leaves the child bases, and
 // the destinations (kernels/split.cu).
 func addressesCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result, n, nodes int) (uint32, error) {
-	if err := queueCUDA(ex, sc, flags, offsets, res, n, nodes, false, nil); err != nil {
+	if err := queueCUDA(ex, sc, flags, offsets, res, n, nodes, false); err != nil {
 		return 0, err
 	}
 	if err := sc.totalDev.Slice(0, 1).CopyToHost(sc.total); err != nil {
@@ -34,12 +34,9 @@ func addressesCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint3
 func basesStateWords(nodes int) int { return scan.MadeStateWords(nodes + 1) }
 
 // queueCUDA queues the kernels of addressesCUDA (without the unpacking
-// when unpacked: the caller's kernel did it, see Unpacking; without
-// split_bases_u32 and the destinations when bases is not nil: it gets the
-// bases' launch instead, see AddressesRanks); the grand total ends in
-// sc.totalDev[0].
-func queueCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result, n, nodes int, unpacked bool,
-	bases *BasesLaunch) error {
+// when unpacked: the caller's kernel did it, see Unpacking); the grand
+// total ends in sc.totalDev[0].
+func queueCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result, n, nodes int, unpacked bool) error {
 	u, err := sc.Unpacking(n, nodes)
 	if err != nil {
 		return err
@@ -60,13 +57,9 @@ func queueCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], 
 	if err := scan.SegmentedExclusivePrepared(ex, pre, pre, segOff, sc.tileSeg.Slice(0, tiles), sc.scanState.Slice(0, sWords)); err != nil {
 		return err
 	}
-	args := []any{offsets.Ptr(), uint32(nodes), pre.Ptr(), uint32(n), flags.Ptr(), res.CountL.Ptr(), res.CountR.Ptr(),
-		res.ChildBase.Ptr(), sc.state.Ptr(), sc.totalDev.Ptr()}
-	if bases != nil {
-		*bases = BasesLaunch{Blocks: uint32(words - 1), Args: args}
-		return nil
-	}
-	if err := ctx.Launch("split_bases_u32", cuda.Linear(words-1), cuda.Linear(256), 0, args...); err != nil {
+	if err := ctx.Launch("split_bases_u32", cuda.Linear(words-1), cuda.Linear(256), 0,
+		offsets.Ptr(), uint32(nodes), pre.Ptr(), uint32(n), flags.Ptr(), res.CountL.Ptr(), res.CountR.Ptr(),
+		res.ChildBase.Ptr(), sc.state.Ptr(), sc.totalDev.Ptr()); err != nil {
 		return err
 	}
 	if n == 0 || (res.DstL == nil && res.DstR == nil) {
@@ -80,7 +73,8 @@ func queueCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], 
 // Unpacking is what a kernel of the caller's needs to unpack a level's
 // flags itself, in the launch that computes them, so that
 // AddressesUnpacked can skip split_unpack_u32 (kdtree's classification
-// does: one launch less a level): the ranks' array, the segment offsets,
+// unpacks them, then runs the scans in a kernel of its own,
+// kdtree_addresses_u32): the ranks' array, the segment offsets,
 // the look-back states and the ranks' scan's tile starts of sc for n
 // references and nodes nodes. The kernel calls kd_split::unpack_flag for
 // every reference r < n with its flags and kd_split::unpack_rest once per
@@ -112,16 +106,4 @@ func (sc *Scratch) Unpacking(n, nodes int) (Unpacking, error) {
 	return Unpacking{Pre: sc.scanRefs.Ptr(), SegOff: sc.segOff.Ptr(), State: sc.state.Ptr(),
 		StateWords: uint32(basesStateWords(nodes)), TileSeg: sc.tileSeg.Ptr(), Tiles: uint32(scan.SegOffsetsTiles(m)),
 		ScanState: sc.scanState.Ptr(), ScanStateWords: uint32(scan.SegOffsetsStateWords(m) / 2)}, nil
-}
-
-// BasesLaunch is split_bases_u32's launch for a level (AddressesRanks): its
-// blocks of 256 threads and its parameters (offsets, nodes, ranks, n, flags,
-// CountL, CountR, ChildBase, look-back state, total), for a caller that runs
-// it in a kernel of its own beside other work (kdtree_bases_words_u32 runs
-// it, kernels/split.cuh's NodeCounts with scan's TilingMade, next to the
-// level's node-words scan). The caller must queue it before anything reads
-// the counts, the bases or the total.
-type BasesLaunch struct {
-	Blocks uint32
-	Args   []any
 }

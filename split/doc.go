@@ -18,5 +18,5 @@
 // in all, where the counts and their scan were two). Addresses reads back
 // the 4-byte total. A caller whose own kernel computes the flags can unpack
 // them there (Scratch.Unpacking, kernels/split.cuh) and queue the rest with
-// AddressesUnpacked, one launch fewer (kdtree's classification does).
+// AddressesUnpacked, one launch fewer.
 package split

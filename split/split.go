@@ -172,7 +172,7 @@ func Addresses(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], 
 // ranks[n+1+r] on the right, s its node, n = len(flags)), which saves the
 // destinations' writes and reads. The Go executor needs them.
 func AddressesQueued(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result) error {
-	return addressesQueued(ex, sc, flags, offsets, res, false, nil)
+	return addressesQueued(ex, sc, flags, offsets, res, false)
 }
 
 // AddressesUnpacked is AddressesQueued for a caller whose kernel, the one
@@ -180,24 +180,10 @@ func AddressesQueued(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uin
 // kernels/split.cuh): on the CUDA executor it queues the rest, one launch
 // fewer. On the Go executor it is AddressesQueued.
 func AddressesUnpacked(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result) error {
-	return addressesQueued(ex, sc, flags, offsets, res, true, nil)
+	return addressesQueued(ex, sc, flags, offsets, res, true)
 }
 
-// AddressesRanks is AddressesUnpacked up to the ranks (CUDA executor only,
-// no destinations): it queues the ranks' scan and returns the launch of
-// split_bases_u32, which makes the counts, the bases and the total, for
-// the caller to queue in a kernel of its own next (see BasesLaunch).
-func AddressesRanks(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result) (BasesLaunch, error) {
-	if ex.CUDA() == nil || res.DstL != nil || res.DstR != nil {
-		panic("split: AddressesRanks wants the CUDA executor and no destinations")
-	}
-	var b BasesLaunch
-	err := addressesQueued(ex, sc, flags, offsets, res, true, &b)
-	return b, err
-}
-
-func addressesQueued(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result, unpacked bool,
-	bases *BasesLaunch) error {
+func addressesQueued(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], res Result, unpacked bool) error {
 	n, nodes := flags.Len(), offsets.Len()-1
 	if nodes < 0 {
 		panic("split: AddressesQueued with empty offsets")
@@ -211,7 +197,7 @@ func addressesQueued(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uin
 		res.ChildBase.Len() < nodes {
 		panic(fmt.Sprintf("split: AddressesQueued: outputs too short for %d references and %d nodes", n, nodes))
 	}
-	return queueCUDA(ex, sc, flags, offsets, res, n, nodes, unpacked, bases)
+	return queueCUDA(ex, sc, flags, offsets, res, n, nodes, unpacked)
 }
 
 func addressesGo(ex exec.Executor, flags, offsets []uint32, res Result, nodes int) (uint32, error) {

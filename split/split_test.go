@@ -223,8 +223,7 @@ func BenchmarkAddresses(b *testing.B) {
 // padded level: references past offsets[nodes] with zero flags. The same
 // with AddressesUnpacked after a kernel of the caller's unpacked the flags
 // (here split_unpack_u32 itself on a grid of 2 blocks of 64 threads, so
-// that its loops stride), and with AddressesRanks and its BasesLaunch
-// queued by the caller (here as split_bases_u32).
+// that its loops stride).
 func TestAddressesGPURanks(t *testing.T) {
 	ex, why := exec.TestGPU()
 	if ex == nil {
@@ -233,10 +232,9 @@ func TestAddressesGPURanks(t *testing.T) {
 	for _, c := range splitCases() {
 		dl, dr, cl, cr, cb, _ := reference(c.flags, c.offsets)
 		for _, v := range []struct {
-			pad             int
-			unpacked, ranks bool
-		}{{0, false, false}, {1, false, false}, {33, false, false}, {1025, false, false},
-			{0, true, false}, {33, true, false}, {1025, true, false}, {0, true, true}, {1025, true, true}} {
+			pad      int
+			unpacked bool
+		}{{0, false}, {1, false}, {33, false}, {1025, false}, {0, true}, {33, true}, {1025, true}} {
 			pad := v.pad
 			n, nodes := len(c.flags)+pad, len(c.offsets)-1
 			if nodes < 1 {
@@ -254,13 +252,7 @@ func TestAddressesGPURanks(t *testing.T) {
 				require.NoError(t, err)
 				require.NoError(t, ex.CUDA().Launch("split_unpack_u32", cuda.Linear(2), cuda.Linear(64), 0,
 					append([]any{flags.Ptr(), uint32(n)}, u.Args(offsets.Ptr(), uint32(nodes))...)...))
-				if v.ranks {
-					b, err := AddressesRanks(ex, sc, flags, offsets, res)
-					require.NoError(t, err)
-					require.NoError(t, ex.CUDA().Launch("split_bases_u32", cuda.Linear(int(b.Blocks)), cuda.Linear(256), 0, b.Args...))
-				} else {
-					require.NoError(t, AddressesUnpacked(ex, sc, flags, offsets, res))
-				}
+				require.NoError(t, AddressesUnpacked(ex, sc, flags, offsets, res))
 			} else {
 				require.NoError(t, AddressesQueued(ex, sc, flags, offsets, res))
 			}
