@@ -107,13 +107,7 @@ func (c *Context) freePinned() Result {
 // without waiting: dst holds the data once an event recorded after it has
 // happened (Event.Synchronize).
 func (c *Context) CopyToHostAsync(dst *Pinned, off uint64, src DevPtr, bytes uint64) error {
-	if off > dst.bytes || bytes > dst.bytes-off {
-		return fmt.Errorf("cuda: copying %d bytes at %d into a %d-byte pinned block", bytes, off, dst.bytes)
-	}
-	if bytes == 0 {
-		return nil
-	}
-	if err := c.ready(); err != nil {
+	if ok, err := c.asyncCopyReady(dst, off, bytes, "into"); !ok {
 		return err
 	}
 	return driverError("cuMemcpyDtoHAsync", "", memcpyDtoHAsync(c.ctx, unsafe.Add(dst.p, off), src, bytes))
@@ -125,14 +119,25 @@ func (c *Context) CopyToHostAsync(dst *Pinned, off uint64, src DevPtr, bytes uin
 // happened (an event, or a wait for the device). From pinned memory the
 // device reads the bytes where they are: no staging copy on the host.
 func (c *Context) CopyToDeviceAsync(dst DevPtr, src *Pinned, off uint64, bytes uint64) error {
-	if off > src.bytes || bytes > src.bytes-off {
-		return fmt.Errorf("cuda: copying %d bytes at %d from a %d-byte pinned block", bytes, off, src.bytes)
-	}
-	if bytes == 0 {
-		return nil
-	}
-	if err := c.ready(); err != nil {
+	if ok, err := c.asyncCopyReady(src, off, bytes, "from"); !ok {
 		return err
 	}
 	return driverError("cuMemcpyHtoDAsync", "", memcpyHtoDAsync(c.ctx, dst, unsafe.Add(src.p, off), bytes))
+}
+
+// asyncCopyReady checks an asynchronous copy of bytes at byte offset off
+// into or from (dir) the pinned block b and readies the context for it:
+// ok is false when there is nothing to copy (err nil) or the copy is
+// refused (err says why).
+func (c *Context) asyncCopyReady(b *Pinned, off, bytes uint64, dir string) (ok bool, err error) {
+	if off > b.bytes || bytes > b.bytes-off {
+		return false, fmt.Errorf("cuda: copying %d bytes at %d %s a %d-byte pinned block", bytes, off, dir, b.bytes)
+	}
+	if bytes == 0 {
+		return false, nil
+	}
+	if err := c.ready(); err != nil {
+		return false, err
+	}
+	return true, nil
 }
