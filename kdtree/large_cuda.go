@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
@@ -781,7 +780,11 @@ func (d *devLevel) takeRoot() (aabb, error) {
 		if err := d.rootEv.Synchronize(); err != nil {
 			return aabb{}, err
 		}
-		d.setRoot(unsafe.Slice((*float32)(unsafe.Pointer(&d.rootPin.U32(6)[0])), 6))
+		var h [6]float32
+		for i, w := range d.rootPin.U32(6) {
+			h[i] = math.Float32frombits(w)
+		}
+		d.setRoot(h[:])
 	}
 	return d.root, nil
 }

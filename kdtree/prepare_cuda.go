@@ -63,13 +63,13 @@ func (b *builder) prepareCUDA(d *devLevel) (int, error) {
 	}
 	// The error word comes home with the count of kept triangles: copied
 	// into pinned memory before the compaction, whose read-back of the
-	// count then waits for both (one wait instead of two).
-	pin, err := d.pinned(4)
-	if err != nil {
-		return 0, err
-	}
-	if err := d.ctx.CopyToHostAsync(pin, 0, bad.Ptr(), 4); err != nil {
-		return 0, err
+	// count then waits for both (one wait instead of two; without pinned
+	// memory, a read-back of its own).
+	word, pin := d.hostWords(1)
+	if pin != nil {
+		if err := d.ctx.CopyToHostAsync(pin, 0, bad.Ptr(), 4); err != nil {
+			return 0, err
+		}
 	}
 	if d.kept, err = exec.Alloc[uint32](b.ex, nt); err != nil {
 		return 0, err
@@ -78,7 +78,12 @@ func (b *builder) prepareCUDA(d *devLevel) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("kdtree: kept triangles: %w", err)
 	}
-	if i := pin.U32(1)[0]; i != 0xFFFFFFFF {
+	if pin == nil {
+		if err := bad.CopyToHost(word); err != nil {
+			return 0, err
+		}
+	}
+	if i := word[0]; i != 0xFFFFFFFF {
 		if int(i) >= nt {
 			return 0, fmt.Errorf("kdtree: kdtree_gather_f32 reported triangle %d of %d", i, nt)
 		}
