@@ -44,7 +44,9 @@ func TestBuildGPUEqualsGo(t *testing.T) {
 			list = append(list, s)
 		}
 	}
-	defer func() { cudaSmallOnDevice, cudaLayoutDevice = true, true }()
+	defer func() { cudaSmallOnDevice, cudaLayoutDevice, checkEarlyRoots = true, true, false }()
+	checkEarlyRoots = true
+	early0 := earlyRuns.Load()
 	for _, s := range list {
 		for _, o := range []Options{{}, {Bins: 7, SmallNode: 16}, {EmptyBonus: 0.8, MaxDepth: 12}} {
 			goOpt, gpuOpt := o, o
@@ -65,6 +67,13 @@ func TestBuildGPUEqualsGo(t *testing.T) {
 			require.NoError(t, err, s.Name)
 			btEqualTrees(t, s.Name+" (host layout)", want, got)
 			cudaLayoutDevice = true
+			// The small phase from the host's list of small roots, then
+			// the default: from the list the levels made on the device.
+			cudaEarlySmall = false
+			got, err = Build(context.Background(), s, gpuOpt)
+			cudaEarlySmall = true
+			require.NoError(t, err, s.Name)
+			btEqualTrees(t, s.Name+" (host's small roots)", want, got)
 			got, err = Build(context.Background(), s, gpuOpt)
 			require.NoError(t, err, s.Name)
 			btEqualTrees(t, s.Name, want, got)
@@ -83,6 +92,11 @@ func TestBuildGPUEqualsGo(t *testing.T) {
 				s.Name, o, st.SAHCost, st.Nodes, st.BuildMs, st.DevicePeakBytes,
 				float64(st.DevicePeakBytes)/float64(max(1, len(s.Tris))), st.Phases)
 		}
+	}
+	// The pipelined scenes with small roots started their small phase
+	// from the device's list (KDBUILD_LEVEL_PIPELINE=0: none is pipelined).
+	if cudaPipeline {
+		require.Greater(t, earlyRuns.Load(), early0, "no build started its small phase early")
 	}
 }
 

@@ -93,8 +93,9 @@ type devLevel struct {
 	inPipe   bool // largeCUDAPipe runs: per-node buffers must not grow
 	histZero bool // hist is all zero (see decideCUDA)
 
-	// The levels' sizes on the device, a ring of szSlots slots of 4 words
-	// (nodes, references, references parked before the level, overflow):
+	// The levels' sizes on the device, a ring of szSlots slots of szWords
+	// words (nodes, references, references parked before the level,
+	// overflow, small roots before the level):
 	// level k's in slot k%szSlots, written by level k-1's kdtree_tail_f32
 	// (level 0's by setSizes). layout is the node stride of the current
 	// table in offsets (see tableLen), nodeCap the most nodes a level
@@ -105,11 +106,20 @@ type devLevel struct {
 	refLimit int // when positive, the most references queueTail lets a level have (largeCUDAPipe's pipeRefCap)
 
 	// The pipelined large phase's: the last level's log (kdtree_tail_f32,
-	// 4 + 6·nodeCap words), and what it borrowed, pinned host memory and
+	// szWords + 6·nodeCap words), and what it borrowed, pinned host memory and
 	// events (given back by free, after the device is done with them).
 	log    *exec.Buf[uint32]
 	pins   []*cuda.Pinned
 	events []*cuda.Event
+
+	// The small roots the pipelined levels list on the device (room for
+	// rootCap) and the small phase startSmallEarly launched from them,
+	// which runSmallCUDA finishes (see small_early.go); levelFreed: the
+	// level buffers are freed (freeLevel).
+	roots      *exec.Buf[uint32]
+	rootCap    int
+	early      *smallRun
+	levelFreed bool
 }
 
 // szSlots is the number of levels whose sizes the device keeps: a level
@@ -117,10 +127,20 @@ type devLevel struct {
 // every second level are the same: see largeCUDAPipe).
 const szSlots = 2
 
+// szWords is the number of words of a level's sizes (kSizeWords in
+// kernels/kdtree.cu): nodes, references, references parked before the
+// level, overflow, small roots before the level (kdtree_tail_f32 lists
+// them on the device: see small_early.go).
+const szWords = 5
+
 func (d *devLevel) free() {
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.rnode[0], d.rnode[1], d.flags, d.offsets, d.info,
-		d.dec, d.hist, d.ptri, d.arenaU, d.next, d.pre, d.wstate, d.sz, d.log, d.tkey[0], d.tkey[1]} {
+		d.dec, d.hist, d.ptri, d.arenaU, d.next, d.pre, d.wstate, d.sz, d.log, d.tkey[0], d.tkey[1], d.roots} {
 		b.Free()
+	}
+	if d.early != nil {
+		d.early.so.free()
+		d.early = nil
 	}
 	for _, b := range []*exec.Buf[float32]{d.tv, d.box[0], d.box[1], d.clipL, d.clipR, d.nbox, d.geo, d.pbox, d.arenaF,
 		d.tight} {
@@ -155,8 +175,8 @@ func (d *devLevel) reserve(n, bins int) error {
 	refs, nodes := 2*n, max(n/16, 256)
 	us := []arenaSlot[uint32]{{&d.tri[0], refs}, {&d.tri[1], refs}, {&d.rnode[0], refs}, {&d.rnode[1], refs}, {&d.flags, refs},
 		{&d.offsets, tableLen(nodes)}, {&d.dec, 6 * nodes},
-		{&d.hist, histLen(bins, nodes)}, {&d.next, tableLen(nodes)}, {&d.pre, 2*nodes + 2},
-		{&d.wstate, 2 * nodeWordsState(nodes)}, {&d.sz, 4 * szSlots}, {&d.tkey[0], 6 * nodes}, {&d.tkey[1], 6 * nodes}}
+		{&d.hist, histLen(bins, nodes)}, {&d.next, tableLen(nodes)}, {&d.pre, nodeWords(nodes)},
+		{&d.wstate, 2 * nodeWordsState(nodes)}, {&d.sz, szWords * szSlots}, {&d.tkey[0], 6 * nodes}, {&d.tkey[1], 6 * nodes}}
 	fs := []arenaSlot[float32]{{&d.box[0], 6 * refs}, {&d.box[1], 6 * refs}, {&d.clipL, 6 * refs}, {&d.clipR, 6 * refs},
 		{&d.geo, 9 * nodes}, {&d.tight, 6 * nodes}}
 	if err := carve(d.ex, &d.arenaU, us); err != nil {
@@ -309,9 +329,10 @@ func (d *devLevel) startLevels(n int) error {
 // setSizes writes level k's sizes on the device: nn nodes, n references,
 // none parked before it, no overflow.
 func (d *devLevel) setSizes(k, nn, n int) error {
-	w, pin := d.hostWords(4)
-	w[0], w[1], w[2], w[3] = uint32(nn), uint32(n), 0, 0
-	return d.send(d.sz.Slice(4*(k%szSlots), 4), w, pin)
+	w, pin := d.hostWords(szWords)
+	clear(w)
+	w[0], w[1] = uint32(nn), uint32(n)
+	return d.send(d.sz.Slice(szWords*(k%szSlots), szWords), w, pin)
 }
 
 // send copies words to dst: from pin (hostWords' block holding words)
@@ -679,9 +700,13 @@ func (b *builder) subPhase(name string, t0 time.Time) time.Time {
 	return now
 }
 
+// nodeWords is the length of the node-words scan of a level of nn nodes
+// (NodeWords in kernels/kdtree.cu: splits, parked counts, small roots).
+func nodeWords(nn int) int { return 3*nn + 3 }
+
 // nodeWordsState is the look-back state of the node-words scan for a
-// level of nn nodes (a scan of 2nn+2 words), in 8-byte words.
-func nodeWordsState(nn int) int { return scan.MadeStateWords(2*nn + 2) }
+// level of nn nodes, in 8-byte words.
+func nodeWordsState(nn int) int { return scan.MadeStateWords(nodeWords(nn)) }
 
 // tableLen is the number of words of a level's node table for nn nodes.
 func tableLen(nn int) int { return 11*nn + 1 }
@@ -721,7 +746,7 @@ func (d *devLevel) sizeNodes(nn int) error {
 		return fmt.Errorf("kdtree: a level of %d nodes in a table laid out for %d", nn, d.layout)
 	}
 	for _, e := range []error{ensure(d.ex, &d.dec, 6*nn), ensure(d.ex, &d.geo, 9*nn),
-		ensure(d.ex, &d.tight, 6*nn), ensure(d.ex, &d.pre, 2*nn+2), ensure(d.ex, &d.wstate, 2*nodeWordsState(nn))} {
+		ensure(d.ex, &d.tight, 6*nn), ensure(d.ex, &d.pre, nodeWords(nn)), ensure(d.ex, &d.wstate, 2*nodeWordsState(nn))} {
 		if e != nil {
 			return e
 		}
@@ -887,7 +912,7 @@ func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLea
 	if err := d.ctx.LaunchDependent(k, cuda.Linear(rankBlocks+basesBlocks+nodeWordsState(nn)-1), cuda.Linear(256), 0,
 		u.Pre, u.SegOff, u.TileSeg, uint64(2*nn+3), uint64(m), u.ScanState, uint32(rankBlocks),
 		countL.Ptr(), countR.Ptr(), uint32(nn), d.dec.Slice(5*nn, nn).Ptr(), u.State, d.sc.Total().Ptr(),
-		uint32(basesBlocks), d.info.Ptr(), d.dec.Ptr(), d.pre.Slice(0, 2*nn+2).Ptr(), d.wstate.Ptr()); err != nil {
+		uint32(basesBlocks), d.info.Ptr(), d.dec.Ptr(), d.pre.Slice(0, nodeWords(nn)).Ptr(), d.wstate.Ptr()); err != nil {
 		return fmt.Errorf("kdtree: %s: %w", k, err)
 	}
 	return nil
@@ -937,7 +962,7 @@ func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook, level int
 func (b *builder) queueTail(d *devLevel, nb, nRefs, layout, level int, log cuda.DevPtr) error {
 	// Where the children and the parked references go: the scan of the
 	// node words, made by the level's front (kdtree_addresses_u32).
-	pre := d.pre.Slice(0, 2*nb+2)
+	pre := d.pre.Slice(0, nodeWords(nb))
 	var table cuda.DevPtr
 	if layout > 0 {
 		if err := ensure(d.ex, &d.next, tableLen(layout)); err != nil {
@@ -950,8 +975,15 @@ func (b *builder) queueTail(d *devLevel, nb, nRefs, layout, level int, log cuda.
 		refCap = min(refCap, d.refLimit)
 	}
 	parkCap := d.parkCap()
-	szIn := d.sz.Slice(4*(level%szSlots), 4).Ptr()
-	szOut := d.sz.Slice(4*((level+1)%szSlots), 4).Ptr()
+	szIn := d.sz.Slice(szWords*(level%szSlots), szWords).Ptr()
+	szOut := d.sz.Slice(szWords*((level+1)%szSlots), szWords).Ptr()
+	// The small roots listed on the device (pipelined levels only: see
+	// small_early.go).
+	var sroot cuda.DevPtr
+	rootCap := 0
+	if d.inPipe && d.roots != nil {
+		sroot, rootCap = d.roots.Ptr(), d.rootCap
+	}
 	// The next level's tight bounds, made as the references are scattered,
 	// when this level's decide readied their keys for all its nodes.
 	var tkey cuda.DevPtr
@@ -963,7 +995,8 @@ func (b *builder) queueTail(d *devLevel, nb, nRefs, layout, level int, log cuda.
 		d.sc.Ranks().Ptr(), d.clipL.Ptr(), d.clipR.Ptr(), uint32(nRefs), d.tri[1].Ptr(), d.box[1].Ptr(),
 		d.offsets.Ptr(), pre.Ptr(), uint32(nb), d.dec.Ptr(), d.ptri.Ptr(), d.pbox.Ptr(), uint32(parkCap),
 		d.nboxP, d.info.Ptr(), d.dec.Slice(3*nb, 3*nb).Ptr(), d.sc.Total().Ptr(), uint32(refCap),
-		uint32(layout), table, szIn, szOut, log, tkey, uint32(layout), d.rnode[0].Ptr(), d.rnode[1].Ptr()); err != nil {
+		uint32(layout), table, szIn, szOut, log, tkey, uint32(layout), d.rnode[0].Ptr(), d.rnode[1].Ptr(),
+		sroot, uint32(rootCap)); err != nil {
 		return err
 	}
 	if layout > 0 {

@@ -85,6 +85,9 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 	if err := d.ensurePipe(refCap, nodeCap, b.opt.Bins); err != nil {
 		return nil, false, err
 	}
+	if err := d.ensureRoots(n); err != nil {
+		return nil, false, err
+	}
 	d.inPipe = true
 	defer func() { d.inPipe = false }()
 	if d.red == nil {
@@ -99,7 +102,7 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 	// Pinned memory for the levelBooks' logs (they grow with the levels):
 	// without it, the level-synchronous phase, which needs none.
 	for _, lb := range bk.all {
-		if lb.pin, err = d.pinned(4 * (4 + 6*min(nodeCap, 256))); err != nil {
+		if lb.pin, err = d.pinned(4 * (szWords + 6*min(nodeCap, 256))); err != nil {
 			return nil, true, nil
 		}
 	}
@@ -122,12 +125,15 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 		return ctx.Flush()
 	}
 	// sizes waits for lb's copy and returns the sizes it holds (the next
-	// level's: nodes, references, parked before it, overflow).
+	// level's: nodes, references, parked before it, overflow), and sets
+	// roots to the small roots before it.
+	roots := 0
 	sizes := func(lb *levelBook) (nn, nr, pk int, over bool, err error) {
 		if err := lb.wait(); err != nil {
 			return 0, 0, 0, false, err
 		}
-		h := lb.pin.U32(4)
+		h := lb.pin.U32(szWords)
+		roots = int(h[4])
 		return int(h[0]), int(h[1]), int(h[2]), h[3] != 0, nil
 	}
 	t0 = b.subPhase("large.alloc", t0)
@@ -220,7 +226,7 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 				return nil, false, err
 			}
 		}
-		last.h, last.stride = last.pin.U32(4 + 6*lastNN)[4:], lastNN
+		last.h, last.stride = last.pin.U32(szWords + 6*lastNN)[szWords:], lastNN
 		last.want = [3]int{nn, nr, pk}
 		bk.give(last)
 		last = lb
@@ -234,6 +240,12 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 				return nil, true, nil
 			}
 			d.parked = pk
+			// The large phase is done on the device: the small phase
+			// starts there now, from the small roots the levels listed,
+			// while the booker finishes the host's records.
+			if err := b.startSmallEarly(d, roots, pk); err != nil {
+				return nil, false, err
+			}
 			break
 		}
 		b.levels++
@@ -266,9 +278,9 @@ func (d *devLevel) growParked(n, used int) error {
 func (d *devLevel) ensurePipe(refs, nodes, bins int) error {
 	for _, e := range []error{ensure(d.ex, &d.flags, refs),
 		ensure(d.ex, &d.clipL, 6*refs), ensure(d.ex, &d.clipR, 6*refs), ensure(d.ex, &d.dec, 6*nodes),
-		ensure(d.ex, &d.geo, 9*nodes), ensure(d.ex, &d.tight, 6*nodes), ensure(d.ex, &d.pre, 2*nodes+2),
+		ensure(d.ex, &d.geo, 9*nodes), ensure(d.ex, &d.tight, 6*nodes), ensure(d.ex, &d.pre, nodeWords(nodes)),
 		ensure(d.ex, &d.wstate, 2*nodeWordsState(nodes)), ensure(d.ex, &d.next, tableLen(nodes)),
-		ensure(d.ex, &d.log, 4+6*nodes), ensure(d.ex, &d.tkey[0], 6*nodes), ensure(d.ex, &d.tkey[1], 6*nodes)} {
+		ensure(d.ex, &d.log, szWords+6*nodes), ensure(d.ex, &d.tkey[0], 6*nodes), ensure(d.ex, &d.tkey[1], 6*nodes)} {
 		if e != nil {
 			return e
 		}
@@ -334,7 +346,7 @@ var cudaMappedLog = os.Getenv("KDBUILD_MAPPED_LOG") != "0"
 // level's tail writes it: that memory itself (direct) when the driver
 // mapped it, else d.log, which fetch copies into it.
 func (d *devLevel) logDest(lb *levelBook, nb int) (log cuda.DevPtr, direct bool, err error) {
-	words := 4 + 6*nb
+	words := szWords + 6*nb
 	if lb.pin == nil || lb.pin.Bytes() < uint64(4*words) {
 		p, err := d.pinned(4 * words)
 		if err != nil {
@@ -361,7 +373,7 @@ func (d *devLevel) fetch(lb *levelBook, nb int, direct bool) error {
 		lb.ev = e
 	}
 	if !direct {
-		if err := d.ctx.CopyToHostAsync(lb.pin, 0, d.log.Ptr(), uint64(4*(4+6*nb))); err != nil {
+		if err := d.ctx.CopyToHostAsync(lb.pin, 0, d.log.Ptr(), uint64(4*(szWords+6*nb))); err != nil {
 			return err
 		}
 	}

@@ -24,11 +24,15 @@ func cudaLayoutOnDevice() bool {
 // small phase needs only tv, ptri and pbox, the layout only ptri), so that
 // the small phase's and the layout's output do not add to the large
 // phase's peak. It waits for the queued kernels first (the last level's
-// park kernel reads these buffers).
+// park kernel reads these buffers). Once done, it does nothing.
 func (d *devLevel) freeLevel() error {
+	if d.levelFreed {
+		return nil
+	}
 	if err := d.ctx.Synchronize(); err != nil {
 		return err
 	}
+	d.levelFreed = true
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.rnode[0], d.rnode[1], d.flags, d.offsets, d.info,
 		d.dec, d.hist, d.arenaU} {
 		b.Free()

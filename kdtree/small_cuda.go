@@ -98,36 +98,91 @@ func (so *smallDev) free() {
 }
 
 // runSmallCUDA runs the small-node phase on the device: one warp per small
-// root (kdtree_small_w_f32, or kdtree_small_f32: see cudaSmallV1). It returns nil (and changes nothing) when the
-// record or reference space overflowed even with the largest room it
-// tries; the caller then runs the Go small phase.
+// root (kdtree_small_w_f32, or kdtree_small_f32: see cudaSmallV1). It
+// returns nil (and changes nothing) when the record or reference space
+// overflowed even with the largest room it tries; the caller then runs
+// the Go small phase. When startSmallEarly launched the phase from the
+// roots the device listed, it checks that list against the host's and
+// waits for that launch.
 func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []uint32) (*smallDev, error) {
-	t0 := time.Now()
 	R := len(rs.small)
-	so := &smallDev{roots: R}
-	// The per-root words on the device, one buffer: offsets, counts and
-	// depths (the booker's arrays, levelBook.book), the counters (next
-	// record, next reference, overflow, next root to take, places
-	// unusable), the subtrees' sizes (kdtree_small_w_f32's size: read
-	// back with the counters), the order in which kdtree_small_w_f32 takes
-	// the roots (largest first) and the roots' boxes (float bits).
+	if run := d.early; run != nil {
+		d.early = nil
+		earlyRuns.Add(1)
+		if err := b.checkEarly(d, run, rs, smallOff, smallCnt); err != nil {
+			run.so.free()
+			return nil, err
+		}
+		return b.smallFinish(d, run)
+	}
 	box := rs.smallBox
 	if len(smallOff) != R || len(smallCnt) != R || len(rs.smallDepth) != R || len(box) != 6*R {
 		return nil, fmt.Errorf("kdtree: %d small roots with %d offsets, %d counts, %d depths and %d box words",
 			R, len(smallOff), len(smallCnt), len(rs.smallDepth), len(box))
 	}
 	if R == 0 {
-		return so, nil
+		return &smallDev{}, nil
 	}
-	ctrAt, sizeAt := 3*R, 3*R+smallCtrs
-	orderAt := sizeAt + 2*R
-	boxAt := orderAt + R
-	boxBits := unsafe.Slice((*uint32)(unsafe.Pointer(&box[0])), len(box))
-	fail := func(err error) (*smallDev, error) {
-		so.free()
+	run, err := b.smallHostWords(d, rs, smallOff, smallCnt)
+	if err != nil {
 		return nil, err
 	}
-	var total int
+	if err := b.smallLaunch(d, run); err != nil {
+		run.so.free()
+		return nil, err
+	}
+	return b.smallFinish(d, run)
+}
+
+// smallRun is the device small phase under way: the roots' words on the
+// device, the kernel's arguments and the output room tried.
+//
+// The words (one buffer, w) are laid out with a stride, the roots' count
+// R when the host made them, the device list's room when the levels listed
+// the roots (startSmallEarly): offsets at 0, counts at stride, depths at
+// 2·stride (the booker's arrays, levelBook.book), the roots' boxes (float
+// bits, 6 words each) at 3·stride, then the counters (next record, next
+// reference, overflow, next root to take, places unusable), the subtrees'
+// sizes (kdtree_small_w_f32's size: read back with the counters) and the
+// order in which kdtree_small_w_f32 takes the roots (largest first). See
+// smallAt.
+type smallRun struct {
+	so      *smallDev
+	w       *exec.Buf[uint32]
+	stride  int
+	total   int // the small roots' references, or a bound (the output room's measure)
+	attempt int // the smallCaps entry tried
+	v1      bool
+	kernel  string
+	grid    cuda.Dim3
+	block   cuda.Dim3
+	args    []any
+}
+
+// smallAt is where each part of a smallRun's words starts for the stride
+// (the boxes at 3·stride), and end their length.
+func smallAt(stride int) (ctrAt, sizeAt, orderAt, end int) {
+	ctrAt = 9 * stride
+	sizeAt = ctrAt + smallCtrs
+	orderAt = sizeAt + 2*stride
+	end = orderAt + stride
+	return
+}
+
+// smallHostWords makes the small roots' words on the host from the
+// booker's arrays and sends them.
+func (b *builder) smallHostWords(d *devLevel, rs *records, smallOff, smallCnt []uint32) (*smallRun, error) {
+	t0 := time.Now()
+	R := len(rs.small)
+	run := &smallRun{so: &smallDev{roots: R}, stride: R}
+	ctrAt, _, orderAt, end := smallAt(R)
+	boxAt := 3 * R
+	box := rs.smallBox
+	boxBits := unsafe.Slice((*uint32)(unsafe.Pointer(&box[0])), len(box))
+	fail := func(err error) (*smallRun, error) {
+		run.so.free()
+		return nil, err
+	}
 	var w *exec.Buf[uint32]
 	var err error
 	if R <= smallPackRoots {
@@ -136,19 +191,19 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 		// the context keeps from build to build: no page of it to fault
 		// in (on the device machine a fresh array's faults cost the bunny
 		// up to 0.5 ms) and no staging copy for the driver.
-		n := boxAt + 6*R
+		n := end
 		words, pin := d.hostWords(n)
 		copy(words, smallOff)
 		copy(words[R:], smallCnt)
 		copy(words[2*R:], rs.smallDepth)
 		clear(words[ctrAt:orderAt])
 		words[ctrAt] = uint32(R)
-		total = largestFirstHist(smallCnt, rs.smallHist, words[orderAt:boxAt])
+		run.total = largestFirstHist(smallCnt, rs.smallHist, words[orderAt:end])
 		copy(words[boxAt:], boxBits)
 		if w, err = exec.Alloc[uint32](b.ex, n); err != nil {
 			return fail(err)
 		}
-		so.bufs = append(so.bufs, w)
+		run.so.bufs = append(run.so.bufs, w)
 		if pin != nil {
 			err = d.ctx.CopyToDeviceAsync(w.Ptr(), pin, 0, uint64(4*n))
 		} else {
@@ -157,13 +212,14 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 		if err != nil {
 			return fail(err)
 		}
-		t0 = b.subPhase("small.roots", t0) // the roots' words made and sent
+		b.subPhase("small.roots", t0) // the roots' words made and sent
 	} else {
 		// Many roots: the booker's arrays sent as they are, the order made
 		// on other goroutines meanwhile (the grid's 470k roots: the words
 		// made in one array took 3.5-4.2 ms on the device machine).
 		order := make([]uint32, R)
 		ordered := make(chan struct{})
+		total := 0
 		go func() {
 			defer close(ordered)
 			largestFirst(smallCnt, order, b.hostWorkers())
@@ -171,11 +227,11 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 				total += int(c)
 			}
 		}()
-		if w, err = exec.Alloc[uint32](b.ex, boxAt+6*R); err != nil {
+		if w, err = exec.Alloc[uint32](b.ex, end); err != nil {
 			<-ordered
 			return fail(err)
 		}
-		so.bufs = append(so.bufs, w)
+		run.so.bufs = append(run.so.bufs, w)
 		for k, a := range [][]uint32{smallOff, smallCnt, rs.smallDepth} {
 			err = errors.Join(err, w.Slice(k*R, R).CopyFromHost(a))
 		}
@@ -183,94 +239,125 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 			w.Slice(ctrAt, smallCtrs).CopyFromHost([]uint32{uint32(R), 0, 0, 0, 0}))
 		t0 = b.subPhase("small.roots", t0) // the roots' arrays sent
 		<-ordered
+		run.total = total
 		if err == nil {
 			err = w.Slice(orderAt, R).CopyFromHost(order)
 		}
 		if err != nil {
 			return fail(err)
 		}
-		t0 = b.subPhase("small.words", t0) // the order: made on the host meanwhile, and sent
+		b.subPhase("small.words", t0) // the order: made on the host meanwhile, and sent
 	}
-	ctr := w.Slice(ctrAt, smallCtrs)
-	p := newSAH(&b.opt)
+	run.w = w
+	return run, nil
+}
+
+// smallLaunch allocates the output room of run's attempt (smallCaps) and
+// launches the small-phase kernel; it waits for nothing.
+func (b *builder) smallLaunch(d *devLevel, run *smallRun) error {
+	t0 := time.Now()
+	so, w, R := run.so, run.w, run.so.roots
+	if run.args == nil {
+		ctrAt, sizeAt, orderAt, _ := smallAt(run.stride)
+		boxAt := 3 * run.stride
+		p := newSAH(&b.opt)
+		run.v1 = smallKernelV1()
+		run.kernel, run.grid, run.block = "kdtree_small_w_f32", cuda.Linear(smallBlocks(R, d.ctx.Info().SMs)), cuda.Linear(32*smallWarps)
+		run.args = []any{d.ptri.Ptr(), d.pbox.Ptr(), d.tv.Ptr(), w.Slice(0, R).Ptr(), w.Slice(run.stride, R).Ptr(),
+			w.Slice(boxAt, 6*R).Ptr(), w.Slice(2*run.stride, R).Ptr(), uint32(R), int32(b.opt.MaxDepth), p.ct, p.ci,
+			p.keep, nil, nil, nil, nil, w.Slice(ctrAt, smallCtrs).Ptr()}
+		if run.v1 {
+			run.kernel, run.grid, run.block = "kdtree_small_f32", cuda.Linear(R), cuda.Linear(32)
+		} else {
+			so.size = w.Slice(sizeAt, 2*R)
+			run.args = append(run.args, so.size.Ptr(), w.Slice(orderAt, R).Ptr(), nil, nil, smallPlaceLimit)
+		}
+	}
 	// Output space per reference of the small roots: measured on the shared
 	// scenes, at most 3.0 records and 2.8 leaf references (bunny); on
 	// overflow the kernel runs again with more room, then the caller falls
 	// back to the Go small phase.
-	v1 := smallKernelV1()
-	kernel, grid, block := "kdtree_small_w_f32", cuda.Linear(smallBlocks(R, d.ctx.Info().SMs)), cuda.Linear(32*smallWarps)
-	args := []any{d.ptri.Ptr(), d.pbox.Ptr(), d.tv.Ptr(), w.Slice(0, R).Ptr(), w.Slice(R, R).Ptr(), w.Slice(boxAt, 6*R).Ptr(),
-		w.Slice(2*R, R).Ptr(), uint32(R), int32(b.opt.MaxDepth), p.ct, p.ci, p.keep, nil, nil, nil, nil, ctr.Ptr()}
-	if v1 {
-		kernel, grid, block = "kdtree_small_f32", cuda.Linear(R), cuda.Linear(32)
-	} else {
-		so.size = w.Slice(sizeAt, 2*R)
-		args = append(args, so.size.Ptr(), w.Slice(orderAt, R).Ptr(), nil, nil, smallPlaceLimit)
+	k, total, args := smallCaps[run.attempt], run.total, run.args
+	recCap := 2*R + k[0]*total + 1024
+	refCap := k[1]*total + 1024
+	if !run.v1 {
+		// Room for the chunks a warp leaves partly unused: its last
+		// ones, and the tails skipped when a leaf does not fit.
+		recCap += smallRecChunk * R
+		refCap += smallRefChunk*R + k[1]*total/4
 	}
-	for _, k := range smallCaps {
-		recCap := 2*R + k[0]*total + 1024
-		refCap := k[1]*total + 1024
-		if !v1 {
-			// Room for the chunks a warp leaves partly unused: its last
-			// ones, and the tails skipped when a leaf does not fit.
-			recCap += smallRecChunk * R
-			refCap += smallRefChunk*R + k[1]*total/4
+	so.rec.Free()
+	so.refs.Free()
+	// The records, then (kdtree_small_w_f32) their places and the
+	// chunks' roots: one allocation.
+	chunkWords := (recCap-R)/smallRecChunk + 1
+	recWords := 3 * recCap
+	if !run.v1 {
+		recWords += recCap + chunkWords
+	}
+	var err error
+	if so.rec, err = exec.Alloc[uint32](b.ex, recWords); err != nil {
+		return err
+	}
+	so.bufs = append(so.bufs, so.rec)
+	if so.refs, err = exec.Alloc[uint32](b.ex, refCap); err != nil {
+		return err
+	}
+	so.bufs = append(so.bufs, so.refs)
+	args[12], args[13], args[14], args[15] = so.rec.Ptr(), uint32(recCap), so.refs.Ptr(), uint32(refCap)
+	if !run.v1 {
+		so.place, so.chunkRoot = so.rec.Slice(3*recCap, recCap), so.rec.Slice(4*recCap, chunkWords)
+		args[19], args[20] = so.place.Ptr(), so.chunkRoot.Ptr()
+	}
+	b.subPhase("small.alloc", t0) // the output's room (again on a retry)
+	shared := uint32(0)
+	if !run.v1 {
+		shared = smallWarps * smallWarpBytes
+		if err := d.ctx.SetMaxDynamicShared(run.kernel, int(shared)); err != nil {
+			return err
 		}
-		so.rec.Free()
-		so.refs.Free()
-		// The records, then (kdtree_small_w_f32) their places and the
-		// chunks' roots: one allocation.
-		chunkWords := (recCap-R)/smallRecChunk + 1
-		recWords := 3 * recCap
-		if !v1 {
-			recWords += recCap + chunkWords
-		}
-		if so.rec, err = exec.Alloc[uint32](b.ex, recWords); err != nil {
-			return fail(err)
-		}
-		so.bufs = append(so.bufs, so.rec)
-		if so.refs, err = exec.Alloc[uint32](b.ex, refCap); err != nil {
-			return fail(err)
-		}
-		so.bufs = append(so.bufs, so.refs)
-		args[12], args[13], args[14], args[15] = so.rec.Ptr(), uint32(recCap), so.refs.Ptr(), uint32(refCap)
-		if !v1 {
-			so.place, so.chunkRoot = so.rec.Slice(3*recCap, recCap), so.rec.Slice(4*recCap, chunkWords)
-			args[19], args[20] = so.place.Ptr(), so.chunkRoot.Ptr()
-		}
-		b.subPhase("small.alloc", t0) // the output's room (again on a retry)
-		shared := uint32(0)
-		if !v1 {
-			shared = smallWarps * smallWarpBytes
-			if err := d.ctx.SetMaxDynamicShared(kernel, int(shared)); err != nil {
-				return fail(err)
-			}
-		}
-		if err := d.ctx.Launch(kernel, grid, block, shared, args...); err != nil {
-			return fail(fmt.Errorf("kdtree: %s: %w", kernel, err))
-		}
+	}
+	if err := d.ctx.Launch(run.kernel, run.grid, run.block, shared, args...); err != nil {
+		return fmt.Errorf("kdtree: %s: %w", run.kernel, err)
+	}
+	return nil
+}
+
+// smallFinish waits for run's kernel and reads its counters back: the
+// output when it fit, else the launch again with the next room of
+// smallCaps, and nil when none fits.
+func (b *builder) smallFinish(d *devLevel, run *smallRun) (*smallDev, error) {
+	so, R := run.so, run.so.roots
+	ctrAt, _, _, _ := smallAt(run.stride)
+	ctr := run.w.Slice(ctrAt, smallCtrs)
+	fail := func(err error) (*smallDev, error) {
+		so.free()
+		return nil, err
+	}
+	for {
 		// The counters, and after them (kdtree_small_w_f32) the sizes,
 		// into pinned memory (as the words: no page faults, no staging),
 		// which the context keeps until the build ends (d.free).
 		nc := smallCtrs + 2*R
-		if v1 {
+		if run.v1 {
 			nc = smallCtrs
 		}
 		hc, hpin := d.hostWords(nc)
+		var err error
 		if hpin != nil {
-			err = d.ctx.CopyToHostAsync(hpin, 0, w.Slice(ctrAt, nc).Ptr(), uint64(4*nc))
+			err = d.ctx.CopyToHostAsync(hpin, 0, ctr.Ptr(), uint64(4*nc))
 			if err == nil {
 				err = d.ctx.Synchronize()
 			}
 		} else {
-			err = w.Slice(ctrAt, nc).CopyToHost(hc)
+			err = run.w.Slice(ctrAt, nc).CopyToHost(hc)
 		}
 		if err != nil {
 			return fail(err)
 		}
 		if hc[2] == 0 {
 			so.nrec, so.nrefs = int(hc[0]), int(hc[1])
-			if !v1 {
+			if !run.v1 {
 				so.hostSize = hc[smallCtrs:]
 			}
 			if hc[4] != 0 {
@@ -278,13 +365,18 @@ func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []ui
 			}
 			return so, nil
 		}
+		if run.attempt+1 >= len(smallCaps) {
+			so.free()
+			return nil, nil
+		}
 		if err := ctr.CopyFromHost([]uint32{uint32(R), 0, 0, 0, 0}); err != nil {
 			return fail(err)
 		}
-		t0 = time.Now()
+		run.attempt++
+		if err := b.smallLaunch(d, run); err != nil {
+			return fail(err)
+		}
 	}
-	so.free()
-	return nil, nil
 }
 
 // hostWords returns n words of host memory for a copy to or from the

@@ -836,6 +836,10 @@ namespace kd_tree {
 // kTailBlock: the most threads a block of kdtree_tail_f32 may have (its
 // ChildKeys slots are in static shared memory).
 constexpr unsigned int kTailBlock = 256;
+// The words of a level's sizes (kdtree_tail_f32) and of its log's head:
+// nodes, references, references parked before it, overflow, small roots
+// before it (kdtree/large_cuda.go: szWords).
+constexpr int kSizeWords = 5;
 
 // ChildKeys: the next level's tight bounds made as the references are
 // scattered, each child's the minima and maxima of its copies' boxes over
@@ -926,6 +930,11 @@ struct NodeWords {
 			unsigned int fate = dec[3 * s];
 			return (fate == kLeaf || fate == kSmall) ? info[4 * s + 1] : 0u;
 		}
+		if (j >= 2 * (unsigned long long)nodes + 2 && j < 3 * (unsigned long long)nodes + 2) {
+			// A small root (a padding node, info's fourth word 1, is none).
+			unsigned long long s = j - 2 * (unsigned long long)nodes - 2;
+			return dec[3 * s] == kSmall && info[4 * s + 3] == 0u ? 1u : 0u;
+		}
 		return 0;
 	}
 };
@@ -961,12 +970,14 @@ struct ChildCounts {
 //   - the rest: the node words, which place a level's children and parked
 //     references, laid out like the split's unpacked flags: word s = 1 when
 //     node s splits, word nodes = 0, word nodes+1+s = its reference count
-//     when it ends here (leaf or small), else 0, and word 2·nodes+1 = 0;
-//     the scan makes them as it loads them (NodeWords). After it, npre
-//     holds their exclusive scan: node s's children are nodes 2·npre[s]
-//     and 2·npre[s]+1 of the next level (2·npre[nodes] nodes in all) and
-//     its parked references start npre[nodes+1+s] - npre[nodes+1] after
-//     the level's first.
+//     when it ends here (leaf or small), else 0, word 2·nodes+1 = 0, word
+//     2·nodes+2+s = 1 when node s is a small root (not padding), and word
+//     3·nodes+2 = 0; the scan makes them as it loads them (NodeWords).
+//     After it, npre holds their exclusive scan: node s's children are
+//     nodes 2·npre[s] and 2·npre[s]+1 of the next level (2·npre[nodes]
+//     nodes in all), its parked references start npre[nodes+1+s] -
+//     npre[nodes+1] after the level's first, and it is small root
+//     npre[2·nodes+2+s] - npre[2·nodes+2] of the level.
 // Blocks of 256 threads; the three look-back states zeroed
 // (kdtree_classify_f32 does it).
 extern "C" __global__ void __launch_bounds__(256, 4)
@@ -985,7 +996,7 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 		kd_scan::tile_scan<kd_scan::Add<unsigned int>, kd_scan::TilingMade>(io, (unsigned long long)nodes + 1, bstate,
 		                                                                     total, rankBlocks);
 	} else {
-		const unsigned long long w = 2 * (unsigned long long)nodes + 2;
+		const unsigned long long w = 3 * (unsigned long long)nodes + 3;
 		kd_scan::IoMade<kd_tree::NodeWords> io{{info, dec, nodes}, npre, w};
 		kd_scan::tile_scan<kd_scan::Add<unsigned int>, kd_scan::TilingMade>(io, w, wstate, nullptr,
 		                                                                     rankBlocks + basesBlocks);
@@ -1036,7 +1047,8 @@ __device__ __forceinline__ void next_node(unsigned int s, const float *nbox, con
 
 // pad_node: entry j of the next level's table past its next nodes: an
 // empty node at the end of the references (offsets[j] = total for next <=
-// j <= layout; info = total, 0, 0, 0 for j < layout). The level after can
+// j <= layout; info = total, 0, 0, 1 for j < layout: info's fourth word,
+// 0 for a real node, marks padding). The level after can
 // then run on any node count up to layout and any reference count: its
 // padding nodes are empty (small roots of no reference, which park
 // nothing and have no children) and its references at or past
@@ -1050,7 +1062,7 @@ __device__ __forceinline__ void pad_node(unsigned int j, unsigned int next, unsi
 	ninfo[4 * j] = total;
 	ninfo[4 * j + 1] = 0;
 	ninfo[4 * j + 2] = 0;
-	ninfo[4 * j + 3] = 0;
+	ninfo[4 * j + 3] = 1; // padding (NodeWords counts no small root here)
 }
 } // namespace kd_tree
 
@@ -1058,18 +1070,27 @@ __device__ __forceinline__ void pad_node(unsigned int j, unsigned int next, unsi
 // layout+1) threads, where n and nodes may be bounds past the level's
 // references and nodes (see pad_node). The level's sizes come from the
 // device: szIn = (nodes, references, references parked before the level,
-// overflow) as the level before wrote them, pre (kdtree_addresses_u32)
+// overflow, small roots before the level: kSizeWords words) as the level
+// before wrote them, pre (kdtree_addresses_u32)
 // and *total (split.Addresses' grand total). Thread r < n scatters
 // reference r (scatter_ref, from split.Addresses' ranks and counts) and
 // parks it when its node ends here (park_ref); thread j <= layout writes entry j of the next level's table
 // (next_node, pad_node) when table is not null; thread 0 writes szOut, the
 // next level's sizes. When the next level would not fit (more than refCap
 // references, more than layout nodes, more than parkCap parked) or szIn
-// says overflow, nothing is written but szOut = (0, 0, parked, 1) and an
-// empty next table: the host sees it and builds again on grown buffers. When log is not null it gets
-// szOut's 4 words, then for the level's real node count nn = szIn[0] the
-// decisions (3 words a node), CountL, CountR and ChildBase (nn words each),
-// so that one copy of 4 + 6·nn words brings the host all of the level.
+// says overflow, nothing is written but szOut = (0, 0, parked, 1, roots)
+// and an empty next table: the host sees it and builds again on grown
+// buffers. When log is not null it gets szOut's kSizeWords words, then for
+// the level's real node count nn = szIn[0] the decisions (3 words a node),
+// CountL, CountR and ChildBase (nn words each), so that one copy of
+// kSizeWords + 6·nn words brings the host all of the level. When sroot is
+// not null, thread s < nodes of a small root writes its entry of the
+// build's small-root list (the order in which the host books them), if it
+// is below rootCap: parked offset sroot[q], count sroot[rootCap + q], depth
+// sroot[2·rootCap + q], box (float bits) sroot[3·rootCap + 6q ..+5]
+// (kdtree_small_w_f32's inputs as kdtree/small_cuda.go's smallRun lays
+// them out), so that the small phase can start without the host's list
+// (kdtree/small_early.go).
 // When tkey is not null, the copies' boxes also make the next level's tight
 // bounds there (ChildKeys; keyCap children, tkey readied by this level's
 // kdtree_choose_f32 or kdtree_decide_f32), so that the next level needs no box reduction of its
@@ -1085,7 +1106,8 @@ extern "C" __global__ void __launch_bounds__(kd_tree::kTailBlock)
                     const unsigned int *info, const unsigned int *cnt, const unsigned int *total,
                     unsigned int refCap, unsigned int layout, unsigned int *table, const unsigned int *szIn,
                     unsigned int *szOut, unsigned int *log, unsigned int *tkey, unsigned int keyCap,
-                    const unsigned int *rnode, unsigned int *nrnode) {
+                    const unsigned int *rnode, unsigned int *nrnode, unsigned int *sroot,
+                    unsigned int rootCap) {
 	__shared__ unsigned int slots[2 * kd_tree::kTailBlock * 6];
 	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
 	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -1093,11 +1115,14 @@ extern "C" __global__ void __launch_bounds__(kd_tree::kTailBlock)
 	unsigned int tot = *total;
 	unsigned int parkBase = szIn[2];
 	unsigned int parkLevel = pre[2 * nodes + 1] - pre[nodes + 1];
+	unsigned int rootBase = szIn[4], rootLevel = pre[3 * nodes + 2] - pre[2 * nodes + 2];
 	bool over = szIn[3] != 0 || tot > refCap || (unsigned long long)parkBase + parkLevel > parkCap ||
 	            (table != nullptr && next > layout) || (table == nullptr && next != 0);
 	if (i == 0) {
-		unsigned int sz[4] = {over ? 0 : next, over ? 0 : tot, over ? parkBase : parkBase + parkLevel, over ? 1u : 0u};
-		for (int k = 0; k < 4; k++) {
+		unsigned int sz[kd_tree::kSizeWords] = {over ? 0 : next, over ? 0 : tot,
+		                                        over ? parkBase : parkBase + parkLevel, over ? 1u : 0u,
+		                                        over ? rootBase : rootBase + rootLevel};
+		for (int k = 0; k < kd_tree::kSizeWords; k++) {
 			szOut[k] = sz[k];
 			if (log != nullptr) log[k] = sz[k];
 		}
@@ -1111,13 +1136,26 @@ extern "C" __global__ void __launch_bounds__(kd_tree::kTailBlock)
 	}
 	unsigned int real = szIn[0]; // the level's nodes (nodes may be a bound past them)
 	if (log != nullptr && i < real) {
-		unsigned int *l = log + 4;
+		unsigned int *l = log + kd_tree::kSizeWords;
 		l[3 * i] = dec[3 * i];
 		l[3 * i + 1] = dec[3 * i + 1];
 		l[3 * i + 2] = dec[3 * i + 2];
 		l[3 * real + i] = cnt[i];
 		l[4 * real + i] = cnt[nodes + i];
 		l[5 * real + i] = cnt[2 * nodes + i];
+	}
+	if (sroot != nullptr && i < nodes && dec[3 * i] == kd_tree::kSmall && info[4 * i + 3] == 0u) {
+		// Small root q of the build (NodeWords' third part), listed as
+		// levelBook.book lists it: its parked references (as park_ref
+		// parks them), count, depth and box.
+		unsigned int q = rootBase + (pre[2 * nodes + 2 + i] - pre[2 * nodes + 2]);
+		if (q < rootCap) {
+			sroot[q] = parkBase + (pre[nodes + 1 + i] - pre[nodes + 1]);
+			sroot[rootCap + q] = info[4 * i + 1];
+			sroot[2 * (size_t)rootCap + q] = info[4 * i + 2];
+			float *sbox = reinterpret_cast<float *>(sroot + 3 * (size_t)rootCap);
+			for (int k = 0; k < 6; k++) sbox[6 * (size_t)q + k] = nbox[6 * (size_t)i + k];
+		}
 	}
 	unsigned int end = min(n, offsets[nodes]); // past offsets[nodes]: padding
 	// The block's references r0..r1, the node of each that needs it, and
@@ -1969,6 +2007,48 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 			size[roots + root] = leafRefs;
 		}
 	}
+}
+
+// kdtree_small_order_u32: kdtree_small_w_f32's order and counters for the
+// roots listed on the device (kdtree_tail_f32's sroot): order = the roots
+// 0..roots-1 by decreasing reference count cnt[r] (equal counts in any
+// order: nothing but the warps' balance depends on it; a count past 64,
+// which no small root has, is taken as 64), ctr = {roots, 0, 0, 0, 0}.
+// One block (the pipelined builds that list their roots on the device
+// have a few thousand).
+extern "C" __global__ void __launch_bounds__(1024) kdtree_small_order_u32(const unsigned int *cnt, unsigned int roots,
+                                                                          unsigned int *order, unsigned int *ctr) {
+	constexpr unsigned int kBins = 65;
+	__shared__ unsigned int at[kBins];
+	for (unsigned int b = threadIdx.x; b < kBins; b += blockDim.x) at[b] = 0;
+	__syncthreads();
+	// Bin 64 - count: the largest counts first.
+	for (unsigned int r = threadIdx.x; r < roots; r += blockDim.x) atomicAdd(&at[64u - min(cnt[r], 64u)], 1u);
+	__syncthreads();
+	if (threadIdx.x < 32) {
+		// Exclusive scan of the 65 bins by one warp: lane l holds bins
+		// 3l..3l+2 (those past 64 empty).
+		unsigned int lane = threadIdx.x, v[3], sum = 0;
+		for (int k = 0; k < 3; k++) {
+			unsigned int b = 3 * lane + k;
+			v[k] = b < kBins ? at[b] : 0u;
+			sum += v[k];
+		}
+		unsigned int incl = sum;
+		for (int o = 1; o < 32; o <<= 1) {
+			unsigned int y = __shfl_up_sync(0xFFFFFFFFu, incl, o);
+			if (lane >= (unsigned int)o) incl += y;
+		}
+		unsigned int run = incl - sum;
+		for (int k = 0; k < 3; k++) {
+			unsigned int b = 3 * lane + k;
+			if (b < kBins) at[b] = run;
+			run += v[k];
+		}
+	}
+	if (threadIdx.x < 5) ctr[threadIdx.x] = threadIdx.x == 0 ? roots : 0u;
+	__syncthreads();
+	for (unsigned int r = threadIdx.x; r < roots; r += blockDim.x) order[atomicAdd(&at[64u - min(cnt[r], 64u)], 1u)] = r;
 }
 
 // The layout of the small subtrees on the device (kdtree/layout_device.go
