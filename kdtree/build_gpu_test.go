@@ -67,13 +67,15 @@ func TestBuildGPUEqualsGo(t *testing.T) {
 			require.NoError(t, err, s.Name)
 			btEqualTrees(t, s.Name+" (host layout)", want, got)
 			cudaLayoutDevice = true
-			// The small phase from the host's list of small roots, then
-			// the default: from the list the levels made on the device.
-			cudaEarlySmall = false
+			// The count of kept triangles read back before the levels and
+			// the small phase from the host's list of small roots, then
+			// the default: the levels on a bound, the small phase from the
+			// list they made on the device.
+			cudaEarlySmall, cudaQueuedPrepare = false, false
 			got, err = Build(context.Background(), s, gpuOpt)
-			cudaEarlySmall = true
+			cudaEarlySmall, cudaQueuedPrepare = true, true
 			require.NoError(t, err, s.Name)
-			btEqualTrees(t, s.Name+" (host's small roots)", want, got)
+			btEqualTrees(t, s.Name+" (host's count and small roots)", want, got)
 			got, err = Build(context.Background(), s, gpuOpt)
 			require.NoError(t, err, s.Name)
 			btEqualTrees(t, s.Name, want, got)

@@ -28,7 +28,6 @@ type booker struct {
 
 	inline bool
 	pipe   bool            // pipelined: each job is waited for and counted here (newPipeBooker)
-	first  uint32          // pipelined: the first level's one node's references
 	err    error           // pipelined: the first failure (later jobs are only waited for)
 	all    []*levelBook    // pipelined: every levelBook, for their pinned memory and events
 	jobs   chan *levelBook // read-backs to book, in level order
@@ -65,8 +64,8 @@ const bookerBooks = 4
 // read-backs still being copied (levelBook.fetch), which it waits for,
 // counts (with the level before's counts) and checks against the sizes the
 // device computed, then books (runPipe).
-func newPipeBooker(workers int, nodes []lnode, rs *records, room func([]parkedRange, bool) ([]parkedRange, bool), n int) *booker {
-	k := &booker{workers: workers, rs: rs, nodes: nodes, room: room, pipe: true, first: uint32(n),
+func newPipeBooker(workers int, nodes []lnode, rs *records, room func([]parkedRange, bool) ([]parkedRange, bool)) *booker {
+	k := &booker{workers: workers, rs: rs, nodes: nodes, room: room, pipe: true,
 		jobs: make(chan *levelBook, pipeBooks), free: make(chan *levelBook, pipeBooks), done: make(chan struct{})}
 	for range pipeBooks {
 		lb := &levelBook{}
@@ -99,8 +98,14 @@ func (k *booker) runPipe() {
 		}
 	}()
 	var prev *levelBook
-	cnt, parked0 := []uint32{k.first}, 0
+	var cnt []uint32
+	parked0 := 0
 	for lb := range k.jobs {
+		if prev == nil {
+			// The first level's one node, as the job's sender left it
+			// (a pipelined build learns its count while the level runs).
+			cnt = []uint32{k.nodes[0].cnt}
+		}
 		lb.refs.Store(2)
 		err := lb.wait() // always: the pinned memory must be done with before reuse
 		if k.err == nil {

@@ -120,6 +120,16 @@ type devLevel struct {
 	rootCap    int
 	early      *smallRun
 	levelFreed bool
+
+	// A queued prepareCUDA's count of kept triangles and error word on
+	// the device (prep), the first level's table still to be completed
+	// from them (countPending), and their values once takeRoot brought
+	// them home (keptKnown).
+	prep         *exec.Buf[uint32]
+	countPending bool
+	keptKnown    bool
+	keptN        int
+	keptBad      uint32
 }
 
 // szSlots is the number of levels whose sizes the device keeps: a level
@@ -135,7 +145,7 @@ const szWords = 5
 
 func (d *devLevel) free() {
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.rnode[0], d.rnode[1], d.flags, d.offsets, d.info,
-		d.dec, d.hist, d.ptri, d.arenaU, d.next, d.pre, d.wstate, d.sz, d.log, d.tkey[0], d.tkey[1], d.roots} {
+		d.dec, d.hist, d.ptri, d.arenaU, d.next, d.pre, d.wstate, d.sz, d.log, d.tkey[0], d.tkey[1], d.roots, d.prep} {
 		b.Free()
 	}
 	if d.early != nil {
@@ -317,13 +327,34 @@ func (d *devLevel) startLevels(n int) error {
 	if err := d.rnode[0].Slice(0, n).Dev().Memset32(0); err != nil { // one node: the root
 		return err
 	}
-	if err := d.launch("kdtree_boxes_f32", n, d.tv.Ptr(), d.kept.Ptr(), uint32(n), d.box[0].Ptr()); err != nil {
+	var count cuda.DevPtr
+	if d.countPending {
+		count = d.prep.Ptr()
+	}
+	if err := d.launch("kdtree_boxes_f32", n, d.tv.Ptr(), d.kept.Ptr(), uint32(n), d.box[0].Ptr(), count); err != nil {
 		return err
 	}
 	if err := d.upload([]lnode{{off: 0, cnt: uint32(n)}}, n); err != nil {
 		return err
 	}
-	return d.setSizes(0, 1, n)
+	if err := d.setSizes(0, 1, n); err != nil {
+		return err
+	}
+	return d.firstLevelCount(d.sz.Slice(0, szWords).Ptr())
+}
+
+// firstLevelCount, when prepareCUDA left the count of kept triangles on
+// the device, writes it into the first level's table (just uploaded for a
+// bound) and, when sz is not 0, its sizes (kdtree_first_level_u32).
+func (d *devLevel) firstLevelCount(sz cuda.DevPtr) error {
+	if !d.countPending {
+		return nil
+	}
+	if err := d.ctx.Launch("kdtree_first_level_u32", cuda.Linear(1), cuda.Linear(32), 0, d.prep.Ptr(), d.offsets.Ptr(),
+		uint32(d.layout), sz); err != nil {
+		return fmt.Errorf("kdtree: kdtree_first_level_u32: %w", err)
+	}
+	return nil
 }
 
 // setSizes writes level k's sizes on the device: nn nodes, n references,
@@ -388,10 +419,19 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	defer d.free()
 	b.room = startHostRoom(len(b.scene.Tris))
 
+	// Pipelined levels for scenes under pipeMaxTris triangles: a larger
+	// scene's levels keep the device busier than the host (8.9M-triangle
+	// grid on an H100: 239-281 ms on the device pipelined, 208-230 level by
+	// level, where the host books each level while the device runs the
+	// next). A pipelined build does not wait for the count of kept
+	// triangles: its first level runs on the scene's count as a bound.
+	pipe := cudaPipeline && b.onLevel == nil && len(b.scene.Tris) < pipeMaxTris
+	queued := pipe && cudaQueuedPrepare
+
 	// The scene to the device ("upload"), then triangles gathered, tested
 	// and listed there (prepareCUDA), their boxes and the root box.
 	b.startPhase()
-	n, err := b.prepareCUDA(d)
+	n, err := b.prepareCUDA(d, queued)
 	if err != nil {
 		return nil, err
 	}
@@ -400,7 +440,7 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 		b.endPhase("prepare")
 		return res, nil
 	}
-	t0 := b.subPhase("prepare.kept", b.phase) // gather, test and compact, the count read back
+	t0 := b.subPhase("prepare.kept", b.phase) // gather, test and compact (the count read back unless queued)
 	if err := d.reserve(n, b.opt.Bins); err != nil {
 		return nil, err
 	}
@@ -421,17 +461,23 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	// The root's box is filled in by takeRoot before the level is booked.
 	nodes := []lnode{{off: 0, cnt: uint32(n), depth: 0, rec: rs.add()}}
 	over := false
-	// Pipelined levels for scenes under pipeMaxTris triangles: a larger
-	// scene's levels keep the device busier than the host (8.9M-triangle
-	// grid on an H100: 239-281 ms on the device pipelined, 208-230 level by
-	// level, where the host books each level while the device runs the
-	// next).
-	pipe := cudaPipeline && b.onLevel == nil && n < pipeMaxTris
 	if pipe {
 		// (The parked ranges' records are in rs: see levelBook.book.)
 		_, over, err = b.largeCUDAPipe(d, nodes, n, rs)
 		if err != nil {
 			return nil, err
+		}
+	}
+	if queued {
+		// The count the levels ran on (home with the root box).
+		if n, err = b.keptCount(d); err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			// Every triangle dropped: the empty tree, as when the count
+			// is read back (the levels ran on an empty root).
+			b.endPhase("large")
+			return &buildResult{}, nil
 		}
 	}
 	if over {
@@ -484,7 +530,7 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 		// Nothing but tv, ptri and pbox is needed from here on: free the
 		// level buffers before the small phase allocates its output.
 		t0 := time.Now()
-		if err := d.freeLevel(); err != nil {
+		if err := d.freeLevel(true); err != nil {
 			return nil, err
 		}
 		b.subPhase("small.free", t0) // the last level's wait and the frees
@@ -775,10 +821,16 @@ func (d *devLevel) rootBox(n int) error {
 	}
 	d.rootTight = d.tight.Ptr()
 	d.rootOK, d.rootToTable = false, false
-	if pin, err := d.pinned(4 * 6); err == nil {
+	if pin, err := d.pinned(4 * 8); err == nil {
 		if ev, err := d.event(); err == nil {
 			if err := d.ctx.CopyToHostAsync(pin, 0, d.tight.Ptr(), 4*6); err != nil {
 				return err
+			}
+			// A queued prepareCUDA's count and error word come with it.
+			if d.prep != nil {
+				if err := d.ctx.CopyToHostAsync(pin, 4*6, d.prep.Ptr(), 4*2); err != nil {
+					return err
+				}
 			}
 			if err := ev.Record(); err != nil {
 				return err
@@ -792,7 +844,19 @@ func (d *devLevel) rootBox(n int) error {
 		return err
 	}
 	d.setRoot(h)
+	if d.prep != nil {
+		var w [2]uint32
+		if err := d.prep.CopyToHost(w[:]); err != nil {
+			return err
+		}
+		d.setKept(w[0], w[1])
+	}
 	return nil
+}
+
+// setKept keeps a queued prepareCUDA's count and error word.
+func (d *devLevel) setKept(count, bad uint32) {
+	d.keptN, d.keptBad, d.keptKnown = int(count), bad, true
 }
 
 // takeRoot waits for the root box that rootBox queued (when it is not
@@ -806,10 +870,14 @@ func (d *devLevel) takeRoot() (aabb, error) {
 			return aabb{}, err
 		}
 		var h [6]float32
-		for i, w := range d.rootPin.U32(6) {
-			h[i] = math.Float32frombits(w)
+		w := d.rootPin.U32(8)
+		for i := range h {
+			h[i] = math.Float32frombits(w[i])
 		}
 		d.setRoot(h[:])
+		if d.prep != nil {
+			d.setKept(w[6], w[7])
+		}
 	}
 	return d.root, nil
 }
@@ -844,6 +912,11 @@ func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLea
 		if err := d.upload(nodes, n); err != nil {
 			return err
 		}
+		// The first level laid out for a bound: the count from the device.
+		if err := d.firstLevelCount(0); err != nil {
+			return err
+		}
+		d.countPending = false
 		if d.rootToTable {
 			// The root's box is not home yet: the device writes it into
 			// the table from d.tight (rootBox).

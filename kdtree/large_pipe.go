@@ -56,6 +56,11 @@ func envInt(name string, def int) int {
 	return def
 }
 
+// cudaQueuedPrepare lets a pipelined build go on without waiting for the
+// count of kept triangles (see prepareCUDA); KDBUILD_QUEUED_PREPARE=0
+// turns it off.
+var cudaQueuedPrepare = os.Getenv("KDBUILD_QUEUED_PREPARE") != "0"
+
 // pipeFallbacks counts the builds whose pipelined large phase overflowed
 // (tests).
 var pipeFallbacks atomic.Int64
@@ -97,7 +102,7 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 		return nil, false, err
 	}
 	t0 := time.Now()
-	bk := newPipeBooker(b.hostWorkers(), nodes, rs, b.roomFunc(rs, n), n)
+	bk := newPipeBooker(b.hostWorkers(), nodes, rs, b.roomFunc(rs, n))
 	defer bk.finish()
 	// Pinned memory for the levelBooks' logs (they grow with the levels):
 	// without it, the level-synchronous phase, which needs none.
@@ -225,12 +230,30 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 			if nodes[0].box, err = d.takeRoot(); err != nil {
 				return nil, false, err
 			}
+			if d.prep != nil {
+				// The first level ran on a bound: its count comes with
+				// the root box (prepareCUDA's queued count).
+				kept, err := b.keptCount(d)
+				if err != nil {
+					return nil, false, err
+				}
+				nodes[0].cnt = uint32(kept)
+			}
 		}
 		last.h, last.stride = last.pin.U32(szWords + 6*lastNN)[szWords:], lastNN
 		last.want = [3]int{nn, nr, pk}
 		bk.give(last)
 		last = lb
 		if over || nn == 0 {
+			if !over {
+				// The large phase is done on the device: the small phase
+				// is queued now, from the small roots the levels listed,
+				// and runs while the booker finishes the host's records.
+				d.parked = pk
+				if err := b.startSmallEarly(d, roots, pk); err != nil {
+					return nil, false, err
+				}
+			}
 			if lb != nil {
 				lb.ev.Synchronize() // its copy is done before the booker takes it again
 				bk.drop(lb)
@@ -238,13 +261,6 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 			if over {
 				bk.finish()
 				return nil, true, nil
-			}
-			d.parked = pk
-			// The large phase is done on the device: the small phase
-			// starts there now, from the small roots the levels listed,
-			// while the booker finishes the host's records.
-			if err := b.startSmallEarly(d, roots, pk); err != nil {
-				return nil, false, err
 			}
 			break
 		}

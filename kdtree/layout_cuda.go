@@ -24,13 +24,19 @@ func cudaLayoutOnDevice() bool {
 // small phase needs only tv, ptri and pbox, the layout only ptri), so that
 // the small phase's and the layout's output do not add to the large
 // phase's peak. It waits for the queued kernels first (the last level's
-// park kernel reads these buffers). Once done, it does nothing.
-func (d *devLevel) freeLevel() error {
+// park kernel reads these buffers) unless wait is false: the device
+// memory cache then keeps the blocks for the work queued after (the
+// context's one stream runs it after the levels; a block the cache does
+// not keep goes back to the driver after the queued work, see
+// cuda.Context.FreePtr). Once done, it does nothing.
+func (d *devLevel) freeLevel(wait bool) error {
 	if d.levelFreed {
 		return nil
 	}
-	if err := d.ctx.Synchronize(); err != nil {
-		return err
+	if wait {
+		if err := d.ctx.Synchronize(); err != nil {
+			return err
+		}
 	}
 	d.levelFreed = true
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.rnode[0], d.rnode[1], d.flags, d.offsets, d.info,

@@ -71,13 +71,15 @@ func earlySmallOn() bool {
 // done on the device: roots small roots listed, pk references parked (a
 // bound on the roots' references, which the output's room is made for).
 // It frees the level buffers first (as buildCUDA would: the output must
-// not add to their peak) and leaves the run in d.early. Without a list
-// (room too small, the early start off) or without roots it does nothing.
+// not add to their peak; without waiting, so that the small phase is
+// queued right behind the last level) and leaves the run in d.early.
+// Without a list (room too small, the early start off) or without roots it
+// does nothing.
 func (b *builder) startSmallEarly(d *devLevel, roots, pk int) error {
 	if d.roots == nil || !earlySmallOn() || roots == 0 || roots > d.rootCap {
 		return nil
 	}
-	if err := d.freeLevel(); err != nil {
+	if err := d.freeLevel(false); err != nil {
 		return err
 	}
 	ctrAt, _, orderAt, _ := smallAt(d.rootCap)

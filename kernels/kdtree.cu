@@ -1226,12 +1226,29 @@ extern "C" __global__ void kdtree_root_box_f32(const float *tight, float *nbox) 
 	nbox[i] = v;
 }
 
+// kdtree_first_level_u32: the count of kept triangles, *count (left on the
+// device by scan.CompactQueued), into the first level's node table and
+// sizes, which the host wrote for a bound (kdtree/prepare_cuda.go: it does
+// not wait for the count): offsets[1] and the root's count info[1] (the
+// table of a level of `layout` nodes, info at layout+1) and, when sz is
+// not null, the level's references sz[1]. One thread.
+extern "C" __global__ void kdtree_first_level_u32(const unsigned int *count, unsigned int *table, unsigned int layout,
+                                                  unsigned int *sz) {
+	if (blockIdx.x != 0 || threadIdx.x != 0) return;
+	unsigned int n = *count;
+	table[1] = n;
+	table[layout + 2] = n;
+	if (sz != nullptr) sz[1] = n;
+}
+
 // kdtree_boxes_f32: the box of every initial reference (kept triangle
-// kept[i]): triangle.bounds in kdtree/clip.go.
-extern "C" __global__ void kdtree_boxes_f32(const float *tv, const unsigned int *kept, unsigned int n, float *box) {
+// kept[i]): triangle.bounds in kdtree/clip.go; for i < n, and below *count
+// when count is not null (n then a bound).
+extern "C" __global__ void kdtree_boxes_f32(const float *tv, const unsigned int *kept, unsigned int n, float *box,
+                                            const unsigned int *count) {
 	using namespace kd_tree;
 	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i >= n) return;
+	if (i >= n || (count != nullptr && i >= *count)) return;
 	const float *v = tv + 9 * (size_t)kept[i];
 	for (int a = 0; a < 3; a++) {
 		box[6 * (size_t)i + a] = min32(min32(v[a], v[3 + a]), v[6 + a]);

@@ -69,6 +69,39 @@ func Compact(ex exec.Executor, dst, src, flags *exec.Buf[uint32]) (int, error) {
 	return compact(ex, nil, CompactVariants(ex)[0], dst, src, flags)
 }
 
+// CompactQueued is Compact leaving the count in count[0] instead of
+// returning it: on the CUDA executor the work is queued and nothing waits
+// for it (the caller reads count when it needs it; dst must be able to hold
+// every item of src, as nothing checks the count against it), on the Go
+// executor it runs at once.
+func CompactQueued(ex exec.Executor, dst, src, flags, count *exec.Buf[uint32]) error {
+	const op = "CompactQueued"
+	checkLen(op+" flags", flags.Len(), src.Len())
+	if dst.Len() < src.Len() {
+		return fmt.Errorf("%w: %s into %d of %d items", ErrShortDst, op, dst.Len(), src.Len())
+	}
+	if count.Len() < 1 {
+		return fmt.Errorf("scan: %s: no word for the count", op)
+	}
+	if err := sameExec(ex, op, dst, src, flags, count); err != nil {
+		return err
+	}
+	variant := CompactVariants(ex)[0]
+	if ex.CUDA() == nil {
+		count.Host()[0] = uint32(goCompact(ex.Workers(), variant, dst.Host(), src.Host(), flags.Host()))
+		return nil
+	}
+	if src.Len() == 0 {
+		return count.Dev().Slice(0, 1).Memset32(0)
+	}
+	sc, unlock, err := scannerFor(ex, nil)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return gpuCompactTo(sc, variant, dst, src, flags, count.Ptr())
+}
+
 // CompactNonzero is Compact keeping the nonzero items of src (the flags are
 // src itself).
 func CompactNonzero(ex exec.Executor, dst, src *exec.Buf[uint32]) (int, error) {

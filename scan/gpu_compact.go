@@ -9,26 +9,32 @@ import (
 
 // gpuCompact runs a GPU compaction and reads the count back.
 func gpuCompact(sc *Scanner, variant string, dst, src, flags *exec.Buf[uint32]) (int, error) {
-	n := src.Len()
-	if err := checkGPUSize("compact", n); err != nil {
-		return 0, err
-	}
-	ctx := sc.ex.CUDA()
 	count, err := sc.resultPtr(0)
 	if err != nil {
 		return 0, err
 	}
+	if err := gpuCompactTo(sc, variant, dst, src, flags, count); err != nil {
+		return 0, err
+	}
+	k, err := sc.readResult(0)
+	return int(k), err
+}
+
+// gpuCompactTo queues a GPU compaction that leaves the count in the device
+// word count; it waits for nothing.
+func gpuCompactTo(sc *Scanner, variant string, dst, src, flags *exec.Buf[uint32], count cuda.DevPtr) error {
+	n := src.Len()
+	if err := checkGPUSize("compact", n); err != nil {
+		return err
+	}
+	ctx := sc.ex.CUDA()
 	var dstPtr cuda.DevPtr
 	if dst.Len() > 0 {
 		dstPtr = dst.Ptr()
 	}
 	capacity := uint64(dst.Len())
 	if kernel, ok := tuningCompactKernel(variant); ok {
-		if err := sc.lookbackLaunch(kernel, n, count, true, src.Ptr(), flags.Ptr(), dstPtr, uint64(n), capacity); err != nil {
-			return 0, err
-		}
-		k, err := sc.readResult(0)
-		return int(k), err
+		return sc.lookbackLaunch(kernel, n, count, true, src.Ptr(), flags.Ptr(), dstPtr, uint64(n), capacity)
 	}
 	switch variant {
 	case CompactFused, CompactFusedStaged, CompactFusedV1, CompactFusedPrefetch, CompactFusedAsync:
@@ -40,33 +46,32 @@ func gpuCompact(sc *Scanner, variant string, dst, src, flags *exec.Buf[uint32]) 
 			CompactFusedPrefetch: "compact_fused_prefetch_u32",
 		}[variant]
 		if err := sc.lookbackLaunch(kernel, n, count, true, src.Ptr(), flags.Ptr(), dstPtr, uint64(n), capacity); err != nil {
-			return 0, err
+			return err
 		}
 	case CompactMask:
 		if err := sc.maskCompact(dstPtr, src.Ptr(), flags.Ptr(), n, capacity, count); err != nil {
-			return 0, err
+			return err
 		}
 	case CompactScanScatter:
 		buf, err := sc.scratchBuf(scratchFlags, 4*uint64(n))
 		if err != nil {
-			return 0, err
+			return err
 		}
 		f := buf.Ptr()
 		g := linearGrid(n, 256)
 		if err := ctx.Launch("compact_flags_u32", g, cuda.Linear(256), 0, flags.Ptr(), f, uint64(n)); err != nil {
-			return 0, err
+			return err
 		}
 		if err := sc.productionRaw("u32", f, f, n, false, count); err != nil {
-			return 0, err
+			return err
 		}
 		if err := ctx.Launch("compact_scatter_u32", g, cuda.Linear(256), 0, src.Ptr(), flags.Ptr(), f, dstPtr, uint64(n), capacity); err != nil {
-			return 0, err
+			return err
 		}
 	default:
-		return 0, fmt.Errorf("scan: unknown GPU compaction %q", variant)
+		return fmt.Errorf("scan: unknown GPU compaction %q", variant)
 	}
-	k, err := sc.readResult(0)
-	return int(k), err
+	return nil
 }
 
 // maskChunk is the chunk of the mask compaction: one warp's items

@@ -158,6 +158,11 @@ func TestGPUCompact(t *testing.T) {
 	checkCompact(t, ex, CompactVariants(ex), sizes)
 }
 
+func TestGPUCompactQueued(t *testing.T) {
+	ex := gpuOrSkip(t)
+	checkCompactQueued(t, ex, sizesUpTo(1<<20+1, []int{prodTile, 6144, 33 * 6144}, []int{10, 20}))
+}
+
 func TestGPUSort(t *testing.T) {
 	ex := gpuOrSkip(t)
 	sizes := sizesUpTo(1<<20+1, []int{2048, 64 * 2048}, []int{8, 11, 16, 20})

@@ -442,3 +442,44 @@ func checkSort(t *testing.T, ex exec.Executor, variants []string, sizes []int) {
 		}
 	}
 }
+
+// checkCompactQueued checks CompactQueued against the reference: the kept
+// items and the count left in the count word (the queued work finished by
+// the download), on the sizes given, with the count word in a larger
+// buffer whose other words stay untouched.
+func checkCompactQueued(t *testing.T, ex exec.Executor, sizes []int) {
+	for _, n := range sizes {
+		r := rand.New(rand.NewPCG(uint64(n), 7))
+		for _, density := range []int{0, 1, 50, 100} {
+			src, flags := make([]uint32, n), make([]uint32, n)
+			for i := range src {
+				src[i] = r.Uint32()
+				if r.IntN(100) < density {
+					flags[i] = 1 + r.Uint32N(7)
+				}
+			}
+			what := fmt.Sprintf("CompactQueued n=%d density=%d%%", n, density)
+			_, in := upload(t, ex, src)
+			_, fl := upload(t, ex, flags)
+			outWhole, out := upload(t, ex, make([]uint32, n))
+			cntWhole, cnt := upload(t, ex, []uint32{7, 0xFFFFFFFF, 9})
+			if err := CompactQueued(ex, out, in, fl, cnt.Slice(1, 1)); err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			want := refCompact(src, flags)
+			c := download(t, what, cntWhole)
+			if c[0] != 7 || c[2] != 9 || int(c[1]) != len(want) {
+				t.Fatalf("%s: count words %v, want [7 %d 9]", what, c, len(want))
+			}
+			equalExact(t, what, download(t, what, outWhole)[:len(want)], want)
+			// A dst shorter than src is refused before any work.
+			if n > 0 {
+				if err := CompactQueued(ex, out.Slice(0, n-1), in, fl, cnt.Slice(1, 1)); !errors.Is(err, ErrShortDst) {
+					t.Fatalf("%s: short dst: %v, want ErrShortDst", what, err)
+				}
+			}
+			outWhole.Free()
+			cntWhole.Free()
+		}
+	}
+}

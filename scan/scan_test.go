@@ -190,6 +190,10 @@ func TestCompactCPU(t *testing.T) {
 	checkCompact(t, goEx, CompactVariants(goEx), sizes)
 }
 
+func TestCompactQueuedCPU(t *testing.T) {
+	checkCompactQueued(t, goEx, sizesUpTo(1<<17+1, []int{parallelMin}, []int{10, 17}))
+}
+
 func TestSortCPU(t *testing.T) {
 	limit := 1<<16 + 1
 	if !testing.Short() {
