@@ -13,7 +13,7 @@ import (
 )
 
 // btRecordsGo runs the Go build of s up to the layout.
-func btRecordsGo(t *testing.T, s *scenes.Scene, opts Options) *records {
+func btRecordsGo(t testing.TB, s *scenes.Scene, opts Options) *records {
 	t.Helper()
 	o, err := opts.resolved(len(s.Tris))
 	require.NoError(t, err)
@@ -161,5 +161,23 @@ func TestPrefixSizes(t *testing.T) {
 				t.Fatalf("%d roots, %d workers: running totals differ from a serial pass", roots, workers)
 			}
 		}
+	}
+}
+
+// BenchmarkPlanTop times planTop on the bunny's records with its memory
+// reused from build to build (planPool), as layoutCUDA uses it.
+func BenchmarkPlanTop(b *testing.B) {
+	s := btTrySharedScene(b, "stanford-bunny.obj")
+	if s == nil {
+		b.Skip("no shared scenes")
+	}
+	rs := btRecordsGo(b, s, Options{Executor: exec.Go(0)})
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := planTop(rs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		releasePlan(p)
 	}
 }

@@ -1,12 +1,16 @@
 package kdtree
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kdbuild/kdbuild/kernels/exec"
 )
 
 // bookLevel is a level's read-back as the device returns it, with the
@@ -265,4 +269,68 @@ func requireSameRecords(t *testing.T, want, got *records, name string) {
 	require.Equal(t, want.smallCnt, got.smallCnt, name)
 	require.Equal(t, want.smallDepth, got.smallDepth, name)
 	require.Equal(t, want.smallBox, got.smallBox, name)
+}
+
+// BenchmarkLevelBookBunny times the pipelined booker's work (count, then
+// book, level after level, into a host room) on the bunny's levels as the
+// Go executor decides them: the host work that must keep up with the
+// device's levels (large.count and large.records in build.phases).
+func BenchmarkLevelBookBunny(b *testing.B) {
+	s := btTrySharedScene(b, "stanford-bunny.obj")
+	if s == nil {
+		b.Skip("no shared scenes")
+	}
+	var lv []lgLevel
+	if _, err := build(context.Background(), s, Options{Executor: exec.Go(0)}, lgRecord(&lv)); err != nil {
+		b.Fatal(err)
+	}
+	// Each level's log: decisions, cl, cr, cb from the next level's nodes.
+	var logs [][]uint32
+	for k, l := range lv {
+		nn := len(l.nodes)
+		h := make([]uint32, 6*nn)
+		s := 0
+		var base uint32
+		for i, d := range l.dec {
+			h[3*i] = uint32(d.fate)
+			h[3*i+1] = uint32(d.axis)
+			h[3*i+2] = math.Float32bits(d.pos)
+			h[5*nn+i] = base
+			if d.fate == fateSplit {
+				next := lv[k+1].nodes
+				h[3*nn+i], h[4*nn+i] = next[2*s].cnt, next[2*s+1].cnt
+				s++
+			}
+			base += h[3*nn+i] + h[4*nn+i]
+		}
+		logs = append(logs, h)
+	}
+	var tc, tb time.Duration
+	for b.Loop() {
+		rs := &records{}
+		nodes := []lnode{lv[0].nodes[0]}
+		nodes[0].rec = rs.add()
+		var parked []parkedRange
+		n := len(s.Tris)
+		parked = (<-startHostRoom(n)).moveIn(rs, parked, n/8+1024, n/16+1024)
+		var spare []lnode
+		lb := &levelBook{}
+		cnt := []uint32{nodes[0].cnt}
+		parked0 := 0
+		for _, h := range logs {
+			lb.h, lb.stride = h, len(nodes)
+			t0 := time.Now()
+			if err := lb.count(16, cnt, parked0); err != nil {
+				b.Fatal(err)
+			}
+			t1 := time.Now()
+			var next []lnode
+			next, parked = lb.book(16, nodes, rs, parked, spare)
+			tc += t1.Sub(t0)
+			tb += time.Since(t1)
+			spare, nodes, cnt, parked0 = nodes, next, lb.next, lb.park
+		}
+	}
+	b.ReportMetric(float64(tc.Microseconds())/float64(b.N), "count-us")
+	b.ReportMetric(float64(tb.Microseconds())/float64(b.N), "book-us")
 }

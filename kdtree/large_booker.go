@@ -1,5 +1,7 @@
 package kdtree
 
+import "time"
+
 // booker keeps the host's records of the CUDA large phase on a goroutine of
 // its own, level after level, while the levels go on: largeCUDA counts a
 // level's read-back (levelBook.count, which is all the device work after it
@@ -34,6 +36,10 @@ type booker struct {
 	free   chan *levelBook // levelBooks not in use
 	done   chan struct{}   // closed when the goroutine has booked every job
 	closed bool
+	// The host time the pipelined booker spent counting and booking
+	// (each written by one goroutine, read after finish): the sub-phases
+	// large.count and large.records (see largeCUDAPipe).
+	countTime, bookTime time.Duration
 }
 
 // newBooker starts a booker whose first level is nodes, appending records to
@@ -92,7 +98,9 @@ func (k *booker) runPipe() {
 		defer close(booked)
 		for lb := range books {
 			if !lb.skip {
+				t0 := time.Now()
 				k.book(lb)
+				k.bookTime += time.Since(t0)
 			}
 			k.release(lb)
 		}
@@ -112,7 +120,9 @@ func (k *booker) runPipe() {
 			k.err = err
 		}
 		if k.err == nil {
+			t0 := time.Now()
 			k.err = lb.count(k.workers, cnt, parked0)
+			k.countTime += time.Since(t0)
 		}
 		if k.err == nil {
 			k.err = lb.check()

@@ -542,8 +542,9 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	if devLayout && cudaSmallOnDevice {
 		plan = make(chan planned, 1)
 		go func() {
+			t0 := time.Now()
 			p, err := planTop(rs)
-			plan <- planned{p, err}
+			plan <- planned{p, err, time.Since(t0)}
 		}()
 	}
 	if cudaSmallOnDevice {

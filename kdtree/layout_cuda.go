@@ -98,17 +98,25 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan
 		return nil, nil, pl.err
 	}
 	t0 = b.subPhase("layout.plan", t0) // waiting for planTop, made while the small phase ran
+	b.phases["layout.plantop"] += float64(pl.took.Nanoseconds()) / 1e6
 	t, err := pl.p.place(size, b.hostWorkers())
 	if err != nil {
 		return nil, nil, err
 	}
 	t0 = b.subPhase("layout.top", t0)
 	// One upload: the small roots' bases, then the parked leaves' copies.
+	// (Through pinned memory, which the context keeps: a pageable copy
+	// waits for the device and stages the words first.)
 	up := t.up
 	var upBuf *exec.Buf[uint32]
 	defer func() { upBuf.Free() }()
 	if len(up) > 0 {
-		if upBuf, err = exec.FromHost(b.ex, up); err != nil {
+		if upBuf, err = exec.Alloc[uint32](b.ex, len(up)); err != nil {
+			return nil, nil, err
+		}
+		words, pin := d.hostWords(len(up))
+		copy(words, up)
+		if err := d.send(upBuf, words, pin); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -191,6 +199,7 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan
 		}
 	}
 	t.finish(nodes, refs)
+	releasePlan(pl.p)
 	b.endPhase("download")
 	return nodes, refs, nil
 }

@@ -129,20 +129,21 @@ type topFill struct {
 // layoutTop lays out rs.recs depth first (as layoutGo) with the small
 // subtrees' sizes from smallSizes (size has 2·len(rs.small) entries):
 // planTop, then topPlan.place and placeNodes on up to workers goroutines.
-func layoutTop(rs *records, size []uint32, workers int) (*topLayout, error) {
+// The plan is returned too, for releasePlan once t is done with.
+func layoutTop(rs *records, size []uint32, workers int) (*topLayout, *topPlan, error) {
 	if len(size) != 2*len(rs.small) {
 		panic(fmt.Sprintf("kdtree: layoutTop with %d sizes for %d small roots", len(size), len(rs.small)))
 	}
 	p, err := planTop(rs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t, err := p.place(size, workers)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p.placeNodes(workers)
-	return t, nil
+	return t, p, nil
 }
 
 // finish writes the large-phase nodes and host-held references into the
@@ -165,10 +166,13 @@ func layoutSmallHost(rs *records, rec, srefs, parked []uint32) ([]Node, []uint32
 	if err != nil {
 		return nil, nil, err
 	}
-	t, err := layoutTop(rs, size, 4) // 4: place's parallel chunks in the tests
+	t, p, err := layoutTop(rs, size, 4) // 4: place's parallel chunks in the tests
 	if err != nil {
 		return nil, nil, err
 	}
+	// The plan's memory goes back to planPool (the tests' next layouts
+	// reuse it, as builds do).
+	defer releasePlan(p)
 	nodes := make([]Node, t.numNodes)
 	refs := make([]uint32, t.numRefs)
 	// What layoutCUDA uploads: the bases, then the copies, in t.up.
