@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"runtime"
 	"testing"
 	"time"
 
@@ -305,32 +306,51 @@ func BenchmarkLevelBookBunny(b *testing.B) {
 		}
 		logs = append(logs, h)
 	}
-	var tc, tb time.Duration
-	for b.Loop() {
-		rs := &records{}
-		nodes := []lnode{lv[0].nodes[0]}
-		nodes[0].rec = rs.add()
-		var parked []parkedRange
-		n := len(s.Tris)
-		parked = (<-startHostRoom(n)).moveIn(rs, parked, n/8+1024, n/16+1024)
-		var spare []lnode
-		lb := &levelBook{}
-		cnt := []uint32{nodes[0].cnt}
-		parked0 := 0
-		for _, h := range logs {
-			lb.h, lb.stride = h, len(nodes)
-			t0 := time.Now()
-			if err := lb.count(16, cnt, parked0); err != nil {
-				b.Fatal(err)
-			}
-			t1 := time.Now()
-			var next []lnode
-			next, parked = lb.book(16, nodes, rs, parked, spare)
-			tc += t1.Sub(t0)
-			tb += time.Since(t1)
-			spare, nodes, cnt, parked0 = nodes, next, lb.next, lb.park
+	n := len(s.Tris)
+	workers := runtime.GOMAXPROCS(0)
+	// (On the device machine: book 541 us fresh, 369 reused; count 111 and
+	// 74. Smaller chunks, more of them in parallel, were no faster.)
+	for _, reuse := range []bool{false, true} {
+		name := "fresh" // a host room made for every build, as builds do
+		if reuse {
+			name = "reused" // the last build's arrays
 		}
+		b.Run(name, func(b *testing.B) {
+			var tc, tb time.Duration
+			var kept *hostRoom
+			for b.Loop() {
+				rs := &records{}
+				nodes := []lnode{lv[0].nodes[0]}
+				nodes[0].rec = rs.add()
+				room := kept
+				if room == nil {
+					room = <-startHostRoom(n)
+				}
+				parked := room.moveIn(rs, nil, n/8+1024, n/16+1024)
+				var spare []lnode
+				lb := &levelBook{}
+				cnt := []uint32{nodes[0].cnt}
+				parked0 := 0
+				for _, h := range logs {
+					lb.h, lb.stride = h, len(nodes)
+					t0 := time.Now()
+					if err := lb.count(workers, cnt, parked0); err != nil {
+						b.Fatal(err)
+					}
+					t1 := time.Now()
+					var next []lnode
+					next, parked = lb.book(workers, nodes, rs, parked, spare)
+					tc += t1.Sub(t0)
+					tb += time.Since(t1)
+					spare, nodes, cnt, parked0 = nodes, next, lb.next, lb.park
+				}
+				if reuse {
+					kept = &hostRoom{recs: rs.recs[:0], parked: parked[:0], small: rs.small[:0], off: rs.smallOff[:0],
+						cnt: rs.smallCnt[:0], depth: rs.smallDepth[:0], box: rs.smallBox[:0]}
+				}
+			}
+			b.ReportMetric(float64(tc.Microseconds())/float64(b.N), "count-us")
+			b.ReportMetric(float64(tb.Microseconds())/float64(b.N), "book-us")
+		})
 	}
-	b.ReportMetric(float64(tc.Microseconds())/float64(b.N), "count-us")
-	b.ReportMetric(float64(tb.Microseconds())/float64(b.N), "book-us")
 }
