@@ -103,6 +103,10 @@ type builder struct {
 	// onLevel, when set (tests), sees every large-phase level's nodes and
 	// their decisions, to compare executors level by level.
 	onLevel func(nodes []lnode, dec []decision)
+	// noDeviceTop: the CUDA build keeps the host's records and lays the
+	// top of the tree out on the host (a build again after the device
+	// layout's small phase overflowed: top_cuda.go).
+	noDeviceTop bool
 
 	// red is the build's reducer (the nodes' tight bounds on the Go
 	// executor; the CUDA path keeps its own in devLevel). onReduce, when set

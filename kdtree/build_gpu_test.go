@@ -76,6 +76,14 @@ func TestBuildGPUEqualsGo(t *testing.T) {
 			cudaEarlySmall, cudaQueuedPrepare = true, true
 			require.NoError(t, err, s.Name)
 			btEqualTrees(t, s.Name+" (host's count and small roots)", want, got)
+			// The small phase from the device's list, the top of the tree
+			// laid out on the host (the booker's records checked against
+			// the device's list), then the default: laid out on the device.
+			cudaDeviceTop = false
+			got, err = Build(context.Background(), s, gpuOpt)
+			cudaDeviceTop = true
+			require.NoError(t, err, s.Name)
+			btEqualTrees(t, s.Name+" (host's top layout)", want, got)
 			got, err = Build(context.Background(), s, gpuOpt)
 			require.NoError(t, err, s.Name)
 			btEqualTrees(t, s.Name, want, got)
@@ -100,6 +108,7 @@ func TestBuildGPUEqualsGo(t *testing.T) {
 	if cudaPipeline {
 		require.Greater(t, earlyRuns.Load(), early0, "no build started its small phase early")
 	}
+	t.Logf("%d builds went on level by level when the device's lists outgrew their room", topFallbacks.Load())
 }
 
 // Building on the GPU reports progress once per level like the Go build.

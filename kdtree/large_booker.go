@@ -30,6 +30,7 @@ type booker struct {
 
 	inline bool
 	pipe   bool            // pipelined: each job is waited for and counted here (newPipeBooker)
+	count  bool            // pipelined: count and check only, book nothing (the device lays out the tree)
 	err    error           // pipelined: the first failure (later jobs are only waited for)
 	all    []*levelBook    // pipelined: every levelBook, for their pinned memory and events
 	jobs   chan *levelBook // read-backs to book, in level order
@@ -97,7 +98,7 @@ func (k *booker) runPipe() {
 	go func() {
 		defer close(booked)
 		for lb := range books {
-			if !lb.skip {
+			if !lb.skip && !k.count {
 				t0 := time.Now()
 				k.book(lb)
 				k.bookTime += time.Since(t0)

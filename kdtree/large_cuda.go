@@ -95,7 +95,7 @@ type devLevel struct {
 
 	// The levels' sizes on the device, a ring of szSlots slots of szWords
 	// words (nodes, references, references parked before the level,
-	// overflow, small roots before the level):
+	// overflow, small roots before the level, nodes before the level):
 	// level k's in slot k%szSlots, written by level k-1's kdtree_tail_f32
 	// (level 0's by setSizes). layout is the node stride of the current
 	// table in offsets (see tableLen), nodeCap the most nodes a level
@@ -130,6 +130,14 @@ type devLevel struct {
 	keptKnown    bool
 	keptN        int
 	keptBad      uint32
+
+	// The device lays out the whole tree (top_cuda.go): deviceTop, the
+	// levels' starts in the device's list of large-phase nodes
+	// (topLevels, the last entry their count), and topMissed when the
+	// lists outgrew their room (the build then goes on level by level).
+	deviceTop bool
+	topLevels []uint32
+	topMissed bool
 }
 
 // szSlots is the number of levels whose sizes the device keeps: a level
@@ -140,8 +148,9 @@ const szSlots = 2
 // szWords is the number of words of a level's sizes (kSizeWords in
 // kernels/kdtree.cu): nodes, references, references parked before the
 // level, overflow, small roots before the level (kdtree_tail_f32 lists
-// them on the device: see small_early.go).
-const szWords = 5
+// them on the device: see small_early.go), nodes of the levels before it
+// (it lists them too: see top_cuda.go).
+const szWords = 6
 
 func (d *devLevel) free() {
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.rnode[0], d.rnode[1], d.flags, d.offsets, d.info,
@@ -417,7 +426,6 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	ctx.ResetPeak()
 	d := &devLevel{ex: b.ex, ctx: ctx}
 	defer d.free()
-	b.room = startHostRoom(len(b.scene.Tris))
 
 	// Pipelined levels for scenes under pipeMaxTris triangles: a larger
 	// scene's levels keep the device busier than the host (8.9M-triangle
@@ -427,6 +435,13 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	// triangles: its first level runs on the scene's count as a bound.
 	pipe := cudaPipeline && b.onLevel == nil && len(b.scene.Tris) < pipeMaxTris
 	queued := pipe && cudaQueuedPrepare
+	// A pipelined build lays its tree out on the device (top_cuda.go):
+	// the host keeps no records of the levels, unless the device's lists
+	// outgrow their room (then level by level, with records).
+	d.deviceTop = pipe && deviceTopOn() && !b.noDeviceTop
+	if !d.deviceTop {
+		b.room = startHostRoom(len(b.scene.Tris))
+	}
 
 	// The scene to the device ("upload"), then triangles gathered, tested
 	// and listed there (prepareCUDA), their boxes and the root box.
@@ -481,7 +496,12 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 		}
 	}
 	if over {
-		pipeFallbacks.Add(1)
+		if d.topMissed {
+			topFallbacks.Add(1)
+		} else {
+			pipeFallbacks.Add(1)
+		}
+		d.deviceTop = false
 		b.phases["large.retry"] += float64(time.Since(b.phase).Nanoseconds()) / 1e6
 		// A level outgrew the buffers reserved for the pipeline: the
 		// level-synchronous phase, which grows them, builds again.
@@ -506,6 +526,18 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 		return nil, err
 	}
 	res.bounds = toBounds(root)
+	if d.deviceTop {
+		out, ok, err := b.finishDeviceTop(d, res)
+		if err != nil || ok {
+			return out, err
+		}
+		// The small phase's output overflowed every room: build again
+		// with the host's records (the Go small phase needs them).
+		d.free()
+		b.noDeviceTop = true
+		b.phases["small.retry"] += float64(time.Since(b.phase).Nanoseconds()) / 1e6
+		return b.buildCUDA()
+	}
 	// The records of the parked ranges (leaves and small roots whose
 	// references stay on the device) were made as they were booked;
 	// parkedToHost brings the references home when a host step needs them.

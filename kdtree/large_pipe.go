@@ -103,7 +103,11 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 	}
 	t0 := time.Now()
 	bk := newPipeBooker(b.hostWorkers(), nodes, rs, b.roomFunc(rs, n))
+	// When the device lays the tree out, the host's records are not
+	// needed: the booker only counts and checks each level.
+	bk.count = d.deviceTop
 	defer bk.finish()
+	d.topLevels = append(d.topLevels[:0], 0, 1) // level 0: the root
 	// Pinned memory for the levelBooks' logs (they grow with the levels):
 	// without it, the level-synchronous phase, which needs none.
 	for _, lb := range bk.all {
@@ -244,6 +248,17 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 		last.want = [3]int{nn, nr, pk}
 		bk.give(last)
 		last = lb
+		if !over && nn == 0 && d.deviceTop && !d.topFits(roots) {
+			// The device's lists outgrew their room: level by level, with
+			// the host's records (buildCUDA).
+			if lb != nil {
+				lb.ev.Synchronize()
+				bk.drop(lb)
+			}
+			bk.finish()
+			d.topMissed = true
+			return nil, true, nil
+		}
 		if over || nn == 0 {
 			if !over {
 				// The large phase is done on the device: the small phase
@@ -266,6 +281,7 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 		}
 		b.levels++
 		b.levelProgress(k, nn)
+		d.topLevels = append(d.topLevels, d.topLevels[len(d.topLevels)-1]+uint32(nn))
 		lastNN, lastN, lastPK = nn, nr, pk
 	}
 	parked = bk.finish()

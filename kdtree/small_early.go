@@ -43,8 +43,8 @@ var checkEarlyRoots = false
 func rootsFor(n int) int { return n/8 + 1024 }
 
 // ensureRoots makes d.roots the words of a smallRun of stride rootsFor(n)
-// (see smallRun), which kdtree_tail_f32 fills. Nothing when the early
-// start is off.
+// (see smallRun), then the list of large-phase nodes (topAt), which
+// kdtree_tail_f32 fills. Nothing when the early start is off.
 func (d *devLevel) ensureRoots(n int) error {
 	if !earlySmallOn() {
 		return nil
@@ -55,9 +55,8 @@ func (d *devLevel) ensureRoots(n int) error {
 	}
 	d.roots.Free()
 	d.rootCap = c
-	_, _, _, end := smallAt(c)
 	var err error
-	d.roots, err = exec.Alloc[uint32](d.ex, end)
+	d.roots, err = exec.Alloc[uint32](d.ex, topAt(c)+3*topCap(c))
 	return err
 }
 

@@ -9,12 +9,12 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "790ea03fa0e4def032011c9658a4dde63f909ad70a68812d271fbb2c232465a4"
+const SourcesSHA256 = "cc7a866693f30792795b0ffe76207d8b599705f94c307e95c5997679b4860a03"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
 	"compact.cu": "3bdfab9cd051c5bb2ffcc5dc1c130f8f3da9b39fddcc8837cb1740e0957ea7a2",
-	"kdtree.cu":  "222445ec41799c00df20d1dd9b317b2086c3c75fbbdf9c8230b4aba1f398af65",
+	"kdtree.cu":  "02b54fefdc2798ebc9c93fb5a8293edb1cd43f3a9788aef449c3dcb6456831b9",
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "048ec90e0245508f05e682c72912f46f74ea58388e56bee511f531b72c43af52",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",

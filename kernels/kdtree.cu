@@ -838,8 +838,17 @@ namespace kd_tree {
 constexpr unsigned int kTailBlock = 256;
 // The words of a level's sizes (kdtree_tail_f32) and of its log's head:
 // nodes, references, references parked before it, overflow, small roots
-// before it (kdtree/large_cuda.go: szWords).
-constexpr int kSizeWords = 5;
+// before it, nodes of the levels before it (kdtree/large_cuda.go: szWords).
+constexpr int kSizeWords = 6;
+
+// top_list: where the build's list of large-phase nodes starts in the
+// small-root words sroot of room rootCap (kdtree/small_cuda.go's smallAt:
+// past the roots' words, 12·rootCap + 5 of them), and its room, 4·rootCap
+// nodes of 3 words (kdtree/top_cuda.go).
+__device__ __forceinline__ unsigned int *top_list(unsigned int *sroot, unsigned int rootCap) {
+	return sroot + 12 * (size_t)rootCap + 5;
+}
+__device__ __forceinline__ unsigned int top_cap(unsigned int rootCap) { return 4 * rootCap; }
 
 // ChildKeys: the next level's tight bounds made as the references are
 // scattered, each child's the minima and maxima of its copies' boxes over
@@ -1070,8 +1079,9 @@ __device__ __forceinline__ void pad_node(unsigned int j, unsigned int next, unsi
 // layout+1) threads, where n and nodes may be bounds past the level's
 // references and nodes (see pad_node). The level's sizes come from the
 // device: szIn = (nodes, references, references parked before the level,
-// overflow, small roots before the level: kSizeWords words) as the level
-// before wrote them, pre (kdtree_addresses_u32)
+// overflow, small roots before the level, nodes of the levels before it:
+// kSizeWords words) as the level before wrote them, pre
+// (kdtree_addresses_u32)
 // and *total (split.Addresses' grand total). Thread r < n scatters
 // reference r (scatter_ref, from split.Addresses' ranks and counts) and
 // parks it when its node ends here (park_ref); thread j <= layout writes entry j of the next level's table
@@ -1090,7 +1100,9 @@ __device__ __forceinline__ void pad_node(unsigned int j, unsigned int next, unsi
 // sroot[2·rootCap + q], box (float bits) sroot[3·rootCap + 6q ..+5]
 // (kdtree_small_w_f32's inputs as kdtree/small_cuda.go's smallRun lays
 // them out), so that the small phase can start without the host's list
-// (kdtree/small_early.go).
+// (kdtree/small_early.go); and every real node of the level gets its entry
+// of the build's list of large-phase nodes (top_list, when below its
+// room), which kdtree_top_layout_u32 lays out (kdtree/top_cuda.go).
 // When tkey is not null, the copies' boxes also make the next level's tight
 // bounds there (ChildKeys; keyCap children, tkey readied by this level's
 // kdtree_choose_f32 or kdtree_decide_f32), so that the next level needs no box reduction of its
@@ -1116,12 +1128,13 @@ extern "C" __global__ void __launch_bounds__(kd_tree::kTailBlock)
 	unsigned int parkBase = szIn[2];
 	unsigned int parkLevel = pre[2 * nodes + 1] - pre[nodes + 1];
 	unsigned int rootBase = szIn[4], rootLevel = pre[3 * nodes + 2] - pre[2 * nodes + 2];
+	unsigned int topBase = szIn[5], real = szIn[0]; // the level's nodes (nodes may be a bound past them)
 	bool over = szIn[3] != 0 || tot > refCap || (unsigned long long)parkBase + parkLevel > parkCap ||
 	            (table != nullptr && next > layout) || (table == nullptr && next != 0);
 	if (i == 0) {
 		unsigned int sz[kd_tree::kSizeWords] = {over ? 0 : next, over ? 0 : tot,
 		                                        over ? parkBase : parkBase + parkLevel, over ? 1u : 0u,
-		                                        over ? rootBase : rootBase + rootLevel};
+		                                        over ? rootBase : rootBase + rootLevel, over ? topBase : topBase + real};
 		for (int k = 0; k < kd_tree::kSizeWords; k++) {
 			szOut[k] = sz[k];
 			if (log != nullptr) log[k] = sz[k];
@@ -1134,7 +1147,6 @@ extern "C" __global__ void __launch_bounds__(kd_tree::kTailBlock)
 		if (table != nullptr) kd_tree::pad_node(i, 0, layout, 0, table);
 		return;
 	}
-	unsigned int real = szIn[0]; // the level's nodes (nodes may be a bound past them)
 	if (log != nullptr && i < real) {
 		unsigned int *l = log + kd_tree::kSizeWords;
 		l[3 * i] = dec[3 * i];
@@ -1155,6 +1167,28 @@ extern "C" __global__ void __launch_bounds__(kd_tree::kTailBlock)
 			sroot[2 * (size_t)rootCap + q] = info[4 * i + 2];
 			float *sbox = reinterpret_cast<float *>(sroot + 3 * (size_t)rootCap);
 			for (int k = 0; k < 6; k++) sbox[6 * (size_t)q + k] = nbox[6 * (size_t)i + k];
+		}
+	}
+	if (sroot != nullptr && i < real && topBase + i < kd_tree::top_cap(rootCap)) {
+		// Node i of the level in the build's list of large-phase nodes (at
+		// topBase + i; the next level's at topBase + real on), for
+		// kdtree_top_layout_u32: split (axis, position, its children's
+		// place in the list), leaf (parked references, as park_ref parks
+		// them, and count) or small root (its number).
+		unsigned int *t = kd_tree::top_list(sroot, rootCap) + 3 * (size_t)(topBase + i);
+		unsigned int fate = dec[3 * i];
+		if (fate == kd_tree::kSplit) {
+			t[0] = kd_tree::kSplit | (dec[3 * i + 1] << 8);
+			t[1] = dec[3 * i + 2];
+			t[2] = topBase + real + 2 * pre[i];
+		} else if (fate == kd_tree::kLeaf) {
+			t[0] = kd_tree::kLeaf;
+			t[1] = parkBase + (pre[nodes + 1 + i] - pre[nodes + 1]);
+			t[2] = info[4 * i + 1];
+		} else {
+			t[0] = kd_tree::kSmall;
+			t[1] = rootBase + (pre[2 * nodes + 2 + i] - pre[2 * nodes + 2]);
+			t[2] = 0;
 		}
 	}
 	unsigned int end = min(n, offsets[nodes]); // past offsets[nodes]: padding
@@ -2066,6 +2100,82 @@ extern "C" __global__ void __launch_bounds__(1024) kdtree_small_order_u32(const 
 	if (threadIdx.x < 5) ctr[threadIdx.x] = threadIdx.x == 0 ? roots : 0u;
 	__syncthreads();
 	for (unsigned int r = threadIdx.x; r < roots; r += blockDim.x) order[atomicAdd(&at[64u - min(cnt[r], 64u)], 1u)] = r;
+}
+
+// kdtree_top_layout_u32: the large-phase nodes laid out on the device
+// (layoutGo's depth-first order, the below child next), one block. top
+// lists them level after level (kdtree_tail_f32's top_list: 3 words a
+// node), level l at [levels[l], levels[l+1]) for l < nlevels, the root
+// first; size holds the small subtrees' sizes (nodes, then references, of
+// each of the roots small roots: kdtree_small_w_f32's size). Bottom up,
+// each node's subtree size (work[4t], work[4t+1]: nodes and references);
+// top down, its place (work[4t+2], work[4t+3]: first node, first
+// reference), from which it writes the node (interior: its above child
+// after the below child's subtree; leaf: copies[3t..3t+2] = its parked
+// references' offset, its first reference and its count, for
+// kdtree_copy_ranges_u32, which copies them from the parked references:
+// a leaf may hold thousands, too many for one thread here) or, for small
+// root q, base[q] and base[roots + q] (where kdtree_small_place_u32 or
+// kdtree_small_emit_u32 writes its subtree; its copies entry is empty, as
+// an interior node's), and totals = the tree's nodes and references.
+extern "C" __global__ void __launch_bounds__(1024)
+    kdtree_top_layout_u32(const unsigned int *top, const unsigned int *levels, unsigned int nlevels,
+                          const unsigned int *size, unsigned int roots, unsigned int *work, unsigned int *copies,
+                          unsigned int *base, unsigned int *nodes, unsigned int *totals) {
+	using namespace kd_tree;
+	for (int l = (int)nlevels - 1; l >= 0; l--) {
+		for (unsigned int t = levels[l] + threadIdx.x; t < levels[l + 1]; t += blockDim.x) {
+			unsigned int f = top[3 * (size_t)t] & 0xFFu, w1 = top[3 * (size_t)t + 1], w2 = top[3 * (size_t)t + 2];
+			unsigned int n, r;
+			if (f == kSplit) {
+				n = 1 + work[4 * (size_t)w2] + work[4 * (size_t)(w2 + 1)];
+				r = work[4 * (size_t)w2 + 1] + work[4 * (size_t)(w2 + 1) + 1];
+			} else if (f == kLeaf) {
+				n = 1;
+				r = w2;
+			} else {
+				n = size[w1];
+				r = size[roots + w1];
+			}
+			work[4 * (size_t)t] = n;
+			work[4 * (size_t)t + 1] = r;
+		}
+		__syncthreads();
+	}
+	if (threadIdx.x == 0) {
+		work[2] = 0;
+		work[3] = 0;
+		totals[0] = work[0];
+		totals[1] = work[1];
+	}
+	__syncthreads();
+	for (unsigned int l = 0; l < nlevels; l++) {
+		for (unsigned int t = levels[l] + threadIdx.x; t < levels[l + 1]; t += blockDim.x) {
+			unsigned int w0 = top[3 * (size_t)t], w1 = top[3 * (size_t)t + 1], w2 = top[3 * (size_t)t + 2];
+			unsigned int p = work[4 * (size_t)t + 2], r = work[4 * (size_t)t + 3];
+			unsigned int f = w0 & 0xFFu;
+			unsigned int *c = copies + 3 * (size_t)t;
+			c[0] = w1;
+			c[1] = r;
+			c[2] = f == kLeaf ? w2 : 0u;
+			if (f == kSplit) {
+				unsigned int below = work[4 * (size_t)w2], belowRefs = work[4 * (size_t)w2 + 1];
+				work[4 * (size_t)w2 + 2] = p + 1;
+				work[4 * (size_t)w2 + 3] = r;
+				work[4 * (size_t)(w2 + 1) + 2] = p + 1 + below;
+				work[4 * (size_t)(w2 + 1) + 3] = r + belowRefs;
+				nodes[2 * (size_t)p] = w1;
+				nodes[2 * (size_t)p + 1] = ((w0 >> 8) & 3u) | ((p + 1 + below) << 2);
+			} else if (f == kLeaf) {
+				nodes[2 * (size_t)p] = r;
+				nodes[2 * (size_t)p + 1] = (w2 << 2) | 3u;
+			} else {
+				base[w1] = p;
+				base[roots + w1] = r;
+			}
+		}
+		__syncthreads();
+	}
 }
 
 // The layout of the small subtrees on the device (kdtree/layout_device.go

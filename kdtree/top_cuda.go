@@ -1,0 +1,229 @@
+package kdtree
+
+import (
+	"fmt"
+	"os"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/kdbuild/kdbuild/kernels/cuda"
+	"github.com/kdbuild/kdbuild/kernels/exec"
+)
+
+// The whole tree laid out on the device. The host's part of the layout
+// (planTop: the large-phase nodes in depth-first order, and where each
+// small subtree goes) needs the booker's records of every level, and the
+// booker lags the device's levels (its work, 0.4-1.1 ms a bunny build on
+// the device machine, is about the large phase's time): on the device
+// machine its last levels and planTop were the path of the slow builds
+// (bunny 2.0-2.1 ms, large.book 0.3-0.8 ms). Instead every pipelined
+// level lists its nodes on the device as well (kdtree_tail_f32: split,
+// leaf or small root, after the small roots in the same words, see
+// ensureRoots), and after the small phase kdtree_top_layout_u32 sizes
+// and places them, writes the large-phase nodes and the large leaves'
+// references and gives each small subtree its place; the subtrees then go
+// where the host's plan put them before (kdtree_small_place_u32). The
+// booker only counts and checks the levels (the device's sizes against
+// the host's counts). The tree on the device is complete: the host writes
+// nothing into it.
+
+// cudaDeviceTop selects the device layout of the large-phase nodes for
+// pipelined builds; KDBUILD_DEVICE_TOP=0 turns it off (the booker's
+// records and planTop, to compare).
+var cudaDeviceTop = os.Getenv("KDBUILD_DEVICE_TOP") != "0"
+
+// topFallbacks counts the builds whose lists outgrew their room (tests).
+var topFallbacks atomic.Int64
+
+// deviceTopOn is whether a pipelined build lays its tree out on the
+// device: the small phase started early from the device's list and the
+// device layout.
+func deviceTopOn() bool { return cudaDeviceTop && earlySmallOn() }
+
+// topAt is where the list of large-phase nodes starts in the small-root
+// words of room rootCap (past them: smallAt's end; top_list in
+// kernels/kdtree.cu), topCap its room in nodes (3 words each).
+func topAt(rootCap int) int {
+	_, _, _, end := smallAt(rootCap)
+	return end
+}
+
+func topCap(rootCap int) int { return 4 * rootCap }
+
+// topFits is whether the levels' lists held roots small roots and every
+// large-phase node (d.topLevels' last entry), and there is a small root
+// (the early small phase, whose sizes the layout needs, then runs).
+func (d *devLevel) topFits(roots int) bool {
+	nodes := int(d.topLevels[len(d.topLevels)-1])
+	return d.roots != nil && roots > 0 && roots <= d.rootCap && nodes <= topCap(d.rootCap)
+}
+
+// finishDeviceTop is buildCUDA after a pipelined large phase whose tree
+// the device lays out: the small phase started early is waited for, then
+// the layout (layoutTopCUDA). ok is false when the small phase's output
+// overflowed every room it tries (the caller builds again without the
+// device layout: the host has no records to run the Go small phase on).
+func (b *builder) finishDeviceTop(d *devLevel, res *buildResult) (_ *buildResult, ok bool, err error) {
+	run := d.early
+	if run == nil {
+		return nil, false, fmt.Errorf("kdtree: the device layout without a small phase")
+	}
+	d.early = nil
+	earlyRuns.Add(1)
+	b.endPhase("large")
+	b.sampleHost()
+	b.startPhase()
+	if b.opt.Progress != nil {
+		b.opt.Progress(b.levels, run.so.roots)
+	}
+	so, err := b.smallFinish(d, run)
+	if err != nil || so == nil {
+		return nil, false, err
+	}
+	defer so.free()
+	d.tv.Free()
+	d.pbox.Free()
+	b.endPhase("small")
+	if res.nodes, res.refs, err = b.layoutTopCUDA(d, so); err != nil {
+		return nil, false, err
+	}
+	b.devPeak = d.ctx.PeakBytes()
+	return res, true, nil
+}
+
+// layoutTopCUDA lays the tree out on the device (kdtree_top_layout_u32,
+// then the small subtrees) and downloads it. It times the phases "layout"
+// and "download".
+func (b *builder) layoutTopCUDA(d *devLevel, so *smallDev) ([]Node, []uint32, error) {
+	b.startPhase()
+	t0 := b.phase
+	R := so.roots
+	size := so.hostSize
+	if len(size) != 2*R {
+		return nil, nil, fmt.Errorf("kdtree: %d subtree sizes for %d small roots", len(size), R)
+	}
+	levels := d.topLevels
+	top := int(levels[len(levels)-1])
+	// The tree's nodes: the large-phase nodes less the small roots, which
+	// their subtrees count; its references at most the parked ones (the
+	// large leaves' and the small roots') and the subtrees' leaves'.
+	var sn, sr uint64
+	for q := range R {
+		sn += uint64(size[q])
+		sr += uint64(size[R+q])
+	}
+	numNodes := uint64(top-R) + sn
+	refBound := uint64(d.parked) + sr
+	if numNodes >= MaxChildIndex || refBound >= 1<<32 {
+		return nil, nil, fmt.Errorf("kdtree: tree of %d nodes and up to %d references exceeds the node format (2^30 nodes, 2^32 references)", numNodes, refBound)
+	}
+	// Scratch: the nodes' sizes and places (4 words each), the large
+	// leaves' copies (3 words a node), the small roots' places (2R), the
+	// totals (2) and the levels' starts.
+	nl := len(levels) - 1
+	work, err := exec.Alloc[uint32](b.ex, 7*top+2*R+2+len(levels))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer work.Free()
+	copies, base := work.Slice(4*top, 3*top), work.Slice(7*top, 2*R)
+	totals, lv := work.Slice(7*top+2*R, 2), work.Slice(7*top+2*R+2, len(levels))
+	words, pin := d.hostWords(len(levels))
+	copy(words, levels)
+	if err := d.send(lv, words, pin); err != nil {
+		return nil, nil, err
+	}
+	nodesBuf, err := exec.Alloc[uint32](b.ex, max(2*int(numNodes), 1))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer nodesBuf.Free()
+	refsBuf, err := exec.Alloc[uint32](b.ex, max(int(refBound), 1))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer refsBuf.Free()
+	t0 = b.subPhase("layout.alloc", t0)
+	if err := d.ctx.Launch("kdtree_top_layout_u32", cuda.Linear(1), cuda.Linear(1024), 0,
+		d.roots.Slice(topAt(d.rootCap), 3*top).Ptr(), lv.Ptr(), uint32(nl), so.size.Ptr(), uint32(R), work.Ptr(),
+		copies.Ptr(), base.Ptr(), nodesBuf.Ptr(), totals.Ptr()); err != nil {
+		return nil, nil, fmt.Errorf("kdtree: kdtree_top_layout_u32: %w", err)
+	}
+	// The large leaves' parked references (a block a node; the nodes that
+	// are no leaves copy nothing).
+	if err := d.ctx.Launch("kdtree_copy_ranges_u32", cuda.Linear(top), cuda.Linear(64), 0, d.ptri.Ptr(),
+		copies.Ptr(), uint32(top), refsBuf.Ptr()); err != nil {
+		return nil, nil, fmt.Errorf("kdtree: kdtree_copy_ranges_u32: %w", err)
+	}
+	var walkErr *exec.Buf[uint32]
+	if so.place != nil {
+		// A thread per record (kdtree_small_w_f32 left their places).
+		if err := d.launch("kdtree_small_place_u32", so.nrec, so.rec.Ptr(), so.refs.Ptr(), so.place.Ptr(),
+			so.chunkRoot.Ptr(), uint32(so.nrec), uint32(R), base.Ptr(), nodesBuf.Ptr(), refsBuf.Ptr()); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		// A walk per root, its stack overflow word in the totals' place
+		// (read back after).
+		if walkErr, err = exec.Alloc[uint32](b.ex, 1); err != nil {
+			return nil, nil, err
+		}
+		defer walkErr.Free()
+		if err := walkErr.Dev().Memset32(0); err != nil {
+			return nil, nil, err
+		}
+		if err := d.launch("kdtree_small_emit_u32", R, so.rec.Ptr(), so.refs.Ptr(), uint32(R), base.Ptr(),
+			nodesBuf.Ptr(), refsBuf.Ptr(), walkErr.Ptr()); err != nil {
+			return nil, nil, err
+		}
+	}
+	// The totals (and the walk's word) come home with the wait.
+	hw, hpin := d.hostWords(3)
+	if hpin != nil {
+		if err := d.ctx.CopyToHostAsync(hpin, 0, totals.Ptr(), 8); err != nil {
+			return nil, nil, err
+		}
+		if walkErr != nil {
+			if err := d.ctx.CopyToHostAsync(hpin, 8, walkErr.Ptr(), 4); err != nil {
+				return nil, nil, err
+			}
+		}
+		err = d.ctx.Synchronize()
+	} else {
+		err = totals.CopyToHost(hw[:2])
+		if err == nil && walkErr != nil {
+			err = walkErr.CopyToHost(hw[2:])
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if walkErr != nil && hw[2] != 0 {
+		return nil, nil, fmt.Errorf("kdtree: small-phase records nest deeper than %d levels", MaxTreeDepth)
+	}
+	b.subPhase("layout.device", t0)
+	if uint64(hw[0]) != numNodes || uint64(hw[1]) > refBound {
+		return nil, nil, fmt.Errorf("kdtree: the device laid out %d nodes and %d references, want %d and at most %d",
+			hw[0], hw[1], numNodes, refBound)
+	}
+	numRefs := int(hw[1])
+	b.endPhase("layout")
+
+	// The one download of the finished tree.
+	b.startPhase()
+	nodes := make([]Node, numNodes)
+	refs := make([]uint32, numRefs)
+	if len(nodes) > 0 {
+		w := unsafe.Slice((*uint32)(unsafe.Pointer(&nodes[0])), 2*len(nodes))
+		if err := nodesBuf.Slice(0, len(w)).CopyToHost(w); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(refs) > 0 {
+		if err := refsBuf.Slice(0, len(refs)).CopyToHost(refs); err != nil {
+			return nil, nil, err
+		}
+	}
+	b.endPhase("download")
+	return nodes, refs, nil
+}
