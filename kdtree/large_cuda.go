@@ -138,6 +138,7 @@ type devLevel struct {
 	deviceTop bool
 	topLevels []uint32
 	topMissed bool
+	topPlan   *exec.Buf[uint32] // kdtree_top_plan_u32's output (queueTopPlan)
 }
 
 // szSlots is the number of levels whose sizes the device keeps: a level
@@ -154,7 +155,8 @@ const szWords = 6
 
 func (d *devLevel) free() {
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.rnode[0], d.rnode[1], d.flags, d.offsets, d.info,
-		d.dec, d.hist, d.ptri, d.arenaU, d.next, d.pre, d.wstate, d.sz, d.log, d.tkey[0], d.tkey[1], d.roots, d.prep} {
+		d.dec, d.hist, d.ptri, d.arenaU, d.next, d.pre, d.wstate, d.sz, d.log, d.tkey[0], d.tkey[1], d.roots, d.prep,
+		d.topPlan} {
 		b.Free()
 	}
 	if d.early != nil {

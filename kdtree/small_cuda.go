@@ -153,10 +153,13 @@ type smallRun struct {
 	total   int // the small roots' references, or a bound (the output room's measure)
 	attempt int // the smallCaps entry tried
 	v1      bool
-	kernel  string
-	grid    cuda.Dim3
-	block   cuda.Dim3
-	args    []any
+	// dependent: the first launch is a programmatic dependent launch,
+	// which runs beside the kernel queued before it (kdtree_top_plan_u32).
+	dependent bool
+	kernel    string
+	grid      cuda.Dim3
+	block     cuda.Dim3
+	args      []any
 }
 
 // smallAt is where each part of a smallRun's words starts for the stride
@@ -317,7 +320,11 @@ func (b *builder) smallLaunch(d *devLevel, run *smallRun) error {
 			return err
 		}
 	}
-	if err := d.ctx.Launch(run.kernel, run.grid, run.block, shared, args...); err != nil {
+	launch := d.ctx.Launch
+	if run.dependent && run.attempt == 0 && !run.v1 {
+		launch = d.ctx.LaunchDependent
+	}
+	if err := launch(run.kernel, run.grid, run.block, shared, args...); err != nil {
 		return fmt.Errorf("kdtree: %s: %w", run.kernel, err)
 	}
 	return nil

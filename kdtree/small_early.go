@@ -89,6 +89,14 @@ func (b *builder) startSmallEarly(d *devLevel, roots, pk int) error {
 		w.Slice(ctrAt, smallCtrs).Ptr()); err != nil {
 		return fmt.Errorf("kdtree: kdtree_small_order_u32: %w", err)
 	}
+	if d.deviceTop {
+		// The plan of the large-phase nodes' layout, beside the small
+		// phase (top_cuda.go).
+		if err := d.queueTopPlan(roots); err != nil {
+			return err
+		}
+		run.dependent = true
+	}
 	if err := b.smallLaunch(d, run); err != nil {
 		run.so.free()
 		return err

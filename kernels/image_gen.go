@@ -9,17 +9,17 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "cc7a866693f30792795b0ffe76207d8b599705f94c307e95c5997679b4860a03"
+const SourcesSHA256 = "8b4fc3b1ba241171d3db88f78b7eb3e942b59bd00b647a7c9bb974ae61bf9a75"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
 	"compact.cu": "3bdfab9cd051c5bb2ffcc5dc1c130f8f3da9b39fddcc8837cb1740e0957ea7a2",
-	"kdtree.cu":  "02b54fefdc2798ebc9c93fb5a8293edb1cd43f3a9788aef449c3dcb6456831b9",
+	"kdtree.cu":  "a8e69b1725dfba130b304cb3e3e6e1ef331956c1cb9d8b60a669dc09218f61d8",
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "048ec90e0245508f05e682c72912f46f74ea58388e56bee511f531b72c43af52",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
 	"scan.cu":    "8f5c09fc62d6885ff5a539429286c8f4fa74204929148303a6dbc257c4a078cd",
-	"scan.cuh":   "92cec118b0991554c53250a63775e1e2636164d372c3bab8b181660f4f425690",
+	"scan.cuh":   "bed4995e8a9e99188587b1a554f470ac7186cbe29235b7d05aacd65d99222ad4",
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":   "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
 	"split.cuh":  "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",

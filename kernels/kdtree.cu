@@ -1846,7 +1846,10 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 			for (unsigned int j = recNext + lane; j < recEnd; j += 32) place[j] = ~0u;
 			recNext = recEnd;
 		}
-		if (root >= roots) return;
+		if (root >= roots) {
+			kd_pdl_exit(); // launched beside kdtree_top_plan_u32 (kdtree/top_cuda.go)
+			return;
+		}
 		if (order != nullptr) root = order[root];
 		__syncwarp(); // the last root's stack is read
 		int m = (int)rootCnt[root];
@@ -2004,8 +2007,10 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 			if (ba > 2 || !(cost < ci * (double)n)) {
 				// A leaf of S's triangles, ascending.
 				if (refNext + (unsigned int)n > refEnd &&
-				    !kd_small::reserve(&ctr[1], &ctr[2], max((unsigned int)n, kRefChunk), refCap, lane, refNext, refEnd))
+				    !kd_small::reserve(&ctr[1], &ctr[2], max((unsigned int)n, kRefChunk), refCap, lane, refNext, refEnd)) {
+					kd_pdl_exit();
 					return;
+				}
 				unsigned int first = refNext;
 				refNext += (unsigned int)n;
 				if (lane == 0 && place != nullptr) {
@@ -2027,7 +2032,10 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 			unsigned long long X = SL & SR;
 			drop_one_sided(&w.tv[0][0], nullptr, X, box, a, pos, lane, SL, SR);
 			if (recNext + 2 > recEnd) {
-				if (!kd_small::reserve(&ctr[0], &ctr[2], kRecChunk, recCap, lane, recNext, recEnd)) return;
+				if (!kd_small::reserve(&ctr[0], &ctr[2], kRecChunk, recCap, lane, recNext, recEnd)) {
+					kd_pdl_exit();
+					return;
+				}
 				if (lane == 0 && chunkRoot != nullptr) chunkRoot[(recNext - roots) / kRecChunk] = root;
 			}
 			unsigned int left = recNext;
@@ -2102,79 +2110,168 @@ extern "C" __global__ void __launch_bounds__(1024) kdtree_small_order_u32(const 
 	for (unsigned int r = threadIdx.x; r < roots; r += blockDim.x) order[atomicAdd(&at[64u - min(cnt[r], 64u)], 1u)] = r;
 }
 
-// kdtree_top_layout_u32: the large-phase nodes laid out on the device
-// (layoutGo's depth-first order, the below child next), one block. top
-// lists them level after level (kdtree_tail_f32's top_list: 3 words a
-// node), level l at [levels[l], levels[l+1]) for l < nlevels, the root
-// first; size holds the small subtrees' sizes (nodes, then references, of
-// each of the roots small roots: kdtree_small_w_f32's size). Bottom up,
-// each node's subtree size (work[4t], work[4t+1]: nodes and references);
-// top down, its place (work[4t+2], work[4t+3]: first node, first
-// reference), from which it writes the node (interior: its above child
-// after the below child's subtree; leaf: copies[3t..3t+2] = its parked
-// references' offset, its first reference and its count, for
-// kdtree_copy_ranges_u32, which copies them from the parked references:
-// a leaf may hold thousands, too many for one thread here) or, for small
-// root q, base[q] and base[roots + q] (where kdtree_small_place_u32 or
-// kdtree_small_emit_u32 writes its subtree; its copies entry is empty, as
-// an interior node's), and totals = the tree's nodes and references.
+// The large-phase nodes laid out on the device (layoutGo's depth-first
+// order, the below child next; kdtree/top_cuda.go), in two kernels: what
+// depends only on the large-phase nodes runs beside the small phase
+// (kdtree_top_plan_u32), the rest once the small subtrees' sizes are known
+// (kdtree_top_place_u32). top lists the nodes level after level
+// (kdtree_tail_f32's top_list: 3 words a node), level l at [levels[l],
+// levels[l+1]) for l < nlevels, the root first. plan holds 6 words a node
+// (kTopPlan).
+namespace kd_tree {
+// A node's words in the plan: its subtree's large-phase nodes, small
+// roots and large leaves' references; then the large-phase nodes, small
+// roots and large leaves' references before it in depth-first order.
+enum { kPlanNodes, kPlanSmall, kPlanRefs, kPlanAt, kPlanK, kPlanRef, kTopPlan };
+} // namespace kd_tree
+
+// kdtree_top_plan_u32: the plan, one block: bottom up each subtree's
+// counts, top down what comes before each node, and dfs[k] = the k-th
+// small root in depth-first order. A programmatic dependent launch of the
+// small phase runs beside it (it lets it start at once; the small phase
+// waits for it to end before it ends: kd_pdl_exit).
 extern "C" __global__ void __launch_bounds__(1024)
-    kdtree_top_layout_u32(const unsigned int *top, const unsigned int *levels, unsigned int nlevels,
-                          const unsigned int *size, unsigned int roots, unsigned int *work, unsigned int *copies,
-                          unsigned int *base, unsigned int *nodes, unsigned int *totals) {
+    kdtree_top_plan_u32(const unsigned int *top, const unsigned int *levels, unsigned int nlevels,
+                        unsigned int *plan, unsigned int *dfs) {
 	using namespace kd_tree;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
 	for (int l = (int)nlevels - 1; l >= 0; l--) {
 		for (unsigned int t = levels[l] + threadIdx.x; t < levels[l + 1]; t += blockDim.x) {
-			unsigned int f = top[3 * (size_t)t] & 0xFFu, w1 = top[3 * (size_t)t + 1], w2 = top[3 * (size_t)t + 2];
-			unsigned int n, r;
+			unsigned int f = top[3 * (size_t)t] & 0xFFu, w2 = top[3 * (size_t)t + 2];
+			unsigned int *p = plan + kTopPlan * (size_t)t;
 			if (f == kSplit) {
-				n = 1 + work[4 * (size_t)w2] + work[4 * (size_t)(w2 + 1)];
-				r = work[4 * (size_t)w2 + 1] + work[4 * (size_t)(w2 + 1) + 1];
-			} else if (f == kLeaf) {
-				n = 1;
-				r = w2;
+				const unsigned int *a = plan + kTopPlan * (size_t)w2, *b = a + kTopPlan;
+				p[kPlanNodes] = 1 + a[kPlanNodes] + b[kPlanNodes];
+				p[kPlanSmall] = a[kPlanSmall] + b[kPlanSmall];
+				p[kPlanRefs] = a[kPlanRefs] + b[kPlanRefs];
 			} else {
-				n = size[w1];
-				r = size[roots + w1];
+				p[kPlanNodes] = 1;
+				p[kPlanSmall] = f == kSmall ? 1u : 0u;
+				p[kPlanRefs] = f == kLeaf ? w2 : 0u;
 			}
-			work[4 * (size_t)t] = n;
-			work[4 * (size_t)t + 1] = r;
+		}
+		__syncthreads();
+	}
+	if (threadIdx.x == 0) plan[kPlanAt] = plan[kPlanK] = plan[kPlanRef] = 0;
+	__syncthreads();
+	for (unsigned int l = 0; l < nlevels; l++) {
+		for (unsigned int t = levels[l] + threadIdx.x; t < levels[l + 1]; t += blockDim.x) {
+			unsigned int f = top[3 * (size_t)t] & 0xFFu, w1 = top[3 * (size_t)t + 1], w2 = top[3 * (size_t)t + 2];
+			const unsigned int *p = plan + kTopPlan * (size_t)t;
+			if (f == kSplit) {
+				unsigned int *a = plan + kTopPlan * (size_t)w2, *b = a + kTopPlan;
+				a[kPlanAt] = p[kPlanAt] + 1;
+				a[kPlanK] = p[kPlanK];
+				a[kPlanRef] = p[kPlanRef];
+				b[kPlanAt] = p[kPlanAt] + 1 + a[kPlanNodes];
+				b[kPlanK] = p[kPlanK] + a[kPlanSmall];
+				b[kPlanRef] = p[kPlanRef] + a[kPlanRefs];
+			} else if (f == kSmall) {
+				dfs[p[kPlanK]] = w1;
+			}
+		}
+		__syncthreads();
+	}
+}
+
+// kdtree_top_place_u32: the large-phase nodes' places, one block, from the
+// plan and the small subtrees' sizes (size: nodes, then references, of
+// each of the roots small roots): the running totals over the small roots
+// in depth-first order of their subtrees' nodes beyond their roots and
+// their references (run, 2·(roots+1) words), then node t's first node and
+// reference (its plan's counts before it plus those totals) for every
+// node: an interior node written (its above child's place the same way), a
+// leaf written with copies[3t..3t+2] = its parked references' offset, its
+// first reference and its count, for kdtree_copy_ranges_u32 (empty for the
+// other nodes), and for small root q, base[q] and base[roots + q], where
+// kdtree_small_place_u32 or kdtree_small_emit_u32 write its subtree;
+// totals = the tree's nodes and references.
+extern "C" __global__ void __launch_bounds__(1024)
+    kdtree_top_place_u32(const unsigned int *top, unsigned int ntop, const unsigned int *plan, const unsigned int *dfs,
+                         const unsigned int *size, unsigned int roots, unsigned int *run, unsigned int *base,
+                         unsigned int *copies, unsigned int *nodes, unsigned int *totals) {
+	using namespace kd_tree;
+	__shared__ unsigned int warpN[32], warpR[32];
+	__shared__ unsigned int carry[2];
+	unsigned int lane = threadIdx.x & 31u, wid = threadIdx.x >> 5, nw = (blockDim.x + 31) / 32;
+	if (threadIdx.x == 0) carry[0] = carry[1] = 0;
+	__syncthreads();
+	// Exclusive running totals, a block-wide scan a chunk at a time.
+	for (unsigned int c = 0; c <= roots; c += blockDim.x) {
+		unsigned int k = c + threadIdx.x, vn = 0, vr = 0;
+		if (k < roots) {
+			unsigned int q = dfs[k];
+			vn = size[q] - 1; // the root is one of the large-phase nodes
+			vr = size[roots + q];
+		}
+		unsigned int in = vn, ir = vr;
+		for (int o = 1; o < 32; o <<= 1) {
+			unsigned int yn = __shfl_up_sync(0xFFFFFFFFu, in, o), yr = __shfl_up_sync(0xFFFFFFFFu, ir, o);
+			if (lane >= (unsigned int)o) {
+				in += yn;
+				ir += yr;
+			}
+		}
+		if (lane == 31) {
+			warpN[wid] = in;
+			warpR[wid] = ir;
+		}
+		__syncthreads();
+		if (wid == 0) {
+			unsigned int sn = lane < nw ? warpN[lane] : 0u, sr = lane < nw ? warpR[lane] : 0u;
+			for (int o = 1; o < 32; o <<= 1) {
+				unsigned int yn = __shfl_up_sync(0xFFFFFFFFu, sn, o), yr = __shfl_up_sync(0xFFFFFFFFu, sr, o);
+				if (lane >= (unsigned int)o) {
+					sn += yn;
+					sr += yr;
+				}
+			}
+			if (lane < nw) {
+				warpN[lane] = sn;
+				warpR[lane] = sr;
+			}
+		}
+		__syncthreads();
+		unsigned int bn = carry[0] + (wid > 0 ? warpN[wid - 1] : 0u), br = carry[1] + (wid > 0 ? warpR[wid - 1] : 0u);
+		if (k <= roots) {
+			run[2 * (size_t)k] = bn + in - vn;
+			run[2 * (size_t)k + 1] = br + ir - vr;
+		}
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			carry[0] += warpN[nw - 1];
+			carry[1] += warpR[nw - 1];
 		}
 		__syncthreads();
 	}
 	if (threadIdx.x == 0) {
-		work[2] = 0;
-		work[3] = 0;
-		totals[0] = work[0];
-		totals[1] = work[1];
+		totals[0] = ntop + run[2 * (size_t)roots];
+		totals[1] = plan[kPlanRefs] + run[2 * (size_t)roots + 1];
 	}
-	__syncthreads();
-	for (unsigned int l = 0; l < nlevels; l++) {
-		for (unsigned int t = levels[l] + threadIdx.x; t < levels[l + 1]; t += blockDim.x) {
-			unsigned int w0 = top[3 * (size_t)t], w1 = top[3 * (size_t)t + 1], w2 = top[3 * (size_t)t + 2];
-			unsigned int p = work[4 * (size_t)t + 2], r = work[4 * (size_t)t + 3];
-			unsigned int f = w0 & 0xFFu;
-			unsigned int *c = copies + 3 * (size_t)t;
-			c[0] = w1;
-			c[1] = r;
-			c[2] = f == kLeaf ? w2 : 0u;
-			if (f == kSplit) {
-				unsigned int below = work[4 * (size_t)w2], belowRefs = work[4 * (size_t)w2 + 1];
-				work[4 * (size_t)w2 + 2] = p + 1;
-				work[4 * (size_t)w2 + 3] = r;
-				work[4 * (size_t)(w2 + 1) + 2] = p + 1 + below;
-				work[4 * (size_t)(w2 + 1) + 3] = r + belowRefs;
-				nodes[2 * (size_t)p] = w1;
-				nodes[2 * (size_t)p + 1] = ((w0 >> 8) & 3u) | ((p + 1 + below) << 2);
-			} else if (f == kLeaf) {
-				nodes[2 * (size_t)p] = r;
-				nodes[2 * (size_t)p + 1] = (w2 << 2) | 3u;
-			} else {
-				base[w1] = p;
-				base[roots + w1] = r;
-			}
+	for (unsigned int t = threadIdx.x; t < ntop; t += blockDim.x) {
+		unsigned int w0 = top[3 * (size_t)t], w1 = top[3 * (size_t)t + 1], w2 = top[3 * (size_t)t + 2];
+		const unsigned int *p = plan + kTopPlan * (size_t)t;
+		const unsigned int *rk = run + 2 * (size_t)p[kPlanK];
+		unsigned int at = p[kPlanAt] + rk[0], ref = p[kPlanRef] + rk[1];
+		unsigned int f = w0 & 0xFFu;
+		unsigned int *cp = copies + 3 * (size_t)t;
+		cp[0] = w1;
+		cp[1] = ref;
+		cp[2] = f == kLeaf ? w2 : 0u;
+		if (f == kSplit) {
+			const unsigned int *b = plan + kTopPlan * (size_t)(w2 + 1);
+			unsigned int above = b[kPlanAt] + run[2 * (size_t)b[kPlanK]];
+			nodes[2 * (size_t)at] = w1;
+			nodes[2 * (size_t)at + 1] = ((w0 >> 8) & 3u) | (above << 2);
+		} else if (f == kLeaf) {
+			nodes[2 * (size_t)at] = ref;
+			nodes[2 * (size_t)at + 1] = (w2 << 2) | 3u;
+		} else {
+			base[w1] = at;
+			base[roots + w1] = ref;
 		}
-		__syncthreads();
 	}
 }
 

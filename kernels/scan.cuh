@@ -19,6 +19,17 @@ __device__ __forceinline__ void kd_pdl_enter() {
 #endif
 }
 
+// kd_pdl_exit: a kernel launched as a programmatic dependent launch that
+// does not read what the kernel before it writes (so that it runs beside
+// it, without kd_pdl_enter's wait) calls this before it ends: it waits
+// for that kernel to end, so that the work queued after this one still
+// comes after both.
+__device__ __forceinline__ void kd_pdl_exit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 namespace kd_scan {
 
 constexpr unsigned kFull = 0xffffffffu;
