@@ -185,18 +185,9 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan
 
 	// The one download of the finished tree.
 	b.startPhase()
-	nodes := make([]Node, t.numNodes)
-	refs := make([]uint32, t.numRefs)
-	if len(nodes) > 0 {
-		words := unsafe.Slice((*uint32)(unsafe.Pointer(&nodes[0])), 2*len(nodes))
-		if err := nodesBuf.Slice(0, len(words)).CopyToHost(words); err != nil {
-			return nil, nil, err
-		}
-	}
-	if len(refs) > 0 {
-		if err := refsBuf.Slice(0, len(refs)).CopyToHost(refs); err != nil {
-			return nil, nil, err
-		}
+	nodes, refs, err := downloadTree(nodesBuf, refsBuf, t.numNodes, t.numRefs)
+	if err != nil {
+		return nil, nil, err
 	}
 	t.finish(nodes, refs)
 	releasePlan(pl.p)

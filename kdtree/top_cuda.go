@@ -245,6 +245,17 @@ func (b *builder) layoutTopCUDA(d *devLevel, so *smallDev) ([]Node, []uint32, er
 
 	// The one download of the finished tree.
 	b.startPhase()
+	nodes, refs, err := downloadTree(nodesBuf, refsBuf, int(numNodes), numRefs)
+	if err != nil {
+		return nil, nil, err
+	}
+	b.endPhase("download")
+	return nodes, refs, nil
+}
+
+// downloadTree copies the first numNodes nodes (2 words each) and numRefs
+// references of a tree laid out on the device to the host.
+func downloadTree(nodesBuf, refsBuf *exec.Buf[uint32], numNodes, numRefs int) ([]Node, []uint32, error) {
 	nodes := make([]Node, numNodes)
 	refs := make([]uint32, numRefs)
 	if len(nodes) > 0 {
@@ -258,6 +269,5 @@ func (b *builder) layoutTopCUDA(d *devLevel, so *smallDev) ([]Node, []uint32, er
 			return nil, nil, err
 		}
 	}
-	b.endPhase("download")
 	return nodes, refs, nil
 }
