@@ -24,8 +24,9 @@ import (
 // large leaves' references bottom up, what comes before each node top
 // down, the small roots in depth-first order; the small phase is a
 // programmatic dependent launch after it, so that it starts at once), and
-// once the small subtrees' sizes are known another (kdtree_top_place_u32)
-// adds their running totals, writes the large-phase nodes and gives each
+// once the small subtrees' sizes are known their running totals
+// (kdtree_top_run_u32, one block) and a thread a node
+// (kdtree_top_place_u32) write the large-phase nodes and give each
 // small subtree its place; kdtree_copy_ranges_u32 copies the large
 // leaves' references and the subtrees go where the host's plan put them
 // before (kdtree_small_place_u32). (One block doing all of it after the
@@ -178,10 +179,15 @@ func (b *builder) layoutTopCUDA(d *devLevel, so *smallDev) ([]Node, []uint32, er
 	defer refsBuf.Free()
 	t0 = b.subPhase("layout.alloc", t0)
 	plan, dfs := d.topPlan.Slice(0, topPlanWords*top), d.topPlan.Slice(topPlanWords*top, R)
-	if err := d.ctx.Launch("kdtree_top_place_u32", cuda.Linear(1), cuda.Linear(1024), 0,
-		d.roots.Slice(topAt(d.rootCap), 3*top).Ptr(), uint32(top), plan.Ptr(), dfs.Ptr(), so.size.Ptr(), uint32(R),
-		run.Ptr(), base.Ptr(), copies.Ptr(), nodesBuf.Ptr(), totals.Ptr()); err != nil {
-		return nil, nil, fmt.Errorf("kdtree: kdtree_top_place_u32: %w", err)
+	// The running totals (one block), then a thread a node (one block for
+	// both took conference 70 us, the bunny 23).
+	if err := d.ctx.Launch("kdtree_top_run_u32", cuda.Linear(1), cuda.Linear(1024), 0, uint32(top), plan.Ptr(),
+		dfs.Ptr(), so.size.Ptr(), uint32(R), run.Ptr(), totals.Ptr()); err != nil {
+		return nil, nil, fmt.Errorf("kdtree: kdtree_top_run_u32: %w", err)
+	}
+	if err := d.launch("kdtree_top_place_u32", top, d.roots.Slice(topAt(d.rootCap), 3*top).Ptr(), uint32(top),
+		plan.Ptr(), run.Ptr(), uint32(R), base.Ptr(), copies.Ptr(), nodesBuf.Ptr()); err != nil {
+		return nil, nil, err
 	}
 	// The large leaves' parked references (a block a node; the nodes that
 	// are no leaves copy nothing).

@@ -9,12 +9,12 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "8b4fc3b1ba241171d3db88f78b7eb3e942b59bd00b647a7c9bb974ae61bf9a75"
+const SourcesSHA256 = "5679644e1b51b57e8a8c08103d67ad2dc5a1f6740e69508029fc1e40e7f7a704"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
 	"compact.cu": "3bdfab9cd051c5bb2ffcc5dc1c130f8f3da9b39fddcc8837cb1740e0957ea7a2",
-	"kdtree.cu":  "a8e69b1725dfba130b304cb3e3e6e1ef331956c1cb9d8b60a669dc09218f61d8",
+	"kdtree.cu":  "461a6e49569e5ccbd4cd47af5282902d13e003347af6f277f997ee4a081d87c4",
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "048ec90e0245508f05e682c72912f46f74ea58388e56bee511f531b72c43af52",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",

@@ -2114,7 +2114,7 @@ extern "C" __global__ void __launch_bounds__(1024) kdtree_small_order_u32(const 
 // order, the below child next; kdtree/top_cuda.go), in two kernels: what
 // depends only on the large-phase nodes runs beside the small phase
 // (kdtree_top_plan_u32), the rest once the small subtrees' sizes are known
-// (kdtree_top_place_u32). top lists the nodes level after level
+// (kdtree_top_run_u32, kdtree_top_place_u32). top lists the nodes level after level
 // (kdtree_tail_f32's top_list: 3 words a node), level l at [levels[l],
 // levels[l+1]) for l < nlevels, the root first. plan holds 6 words a node
 // (kTopPlan).
@@ -2176,22 +2176,16 @@ extern "C" __global__ void __launch_bounds__(1024)
 	}
 }
 
-// kdtree_top_place_u32: the large-phase nodes' places, one block, from the
-// plan and the small subtrees' sizes (size: nodes, then references, of
-// each of the roots small roots): the running totals over the small roots
-// in depth-first order of their subtrees' nodes beyond their roots and
-// their references (run, 2·(roots+1) words), then node t's first node and
-// reference (its plan's counts before it plus those totals) for every
-// node: an interior node written (its above child's place the same way), a
-// leaf written with copies[3t..3t+2] = its parked references' offset, its
-// first reference and its count, for kdtree_copy_ranges_u32 (empty for the
-// other nodes), and for small root q, base[q] and base[roots + q], where
-// kdtree_small_place_u32 or kdtree_small_emit_u32 write its subtree;
-// totals = the tree's nodes and references.
+// kdtree_top_run_u32: one block, the running totals over the small roots
+// in depth-first order (dfs) of their subtrees' nodes beyond their roots
+// and their references (size: nodes, then references, of each of the
+// roots small roots): run, 2·(roots+1) words; totals = the tree's nodes
+// (ntop large-phase nodes and the subtrees' beyond their roots) and
+// references (the large leaves', plan's root counts them, and the
+// subtrees').
 extern "C" __global__ void __launch_bounds__(1024)
-    kdtree_top_place_u32(const unsigned int *top, unsigned int ntop, const unsigned int *plan, const unsigned int *dfs,
-                         const unsigned int *size, unsigned int roots, unsigned int *run, unsigned int *base,
-                         unsigned int *copies, unsigned int *nodes, unsigned int *totals) {
+    kdtree_top_run_u32(unsigned int ntop, const unsigned int *plan, const unsigned int *dfs, const unsigned int *size,
+                       unsigned int roots, unsigned int *run, unsigned int *totals) {
 	using namespace kd_tree;
 	__shared__ unsigned int warpN[32], warpR[32];
 	__shared__ unsigned int carry[2];
@@ -2248,9 +2242,24 @@ extern "C" __global__ void __launch_bounds__(1024)
 	}
 	if (threadIdx.x == 0) {
 		totals[0] = ntop + run[2 * (size_t)roots];
-		totals[1] = plan[kPlanRefs] + run[2 * (size_t)roots + 1];
+		totals[1] = plan[kd_tree::kPlanRefs] + run[2 * (size_t)roots + 1];
 	}
-	for (unsigned int t = threadIdx.x; t < ntop; t += blockDim.x) {
+}
+
+// kdtree_top_place_u32: a thread per large-phase node t < ntop: its first
+// node and reference (its plan's counts before it plus the running totals
+// of kdtree_top_run_u32 there); an interior node written (its above
+// child's place the same way), a leaf written with copies[3t..3t+2] = its
+// parked references' offset, its first reference and its count, for
+// kdtree_copy_ranges_u32 (empty for the other nodes), and for small root
+// q, base[q] and base[roots + q], where kdtree_small_place_u32 or
+// kdtree_small_emit_u32 write its subtree.
+extern "C" __global__ void kdtree_top_place_u32(const unsigned int *top, unsigned int ntop, const unsigned int *plan,
+                                                const unsigned int *run, unsigned int roots, unsigned int *base,
+                                                unsigned int *copies, unsigned int *nodes) {
+	using namespace kd_tree;
+	unsigned int t = blockIdx.x * blockDim.x + threadIdx.x;
+	if (t < ntop) {
 		unsigned int w0 = top[3 * (size_t)t], w1 = top[3 * (size_t)t + 1], w2 = top[3 * (size_t)t + 2];
 		const unsigned int *p = plan + kTopPlan * (size_t)t;
 		const unsigned int *rk = run + 2 * (size_t)p[kPlanK];
