@@ -250,14 +250,8 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 		last = lb
 		if !over && nn == 0 && d.deviceTop && !d.topFits(roots) {
 			// The device's lists outgrew their room: level by level, with
-			// the host's records (buildCUDA).
-			if lb != nil {
-				lb.ev.Synchronize()
-				bk.drop(lb)
-			}
-			bk.finish()
-			d.topMissed = true
-			return nil, true, nil
+			// the host's records (buildCUDA), as after an overflow.
+			d.topMissed, over = true, true
 		}
 		if over || nn == 0 {
 			if !over {

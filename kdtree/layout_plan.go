@@ -2,7 +2,9 @@ package kdtree
 
 import (
 	"fmt"
+	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
@@ -77,8 +79,22 @@ type planFill struct {
 // phase got shorter than the booker's last levels plus planTop; a
 // benchmark on the bunny's records: 63% of it allocating, zeroing and
 // collecting). A plan goes back with releasePlan once its layout is
-// downloaded.
-var planCache hostCache[topPlan]
+// downloaded. Plans of more than maxCachedPlan bytes are not kept. (The
+// host room, hostRoom, kept the same way made the bunny's booking no
+// faster on the device machine: not kept.)
+var planCache struct {
+	mu sync.Mutex
+	p  *topPlan
+}
+
+// maxCachedPlan is the most memory of a plan planCache keeps.
+const maxCachedPlan = 32 << 20
+
+// capBytes is the memory of s's capacity.
+func capBytes[T any](s []T) int {
+	var z T
+	return cap(s) * int(unsafe.Sizeof(z))
+}
 
 // releasePlan gives p's memory back to planCache; p and its topLayout must
 // not be used after.
@@ -93,7 +109,12 @@ func releasePlan(p *topPlan) {
 		bytes += capBytes(t.nodes) + capBytes(t.up) + capBytes(t.fills)
 	}
 	clear(p.fills)
-	planCache.put(p, bytes)
+	if bytes > maxCachedPlan {
+		return
+	}
+	planCache.mu.Lock()
+	planCache.p = p
+	planCache.mu.Unlock()
 }
 
 // grown is s with length n, its memory reused when the capacity allows,
@@ -110,7 +131,10 @@ func grown[T any](s []T, n int) []T {
 func planTop(rs *records) (*topPlan, error) {
 	roots := len(rs.small)
 	top := max(len(rs.recs)-roots, 0)
-	p := planCache.take()
+	planCache.mu.Lock()
+	p := planCache.p
+	planCache.p = nil
+	planCache.mu.Unlock()
 	if p == nil {
 		p = &topPlan{out: &topLayout{}}
 	}
