@@ -4,6 +4,8 @@ NVCC     ?= nvcc
 BUNDLE   ?= bundle
 # Arguments of `make run`, e.g. make run ARGS="../shared/scenes/stanford-bunny.obj --bench 5"
 ARGS     ?=
+# staticcheck of `make lint`, pinned (the proxy refuses @latest).
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # Time per fuzz target of `make fuzz`.
 FUZZTIME ?= 30s
 
@@ -15,7 +17,7 @@ help:
 	@echo "test        go test ./... (the README's test command)"
 	@echo "test-short  go test -short ./... (skips the slowest cases)"
 	@echo "bench       Go benchmarks of every package"
-	@echo "lint        gofmt and go vet"
+	@echo "lint        gofmt, go vet with and without cgo, staticcheck ($(STATICCHECK))"
 	@echo "fuzz        every fuzz target for \$$FUZZTIME (default $(FUZZTIME)) each"
 	@echo "ci          bash .ci/run: what CI runs (installs nvcc, checks the kernel image)"
 	@echo "kernels     rebuild kernels/kdbuild.fatbin and kernels/image_gen.go with nvcc"
@@ -41,6 +43,8 @@ bench:
 lint:
 	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	CGO_ENABLED=0 $(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./cmd/... ./docs/... ./kernels/... ./reduce/... ./scan/... ./scenes/... ./split/...
 
 # Runs each Fuzz function of every package, one at a time (go test -fuzz
 # takes one target per run).
@@ -59,7 +63,7 @@ ci:
 clean:
 	rm -rf kdbuild build $(BUNDLE)
 
-# kernels and gpu-bundle: see "Contributors: GPU work" in README.md
+# kernels and gpu-bundle: see CONTRIBUTING.md
 
 kernels:
 	$(GO) run ./kernels/gen -nvcc $(NVCC)

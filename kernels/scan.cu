@@ -327,7 +327,7 @@ KD_SEGSCAN_OFF(segscan_off_incl_f32, float, true)
 #undef KD_SEGSCAN_OFF
 // Tuning variants of segscan_off_excl_u32 (scan/tuning.go, the segscan
 // bench): the same contract and launch, other tilings of 256 x 16 items:
-//   segscan_off_ticket_excl_u32 tile numbers from the ticket (TilingSegV2; the default before 2026-11-24)
+//   segscan_off_ticket_excl_u32 tile numbers from the ticket (TilingSegV2)
 //   segscan_off_bida2_excl_u32  blockIdx.x, Ahead 2
 //   segscan_off_a8_excl_u32     the ticket, Ahead 8
 namespace kd_scan {

@@ -60,29 +60,21 @@
 //	2^24         3      2       2   1
 //	2^28         3      3       2   1
 //
-// Reduce4 at 2^24 (goal: 6x faster than Reduce0; measured before this
-// change on an H200: Reduce0 0.2398 ms, Reduce4 0.0440 ms = 5.45x, a
-// 512-thread Reduce4 slower at 0.0466 ms). Two changes, both inside the
-// thesis's definition (the block size stays a compile-time constant of the
-// unrolled tree; 2 elements per thread, reduced during the load):
-//   - The final one-block level of r4 (and r5) runs the same unrolled design
+// Two details of r4 and r5 stay inside the thesis's definition (the block
+// size a compile-time constant of the unrolled tree, two elements a thread
+// reduced during the load):
+//   - Their final one-block level runs the same unrolled design
 //     instantiated for 1024 threads (reduce_<op>_r4final_f32), so it takes
-//     up to 32·1024 partial results: 2^24 inputs need 2 launches instead of
-//     3 (32,768 partials, then one block), one launch and its gap (~3–4 µs)
-//     fewer.
+//     up to 32·1024 partial results: 2^24 inputs need 2 launches, not 3.
 //   - Thread t of a full block loads its element pair as one 8-byte __ldg
-//     (elements 2t and 2t+1 of the block's 512, coalesced) instead of two
-//     4-byte loads at block stride: half the load instructions for the same
-//     bytes in flight. An input not 8-byte aligned (a Slice at an odd
-//     offset) takes the two scalar loads (a uniform test per block).
+//     (elements 2t and 2t+1 of the block's 512, coalesced). An input not
+//     8-byte aligned (a Slice at an odd offset) takes two scalar loads (a
+//     uniform test per block).
 //
-// Reduce0 is unchanged. Measured after both (H200, third session): Reduce0
-// 0.248 ms, Reduce4 0.046 ms = 5.4x; with each design at its best block
-// size (the tuning variants: Reduce0 0.221 ms at 128 threads, Reduce4 best
-// at 256) 4.8x. Two elements per thread leave at most 16 KB in flight per
-// SM, about half of what the memory needs to stream at full rate, so
-// Reduce4's floor is near 0.04 ms whatever the block size: the 6x goal is
-// not met.
+// Two elements a thread leave at most 16 KB in flight per SM, about half of
+// what the memory needs to stream at full rate, so Reduce4's floor is near
+// 0.04 ms at 2^24 whatever the block size: 4.8–5.4× faster than Reduce0 on
+// an H200, where the thesis measured 6.8× on its GPU (docs/performance.md).
 //
 // The final one-block level of every multi-pass design (and tuning
 // variant) reads each thread's column of up to 32 partial results in
@@ -115,9 +107,8 @@
 // of up to 256 boxes with 8-byte loads (thread t of a group of T threads
 // reads pairs t, t+T, t+2T of 3T consecutive pairs: one pair of each of the
 // three kinds, routed by selects); longer segments are listed and cut into
-// tiles of 512 boxes (2048 until 2026-11-25: the bunny's first levels then
-// had 34 tiles for 132 SMs; Nsight Compute, H100: this launch 10.1 -> 9.1
-// us a level, conference 15.0 -> 12.2), and the second launch gives every block an equal,
+// tiles of 512 boxes (so that a level's few long segments still give every
+// SM work), and the second launch gives every block an equal,
 // contiguous run of tiles, folding a segment's tiles in registers and
 // adding them to the segment's key words with atomics once per segment. So
 // one root segment of millions of boxes and 10^5 segments of a hundred both

@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/kdbuild/kdbuild/kernels/exec"
-	"github.com/kdbuild/kdbuild/scenes"
 )
 
 // GPU tests compare every CUDA path with the Go executor, bit for bit. They
@@ -411,20 +409,6 @@ func TestGPUBenchValidates(t *testing.T) {
 	for _, r := range rows {
 		require.Greater(t, r.Ms, 0.0, "%+v", r)
 	}
-}
-
-// sharedScene loads a scene of ../shared/scenes, or skips.
-func sharedScene(t testing.TB, name string) *scenes.Scene {
-	t.Helper()
-	path := filepath.Join("..", "..", "shared", "scenes", name)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("no shared scene %s: %v", path, err)
-	}
-	sc, err := scenes.Load(path)
-	if err != nil {
-		t.Skipf("scene %s does not load: %v", path, err)
-	}
-	return sc
 }
 
 // A synthetic kd-tree workload: every design's results of every level are

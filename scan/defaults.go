@@ -3,36 +3,23 @@ package scan
 import "strings"
 
 // The GPU defaults, one line each, chosen by measurement on an NVIDIA H200
-// (2026-11-22, 2^28 elements): production scan 0.706 ms (production-v1
-// 0.819), fused-staged compaction 1.110 ms (fused 1.189, fused-v1 1.131),
-// onesweep sort 10.5 ms (lsd8-prefetch 25.2). To go back to the first
-// kernels, set defaultScan to VariantProductionV1, defaultCompact to
-// CompactFusedV1, defaultSegmented to segmentedV1 and defaultSort to SortLSD8.
-// Second session, same H200: fused-prefetch (fused-staged loading the
-// values with the flags) measured 1.204 ms against fused-staged's 1.099 at
-// 2^28, so fused-staged stays the default compaction; production-bid
-// (tile number from blockIdx) 0.697 ms against production's 0.712 is the
-// default scan. Tuning sweep, same run: best compaction fused-staged-24
-// 1.071 ms, fused-staged-bid-wide 1.084 (both under 4% better: left as
-// tuning variants); no scan tiling beat production-bid.
-// Third session, same kind of H200: values copied to shared memory by
-// cp.async at the start of each tile (256 x 24, blockIdx.x tiles) 1.022,
-// 1.021 and 1.020 ms in three runs against fused-staged's 1.106, 1.091 and
-// 1.119; with the kept items' places recorded during the look-back, 256 x
-// 16 items, 0.930 ms: that kernel is fused-async, the default compaction.
-// Fourth session, same kind of H200: the mask compaction (flags packed into
-// bits with per-chunk counts, a scan of the counts, a gather; no look-back
-// in the passes over the data) 0.721, 0.725 and 0.730 ms at 2^28 in three
-// runs against fused-async's 0.947, 0.940 and 0.967 (2^24: 0.076 against
-// 0.085-0.088): mask is the default compaction. production-bid's kernel
-// is now bounded to 3 blocks per SM and prefetches the rows 2 tiles per SM
-// ahead into the L2: 0.595-0.606 ms at 2^28 against 0.697-0.708 without
-// the prefetch (production-bid-noahead) in the same runs; the old kernel,
-// 4 blocks per SM without the prefetch, is the tuning production-bid-32x4.
-// The offsets-form segmented scan prefetches too and takes its tile
-// numbers from blockIdx.x: 0.747-0.756 ms against 0.79-0.80 with the ticket.
-// Every kernel stays selectable by name (Variants, CompactVariants,
-// SortVariants) whatever the default.
+// at 2^28 elements (docs/performance.md has the figures and the commands):
+//   - scan: production-bid, a single-pass look-back scan that takes its tile
+//     numbers from blockIdx.x, at most 3 blocks per SM, each tile prefetching
+//     the rows 2 tiles per SM ahead into the L2 (0.60 ms, CUB 0.695);
+//   - compaction: mask, flags packed into bits with a count per 1024-item
+//     chunk, a scan of the counts, then a gather: no look-back in the passes
+//     over the data (0.72 ms, CUB's partition 0.906; the best single-pass
+//     kernel, fused-async, 0.94);
+//   - segmented scans: the segscan family, whose offsets form reads the
+//     values and the offsets only and prefetches like the scan (0.75 ms,
+//     1.26× the scan);
+//   - sort: onesweep, an 8-bit LSD radix sort with one pass per digit
+//     (10.5 ms, CUB 7.43).
+//
+// Every other kernel stays selectable by name (Variants, CompactVariants,
+// SortVariants, the tuning variants) so that `kdbuild bench` ranks it
+// against the default in the same run.
 const (
 	defaultScan      = VariantProductionBid // GPU scan of Exclusive, Inclusive, ExclusiveTotal, the sorts and scan-scatter
 	defaultCompact   = CompactMask          // GPU compaction of Compact and CompactNonzero

@@ -44,7 +44,7 @@
 //	  the registers that __launch_bounds__' blocks per SM allow; all uint4 loads and stores, backoff, streaming
 //	  production-bid-32x4     GPU 256 × 32 (tile 8192), 4 blocks per SM (≤ 64 registers)
 //	  production-bid-24       GPU 256 × 24 (tile 6144), 5 blocks per SM
-//	  production-bid-noahead  GPU production-bid without the L2 prefetch (the default before 2026-11-24)
+//	  production-bid-noahead  GPU production-bid without the L2 prefetch
 //	  production-bid-ahead1   GPU production-bid prefetching 1 tile per SM ahead
 //	  production-bid-ahead3   GPU the same 3 tiles per SM ahead (one wave of resident blocks)
 //	  production-bid-ahead6   GPU the same 6 tiles per SM ahead

@@ -9,7 +9,7 @@ import "strings"
 // kernels/compact.cu; scan/doc.go lists them). Every one keeps the contract
 // of the kernel it varies and is selectable by name; none is a default.
 const (
-	VariantProductionBid32x4    = "production-bid-32x4"    // production-bid with 4 blocks per SM (≤ 64 registers) and no L2 prefetch, its kernel before 2026-11-24
+	VariantProductionBid32x4    = "production-bid-32x4"    // production-bid with 4 blocks per SM (≤ 64 registers) and no L2 prefetch
 	VariantProductionBid24      = "production-bid-24"      // production-bid, 256 × 24, 5 blocks per SM
 	VariantProductionBidNoAhead = "production-bid-noahead" // production-bid without the L2 prefetch (3 blocks per SM)
 	VariantProductionBidAhead1  = "production-bid-ahead1"  // production-bid prefetching into the L2 the rows 1 tile per SM ahead (default: 2)

@@ -34,5 +34,5 @@ func ExampleProcedural() {
 		return
 	}
 	fmt.Printf("%d triangles, %d vertices, x from %.3f to %.3f\n", len(s.Tris), len(s.Verts), s.Bounds.Min[0], s.Bounds.Max[0])
-	// Output: 160 triangles, 84 vertices, x from -1.000 to 3.000
+	// Output: 160 triangles, 84 vertices, x from -1.000 to 3.200
 }

@@ -108,17 +108,28 @@ func Soup(n int, seed uint64) *Scene {
 	return newProcedural(fmt.Sprintf("soup:%d:%d", n, seed), verts, tris)
 }
 
-// Grid returns nx*ny*nz copies of s, copy (i, j, k) translated by
-// (i*ex, j*ey, k*ez) where e is the extent of s.Bounds (an axis of zero
-// extent uses 1), so neighbouring copies touch. Faces of the copies keep the
-// source face indices of s. Counts below 1 count as 1.
+// gridGap is the space Grid leaves between neighbouring copies, as a
+// fraction of the source scene's extent on that axis.
+const gridGap = 0.1
+
+// Grid returns nx*ny*nz copies of s with a gap of 0.1 × s's extent
+// between neighbours: the grid the reference figures of the bunny 8×8×2 grid
+// are for. On each axis, with e = float64(Max) − float64(Min) the extent of
+// s.Bounds (1 where it is zero or s is empty) and pitch = e × (1 + gridGap)
+// in float64, copy (i, j, k) moves a vertex v to
+// float32(float64(v.x) + float64(i)×pitch.x) (j on y, k on z): float64
+// arithmetic rounded to float32 once. Copies are ordered x fastest, then y,
+// then z; faces of the copies keep the source face indices of s. Counts below
+// 1 count as 1.
 func Grid(s *Scene, nx, ny, nz int) *Scene {
 	nx, ny, nz = max(nx, 1), max(ny, 1), max(nz, 1)
-	ext := s.Bounds.Extent()
+	var pitch [3]float64
 	for a := 0; a < 3; a++ {
-		if !(ext[a] > 0) {
-			ext[a] = 1
+		e := float64(s.Bounds.Max[a]) - float64(s.Bounds.Min[a])
+		if s.Bounds.Empty() || !(e > 0) {
+			e = 1
 		}
+		pitch[a] = e * (1 + gridGap)
 	}
 	copies := nx * ny * nz
 	verts := make([]mgl32.Vec3, 0, copies*len(s.Verts))
@@ -127,10 +138,14 @@ func Grid(s *Scene, nx, ny, nz int) *Scene {
 	for k := 0; k < nz; k++ {
 		for j := 0; j < ny; j++ {
 			for i := 0; i < nx; i++ {
-				off := mgl32.Vec3{float32(i) * ext[0], float32(j) * ext[1], float32(k) * ext[2]}
+				off := [3]float64{float64(i) * pitch[0], float64(j) * pitch[1], float64(k) * pitch[2]}
 				base := uint32(len(verts))
 				for _, v := range s.Verts {
-					verts = append(verts, v.Add(off))
+					verts = append(verts, mgl32.Vec3{
+						float32(float64(v[0]) + off[0]),
+						float32(float64(v[1]) + off[1]),
+						float32(float64(v[2]) + off[2]),
+					})
 				}
 				for _, t := range s.Tris {
 					tris = append(tris, [3]uint32{t[0] + base, t[1] + base, t[2] + base})

@@ -110,27 +110,6 @@ func TestGenerators(t *testing.T) {
 	}
 }
 
-func TestGrid(t *testing.T) {
-	base := Icosphere(1)
-	for _, d := range [][3]int{{1, 1, 1}, {2, 1, 1}, {2, 3, 4}, {0, 1, 1}} {
-		g := Grid(base, d[0], d[1], d[2])
-		checkScene(t, g)
-		copies := max(d[0], 1) * max(d[1], 1) * max(d[2], 1)
-		assert.Equal(t, copies*len(base.Tris), len(g.Tris))
-		assert.Equal(t, copies*len(base.Verts), len(g.Verts))
-		ext := base.Bounds.Extent()
-		for a := 0; a < 3; a++ {
-			assert.Equal(t, base.Bounds.Min[a], g.Bounds.Min[a])
-			want := base.Bounds.Max[a] + float32(max(d[a], 1)-1)*ext[a]
-			got := g.Bounds.Max[a]
-			assert.True(t, got-want < 1e-4 && want-got < 1e-4, "axis %d max %v want %v", a, got, want)
-		}
-		assert.Equal(t, base.Faces, g.Faces[len(g.Faces)-len(base.Faces):])
-	}
-	flat := Grid(Coplanar(10, 1), 1, 1, 3)
-	assert.Equal(t, float32(2), flat.Bounds.Max[2]) // zero extent on z spaces by 1
-}
-
 func TestDefault(t *testing.T) {
 	s := Default()
 	checkScene(t, s)

@@ -15,7 +15,7 @@
 // single-pass scan over the nodes, whose items (each node's left and right
 // copy counts) are made as they are loaded, gives the child bases, and a
 // kernel per reference the destinations (kernels/split.cu: five launches
-// in all, where the counts and their scan were two). Addresses reads back
+// in all). Addresses reads back
 // the 4-byte total. A caller whose own kernel computes the flags can unpack
 // them there (Scratch.Unpacking, kernels/split.cuh) and queue the rest with
 // AddressesUnpacked, one launch fewer.

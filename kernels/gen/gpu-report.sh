@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu-report.sh: the lead's one-call GPU report, run from the unpacked
+# gpu-report.sh: a GPU report in one call, run from the unpacked
 # bundle folder on a GPU machine: every GPU test, then every benchmark and
 # the builds of the shared scenes on both executors. Writes under $OUT
 # (default ./report): tests.txt, bench.md, builds.jsonl, logs.tgz.
