@@ -35,6 +35,11 @@ const maxWarnings = 100
 // Stats.SkippedFaces and still numbered as faces); degenerate triangles are
 // kept and counted.
 func LoadOBJ(r io.Reader, name string) (*Scene, error) {
+	return loadOBJ(r, name, &LoadOptions{})
+}
+
+// loadOBJ is LoadOBJ keeping the attributes opt asks for (obj_attr.go).
+func loadOBJ(r io.Reader, name string, opt *LoadOptions) (*Scene, error) {
 	p := objParser{
 		name:  name,
 		s:     &Scene{Name: name, Format: "obj", Stats: Stats{Skipped: map[string]int{}}},

@@ -87,6 +87,11 @@ const maxPLYCount = 1 << 31
 // the byte offset and element index in binary bodies. Indices must lie in
 // [0, vertex count); coordinates must be finite.
 func LoadPLY(r io.Reader, name string) (*Scene, error) {
+	return loadPLY(r, name, &LoadOptions{})
+}
+
+// loadPLY is LoadPLY keeping the attributes opt asks for (ply_attr.go).
+func loadPLY(r io.Reader, name string, opt *LoadOptions) (*Scene, error) {
 	cr := &countingReader{r: r}
 	br := bufio.NewReaderSize(cr, 1<<16)
 	p := &plyParser{name: name, br: br, s: &Scene{Name: name, Format: "ply", Stats: Stats{Skipped: map[string]int{}}}}

@@ -1,0 +1,220 @@
+package scenes
+
+import (
+	"bufio"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+)
+
+// gltfRow is one row of ../shared/scenes/gltf/expected.tsv.
+type gltfRow struct {
+	file                                   string
+	meshes, primitives, triangles, vertices int
+	aabb                                   [6]float64
+	centroid                               [3]float64
+}
+
+// readTSV returns the rows (header dropped, tab-split) of a TSV file,
+// skipping the test when it is absent.
+func readTSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	var rows [][]string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if sc.Text() != "" {
+			rows = append(rows, strings.Split(sc.Text(), "\t"))
+		}
+	}
+	if len(rows) < 2 {
+		t.Fatalf("%s: no rows", path)
+	}
+	return rows[1:]
+}
+
+// numbersAfter parses "key=(a,b,...)" groups in notes into floats.
+func numbersAfter(t *testing.T, notes, key string) []float64 {
+	t.Helper()
+	i := strings.Index(notes, key+"=")
+	if i < 0 {
+		t.Fatalf("notes lack %s=", key)
+	}
+	s := notes[i+len(key)+1:]
+	if j := strings.Index(s, ";"); j >= 0 {
+		s = s[:j]
+	}
+	s = strings.NewReplacer("(", "", ")", "", "..", ",").Replace(strings.TrimSpace(s))
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+func parseGLTFRow(t *testing.T, cols []string) gltfRow {
+	t.Helper()
+	if len(cols) < 6 {
+		t.Fatalf("row %q: want 6 columns", cols)
+	}
+	r := gltfRow{file: cols[0]}
+	for i, p := range []*int{&r.meshes, &r.primitives, &r.triangles, &r.vertices} {
+		n, err := strconv.Atoi(cols[1+i])
+		if err != nil {
+			t.Fatalf("row %q: %v", cols[0], err)
+		}
+		*p = n
+	}
+	copy(r.aabb[:], numbersAfter(t, cols[5], "aabb"))
+	copy(r.centroid[:], numbersAfter(t, cols[5], "centroid_mean"))
+	return r
+}
+
+// usedBox and centroidMean are what expected.tsv's notes state: the box of
+// the vertices triangles use and the mean of the triangle centroids.
+func usedBox(s *Scene) Bounds {
+	b := EmptyBounds()
+	for _, tr := range s.Tris {
+		for _, v := range tr {
+			b = b.Grow(s.Verts[v])
+		}
+	}
+	return b
+}
+
+func centroidMean(s *Scene) [3]float64 {
+	var m [3]float64
+	for _, tr := range s.Tris {
+		for _, v := range tr {
+			for a := 0; a < 3; a++ {
+				m[a] += float64(s.Verts[v][a]) / 3
+			}
+		}
+	}
+	for a := range m {
+		m[a] /= float64(len(s.Tris))
+	}
+	return m
+}
+
+// TestGLTFExpected loads every file of expected.tsv and checks its counts,
+// its box and its centroid mean (which catch transposed rotations and
+// ignored node transforms).
+func TestGLTFExpected(t *testing.T) {
+	dir := filepath.Join(sharedDir(t), "scenes", "gltf")
+	for _, cols := range readTSV(t, filepath.Join(dir, "expected.tsv")) {
+		row := parseGLTFRow(t, cols)
+		t.Run(row.file, func(t *testing.T) {
+			for _, opt := range []LoadOptions{{}, AllAttributes()} {
+				s, err := LoadWith(filepath.Join(dir, row.file), opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Validate(); err != nil {
+					t.Fatal(err)
+				}
+				verts := len(s.Verts) + s.Stats.Skipped["point and line vertices"]
+				got := [4]int{len(s.Meshes), s.Stats.Primitives, len(s.Tris), verts}
+				want := [4]int{row.meshes, row.primitives, row.triangles, row.vertices}
+				if got != want {
+					t.Errorf("meshes, primitives, triangles, vertices = %v, want %v", got, want)
+				}
+				b := usedBox(s)
+				for a := 0; a < 3; a++ {
+					if !near(float64(b.Min[a]), row.aabb[a]) || !near(float64(b.Max[a]), row.aabb[3+a]) {
+						t.Errorf("box %v..%v, want %v", b.Min, b.Max, row.aabb)
+						break
+					}
+				}
+				if c := centroidMean(s); !near(c[0], row.centroid[0]) || !near(c[1], row.centroid[1]) || !near(c[2], row.centroid[2]) {
+					t.Errorf("centroid mean %.4f, want %v", c, row.centroid)
+				}
+				if s.Stats.DegenerateTriangles != 0 {
+					t.Errorf("%d degenerate triangles, want 0", s.Stats.DegenerateTriangles)
+				}
+				if opt.Normals {
+					checkGLTFAttr(t, s)
+				}
+			}
+		})
+	}
+}
+
+// near compares with the 4 decimals of expected.tsv.
+func near(got, want float64) bool { return math.Abs(got-want) <= 1.5e-4 }
+
+// checkGLTFAttr checks kept normals are unit vectors that agree in sign
+// with the geometric normal of their triangle on the whole (the files'
+// normals point outwards, and mirrored instances must keep that).
+func checkGLTFAttr(t *testing.T, s *Scene) {
+	t.Helper()
+	a := s.Attr
+	if a == nil {
+		t.Fatal("Attr nil with attributes asked")
+	}
+	if a.NormalIdx == nil {
+		return
+	}
+	if len(a.NormalIdx) != len(s.Tris) {
+		t.Fatalf("%d normal rows for %d triangles", len(a.NormalIdx), len(s.Tris))
+	}
+	agree, total := 0, 0
+	for i, tr := range s.Tris {
+		r := a.NormalIdx[i]
+		if r[0] == NoAttr {
+			continue
+		}
+		p0, p1, p2 := s.Verts[tr[0]], s.Verts[tr[1]], s.Verts[tr[2]]
+		gn := p1.Sub(p0).Cross(p2.Sub(p0))
+		var sum mgl32.Vec3
+		for _, k := range r {
+			n := a.Normals[k]
+			if l := n.Len(); math.Abs(float64(l)-1) > 1e-3 {
+				t.Fatalf("normal %d has length %v", k, l)
+			}
+			sum = sum.Add(n)
+		}
+		total++
+		if sum.Dot(gn) > 0 {
+			agree++
+		}
+	}
+	if total > 0 && float64(agree) < 0.95*float64(total) {
+		t.Errorf("only %d of %d triangles face along their vertex normals", agree, total)
+	}
+}
+
+// TestGLTFUnsupported checks the files of unsupported.tsv fail with an
+// error naming an extension they require.
+func TestGLTFUnsupported(t *testing.T) {
+	dir := filepath.Join(sharedDir(t), "scenes", "gltf")
+	for _, cols := range readTSV(t, filepath.Join(dir, "unsupported.tsv")) {
+		t.Run(cols[0], func(t *testing.T) {
+			_, err := Load(filepath.Join(dir, cols[0]))
+			if err == nil {
+				t.Fatal("loaded; want an unsupported-extension error")
+			}
+			named := false
+			for _, e := range strings.Split(cols[1], ",") {
+				named = named || strings.Contains(err.Error(), e)
+			}
+			if !named || !strings.Contains(err.Error(), "unsupported") {
+				t.Errorf("error %q names none of %s", err, cols[1])
+			}
+			t.Log(err)
+		})
+	}
+}
