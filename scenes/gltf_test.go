@@ -14,10 +14,10 @@ import (
 
 // gltfRow is one row of ../shared/scenes/gltf/expected.tsv.
 type gltfRow struct {
-	file                                   string
+	file                                    string
 	meshes, primitives, triangles, vertices int
-	aabb                                   [6]float64
-	centroid                               [3]float64
+	aabb                                    [6]float64
+	centroid                                [3]float64
 }
 
 // readTSV returns the rows (header dropped, tab-split) of a TSV file,

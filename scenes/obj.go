@@ -22,9 +22,14 @@ const maxWarnings = 100
 // `f` with indices in every form (v, v/vt, v//vn, v/vt/vn), positive or
 // negative (relative); polygons fan-triangulated as (v0, vi, vi+1); CRLF, a
 // UTF-8 BOM, tabs, `\` line continuation, `#` comments (also after a
-// statement), no final newline, lines of any length. `vt`, `vn` and every
-// other keyword (l, p, g, o, s, usemtl, mtllib, ...) are skipped and counted
-// in Stats.Skipped by keyword; no .mtl file is read.
+// statement), no final newline, lines of any length. Without attributes
+// asked (LoadOBJ), `vt`, `vn` and every other keyword (l, p, g, o, s,
+// usemtl, mtllib, ...) are skipped and counted in Stats.Skipped by keyword;
+// no .mtl file is read. With LoadOptions, the attributes asked for are
+// kept instead (see objAttr) and Stats.Attributes says what was present and
+// kept. Every `o` statement starts a new Mesh named after it, whatever the
+// options (triangles before the first `o` form a mesh named after the
+// file, dropped when empty); a file without `o` is one mesh.
 //
 // Errors (*ParseError with the line of the statement): an index of 0 (any
 // slot); a vertex index out of range, checked at the face against the `v`
@@ -47,10 +52,15 @@ func loadOBJ(r io.Reader, name string, opt *LoadOptions) (*Scene, error) {
 		first: true,
 	}
 	p.br = bufio.NewReaderSize(p.cr, objReadBuffer)
+	if opt.any() {
+		p.attr = newObjAttr(opt)
+	}
 	if err := p.run(); err != nil {
 		return nil, err
 	}
 	p.flushCounts()
+	p.finishAttr()
+	p.endObject()
 	p.s.Stats.Bytes = p.cr.n
 	return p.s.finish(), nil
 }
@@ -65,7 +75,9 @@ type objParser struct {
 	first bool   // before the first line (BOM check)
 	// counters for common skipped keywords, merged into Stats.Skipped at the end
 	cvt, cvn, cg, co, cs, cusemtl, cl, cp int
+	ccolor                                int // v statements with colours
 	warned                                int
+	attr                                  *objAttr // nil: positions only
 }
 
 // readStatement returns the next logical line (continuations joined) without
@@ -169,22 +181,70 @@ func (p *objParser) run() error {
 		case len(kw) == 0:
 			// blank line or comment
 		case len(kw) == 1 && kw[0] == 'v':
-			if !p.vertexFast(rest) {
+			if p.attr != nil && p.attr.opt.Colors {
+				if err := p.vertexColor(rest, lineNo); err != nil {
+					return err
+				}
+			} else if !p.vertexFast(rest) {
 				if err := p.vertex(rest, lineNo); err != nil {
 					return err
 				}
 			}
 		case len(kw) == 1 && kw[0] == 'f':
-			if !p.faceFast(rest) {
+			if p.attr != nil {
+				if err := p.faceAttr(rest, lineNo); err != nil {
+					return err
+				}
+			} else if !p.faceFast(rest) {
 				if err := p.face(rest, lineNo); err != nil {
 					return err
 				}
 			}
 		default:
-			p.skip(kw)
+			if err := p.other(kw, rest, lineNo); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// other handles every statement but v and f: an `o` starts a mesh; kept
+// attributes go to objAttr; the rest is skipped and counted.
+func (p *objParser) other(kw, rest []byte, lineNo int) error {
+	if len(kw) == 1 && kw[0] == 'o' {
+		p.startObject(rest)
+	}
+	if p.attr != nil {
+		kept, err := p.attrStatement(kw, rest, lineNo)
+		if kept || err != nil {
+			return err
+		}
+	}
+	p.skip(kw)
+	return nil
+}
+
+// startObject closes the current mesh and opens one for an `o` statement.
+func (p *objParser) startObject(rest []byte) {
+	s := p.s
+	p.endObject()
+	s.Meshes = append(s.Meshes, Mesh{Name: objectName(rest), FirstTri: len(s.Tris)})
+}
+
+// endObject sets the triangle count of the last mesh; before the first
+// `o` it makes the mesh of the triangles so far, named after the file,
+// unless there are none.
+func (p *objParser) endObject() {
+	s := p.s
+	if len(s.Meshes) == 0 {
+		if len(s.Tris) > 0 {
+			s.Meshes = append(s.Meshes, Mesh{Name: s.Name, NumTris: len(s.Tris)})
+		}
+		return
+	}
+	m := &s.Meshes[len(s.Meshes)-1]
+	m.NumTris = len(s.Tris) - m.FirstTri
 }
 
 func (p *objParser) skip(kw []byte) {
@@ -253,6 +313,9 @@ func (p *objParser) vertexFast(b []byte) bool {
 	}
 	if n != 3 && n != 4 && n != 6 && n != 7 {
 		return false
+	}
+	if n >= 6 {
+		p.ccolor++
 	}
 	p.s.Verts = append(p.s.Verts, mgl32.Vec3{xs[0], xs[1], xs[2]})
 	return true

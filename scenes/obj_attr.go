@@ -1,0 +1,318 @@
+package scenes
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/go-gl/mathgl/mgl32"
+)
+
+// objAttr is the OBJ parser's state for the attributes LoadOptions asks for
+// (nil in objParser when none is asked, so positions-only loads take the
+// fast paths of obj.go untouched).
+//
+// Kept: `vn` (3 numbers) and `vt` (1 to 3 numbers; u and v kept, v = 0
+// when absent) with the faces' per-corner indices (positive or negative,
+// resolved against the `vn`/`vt` seen so far like vertex indices; an index
+// out of range gives a warning and NoAttr for that corner, since such
+// files are common); `g` (names joined by one space; an empty `g` is
+// "default"), `o` and `usemtl` per triangle; colours of `v x y z r g b`.
+type objAttr struct {
+	opt     *LoadOptions
+	a       Attributes
+	normals int // triangles with at least one normal, or UV, corner
+	uvs     int
+	colored int // vertices with colours
+	// current names (NoAttr before the first statement) and name tables
+	group, object, material uint32
+	names                   map[string]uint32 // per kind, keyed by kind+"\x00"+name
+	statements              [3]int            // g, o, usemtl statements seen
+	corners                 []objCorner
+}
+
+// objCorner is one face corner's indices (NoAttr where absent or not kept).
+type objCorner struct{ v, t, n uint32 }
+
+func newObjAttr(opt *LoadOptions) *objAttr {
+	return &objAttr{opt: opt, group: NoAttr, object: NoAttr, material: NoAttr, names: map[string]uint32{}}
+}
+
+// attrStatement handles the statements objAttr keeps; it reports false for
+// the others (they are skipped and counted as before).
+func (p *objParser) attrStatement(kw, rest []byte, lineNo int) (bool, error) {
+	at := p.attr
+	switch string(kw) {
+	case "vn":
+		if !at.opt.Normals {
+			return false, nil
+		}
+		var xs [3]float32
+		if err := p.numbers(rest, xs[:], 3, "vn", lineNo); err != nil {
+			return true, err
+		}
+		at.a.Normals = append(at.a.Normals, mgl32.Vec3(xs))
+	case "vt":
+		if !at.opt.UVs {
+			return false, nil
+		}
+		var xs [3]float32
+		if err := p.numbers(rest, xs[:], 1, "vt", lineNo); err != nil {
+			return true, err
+		}
+		at.a.UVs = append(at.a.UVs, mgl32.Vec2{xs[0], xs[1]})
+	case "g", "usemtl":
+		if !at.opt.Names {
+			return false, nil
+		}
+		name := string(bytes.Join(bytes.Fields(stripComment(rest)), []byte(" ")))
+		if kw[0] == 'g' {
+			if name == "" {
+				name = "default"
+			}
+			at.statements[0]++
+			at.group = at.intern(&at.a.Groups, "g", name)
+		} else {
+			at.statements[2]++
+			at.material = at.intern(&at.a.Materials, "m", name)
+		}
+	case "o":
+		if !at.opt.Names {
+			return false, nil
+		}
+		at.statements[1]++
+		at.object = at.intern(&at.a.Objects, "o", objectName(rest))
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// stripComment cuts b at a '#'.
+func stripComment(b []byte) []byte {
+	if i := bytes.IndexByte(b, '#'); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+// objectName is the name of an `o` statement (its text, trimmed).
+func objectName(rest []byte) string {
+	return string(bytes.Join(bytes.Fields(stripComment(rest)), []byte(" ")))
+}
+
+// intern returns name's index in list, adding it when new.
+func (at *objAttr) intern(list *[]string, kind, name string) uint32 {
+	key := kind + "\x00" + name
+	if i, ok := at.names[key]; ok {
+		return i
+	}
+	i := uint32(len(*list))
+	*list = append(*list, name)
+	at.names[key] = i
+	return i
+}
+
+// numbers parses at least least and at most len(xs) finite numbers.
+func (p *objParser) numbers(rest []byte, xs []float32, least int, kw string, lineNo int) error {
+	n := 0
+	for {
+		var tok []byte
+		tok, rest = nextToken(rest)
+		if len(tok) == 0 {
+			break
+		}
+		if n == len(xs) {
+			return parseErr(p.name, lineNo, "%s: more than %d numbers", kw, len(xs))
+		}
+		f, ok := parseFloat32(tok)
+		if !ok {
+			return parseErr(p.name, lineNo, "%s: malformed number %q", kw, clip(tok))
+		}
+		if f-f != 0 {
+			return parseErr(p.name, lineNo, "%s: non-finite number %q", kw, clip(tok))
+		}
+		xs[n] = f
+		n++
+	}
+	if n < least {
+		return parseErr(p.name, lineNo, "%s: %d numbers (want %d to %d)", kw, n, least, len(xs))
+	}
+	return nil
+}
+
+// vertexColor parses a `v` statement keeping its colour (opaque white when
+// it has none), for LoadOptions.Colors.
+func (p *objParser) vertexColor(rest []byte, lineNo int) error {
+	if err := p.vertex(rest, lineNo); err != nil {
+		return err
+	}
+	var xs [7]float32
+	n := 0
+	for r := rest; n < len(xs); n++ {
+		var tok []byte
+		if tok, r = nextToken(r); len(tok) == 0 {
+			break
+		}
+		xs[n], _ = parseFloat32(tok)
+	}
+	c := mgl32.Vec4{1, 1, 1, 1}
+	if n >= 6 {
+		c = mgl32.Vec4{xs[3], xs[4], xs[5], 1}
+		p.attr.colored++
+	}
+	p.attr.a.Colors = append(p.attr.a.Colors, c)
+	return nil
+}
+
+// faceAttr is face for loads that keep attributes: the same checks, and
+// the corners' kept normal and texture indices and the current names for
+// every triangle.
+func (p *objParser) faceAttr(rest []byte, lineNo int) error {
+	at := p.attr
+	s := p.s
+	face := uint32(s.Stats.Faces)
+	s.Stats.Faces++
+	at.corners = at.corners[:0]
+	for {
+		var tok []byte
+		tok, rest = nextToken(rest)
+		if len(tok) == 0 {
+			break
+		}
+		c, err := p.corner(tok, lineNo)
+		if err != nil {
+			return err
+		}
+		at.corners = append(at.corners, c)
+	}
+	k := len(at.corners)
+	if k < 3 {
+		s.Stats.SkippedFaces++
+		p.warn(lineNo, fmt.Sprintf("face with %d vertices skipped", k))
+		return nil
+	}
+	cs := at.corners
+	hasN, hasT := false, false
+	for _, c := range cs {
+		hasN = hasN || c.n != NoAttr
+		hasT = hasT || c.t != NoAttr
+	}
+	for i := 1; i+1 < k; i++ {
+		a, b, c := cs[0], cs[i], cs[i+1]
+		s.Tris = append(s.Tris, [3]uint32{a.v, b.v, c.v})
+		s.Faces = append(s.Faces, face)
+		if at.opt.Normals {
+			at.a.NormalIdx = append(at.a.NormalIdx, [3]uint32{a.n, b.n, c.n})
+		}
+		if at.opt.UVs {
+			at.a.UVIdx = append(at.a.UVIdx, [3]uint32{a.t, b.t, c.t})
+		}
+		if at.opt.Names {
+			at.a.GroupOf = append(at.a.GroupOf, at.group)
+			at.a.ObjectOf = append(at.a.ObjectOf, at.object)
+			at.a.MaterialOf = append(at.a.MaterialOf, at.material)
+		}
+	}
+	if hasN {
+		at.normals += k - 2
+	}
+	if hasT {
+		at.uvs += k - 2
+	}
+	return nil
+}
+
+// corner parses one v[/vt[/vn]] reference of a face.
+func (p *objParser) corner(tok []byte, lineNo int) (objCorner, error) {
+	c := objCorner{t: NoAttr, n: NoAttr}
+	vi, vt, vn := tok, []byte(nil), []byte(nil)
+	if j := bytes.IndexByte(tok, '/'); j >= 0 {
+		vi, vt = tok[:j], tok[j+1:]
+		if j2 := bytes.IndexByte(vt, '/'); j2 >= 0 {
+			vt, vn = vt[:j2], vt[j2+1:]
+			if bytes.IndexByte(vn, '/') >= 0 {
+				return c, parseErr(p.name, lineNo, "f: malformed vertex %q", clip(tok))
+			}
+		}
+	}
+	v, err := p.resolve(vi, len(p.s.Verts), "vertex", lineNo)
+	if err != nil {
+		return c, err
+	}
+	c.v = uint32(v)
+	at := p.attr
+	if c.t, err = p.attrIndex(vt, "texture", at.opt.UVs, len(at.a.UVs), lineNo); err != nil {
+		return c, err
+	}
+	c.n, err = p.attrIndex(vn, "normal", at.opt.Normals, len(at.a.Normals), lineNo)
+	return c, err
+}
+
+// attrIndex resolves a texture or normal index of a face corner: NoAttr
+// when empty or not kept (then only its form is checked), or out of range
+// (with a warning).
+func (p *objParser) attrIndex(tok []byte, what string, keep bool, count int, lineNo int) (uint32, error) {
+	if len(tok) == 0 {
+		return NoAttr, nil
+	}
+	if !keep {
+		return NoAttr, p.checkAttr(tok, what, lineNo)
+	}
+	v, ok := parseInt(tok)
+	switch {
+	case !ok:
+		return NoAttr, parseErr(p.name, lineNo, "f: malformed %s index %q", what, clip(tok))
+	case v == 0:
+		return NoAttr, parseErr(p.name, lineNo, "f: %s index 0 is invalid (OBJ indices start at 1)", what)
+	case v > 0 && v <= int64(count):
+		return uint32(v - 1), nil
+	case v < 0 && -v <= int64(count):
+		return uint32(int64(count) + v), nil
+	}
+	p.warn(lineNo, fmt.Sprintf("%s index %d out of range (%d defined so far): corner without it", what, v, count))
+	return NoAttr, nil
+}
+
+// finishAttr sets Scene.Attr and the attribute statistics of an OBJ load.
+func (p *objParser) finishAttr() {
+	st := &p.s.Stats
+	st.countAttr(KindColors, p.ccolor, 0)
+	if p.attr == nil {
+		st.countAttr(KindNormals, p.cvn, 0)
+		st.countAttr(KindUVs, p.cvt, 0)
+		st.countAttr(KindGroups, p.cg, 0)
+		st.countAttr(KindObjects, p.co, 0)
+		st.countAttr(KindMaterials, p.cusemtl, 0)
+		return
+	}
+	at := p.attr
+	a := &at.a
+	if at.normals == 0 {
+		a.NormalIdx = nil
+	}
+	if at.uvs == 0 {
+		a.UVIdx = nil
+	}
+	if at.colored == 0 {
+		a.Colors = nil
+	}
+	if at.statements == [3]int{} {
+		a.GroupOf, a.ObjectOf, a.MaterialOf = nil, nil, nil
+	}
+	if len(a.Groups) == 0 {
+		a.GroupOf = nil
+	}
+	if len(a.Objects) == 0 {
+		a.ObjectOf = nil
+	}
+	if len(a.Materials) == 0 {
+		a.MaterialOf = nil
+	}
+	st.countAttr(KindNormals, p.cvn+len(a.Normals), len(a.Normals))
+	st.countAttr(KindUVs, p.cvt+len(a.UVs), len(a.UVs))
+	st.countAttr(KindColors, at.colored, at.colored)
+	st.countAttr(KindGroups, p.cg+at.statements[0], at.statements[0])
+	st.countAttr(KindObjects, p.co+at.statements[1], at.statements[1])
+	st.countAttr(KindMaterials, p.cusemtl+at.statements[2], at.statements[2])
+	p.s.Attr = a
+}
