@@ -55,7 +55,13 @@ func loadOBJ(r io.Reader, name string, opt *LoadOptions) (*Scene, error) {
 	if opt.any() {
 		p.attr = newObjAttr(opt)
 	}
-	if err := p.run(); err != nil {
+	var err error
+	if p.attr != nil {
+		err = p.runAttr()
+	} else {
+		err = p.run()
+	}
+	if err != nil {
 		return nil, err
 	}
 	p.flushCounts()
@@ -163,6 +169,8 @@ func nextToken(b []byte) (tok, rest []byte) {
 	return b[i:j], b[j:]
 }
 
+// run parses statements for a positions-only load (runAttr is its twin
+// for loads that keep attributes).
 func (p *objParser) run() error {
 	for {
 		ln, lineNo, err := p.readStatement()
@@ -181,48 +189,39 @@ func (p *objParser) run() error {
 		case len(kw) == 0:
 			// blank line or comment
 		case len(kw) == 1 && kw[0] == 'v':
-			if p.attr != nil && p.attr.opt.Colors {
-				if err := p.vertexColor(rest, lineNo); err != nil {
-					return err
-				}
-			} else if !p.vertexFast(rest) {
+			if !p.vertexFast(rest) {
 				if err := p.vertex(rest, lineNo); err != nil {
 					return err
 				}
 			}
 		case len(kw) == 1 && kw[0] == 'f':
-			if p.attr != nil {
-				if err := p.faceAttr(rest, lineNo); err != nil {
-					return err
-				}
-			} else if !p.faceFast(rest) {
+			if !p.faceFast(rest) {
 				if err := p.face(rest, lineNo); err != nil {
 					return err
 				}
 			}
 		default:
-			if err := p.other(kw, rest, lineNo); err != nil {
-				return err
-			}
+			p.skip(kw, rest)
 		}
 	}
 	return nil
 }
 
-// other handles every statement but v and f: an `o` starts a mesh; kept
-// attributes go to objAttr; the rest is skipped and counted.
-func (p *objParser) other(kw, rest []byte, lineNo int) error {
-	if len(kw) == 1 && kw[0] == 'o' {
-		p.startObject(rest)
+// nextStatement is readStatement with read errors as *ParseError and the
+// BOM of the first line removed (run does the same inline).
+func (p *objParser) nextStatement() ([]byte, int, error) {
+	ln, lineNo, err := p.readStatement()
+	if err == io.EOF {
+		return nil, lineNo, err
 	}
-	if p.attr != nil {
-		kept, err := p.attrStatement(kw, rest, lineNo)
-		if kept || err != nil {
-			return err
-		}
+	if err != nil {
+		return nil, lineNo, &ParseError{File: p.name, Line: p.line, Msg: "read: " + err.Error()}
 	}
-	p.skip(kw)
-	return nil
+	if p.first {
+		p.first = false
+		ln = bytes.TrimPrefix(ln, []byte("\xef\xbb\xbf"))
+	}
+	return ln, lineNo, nil
 }
 
 // startObject closes the current mesh and opens one for an `o` statement.
@@ -247,7 +246,8 @@ func (p *objParser) endObject() {
 	m.NumTris = len(s.Tris) - m.FirstTri
 }
 
-func (p *objParser) skip(kw []byte) {
+// skip counts a statement that is not kept; an `o` starts a mesh.
+func (p *objParser) skip(kw, rest []byte) {
 	switch string(kw) {
 	case "vt":
 		p.cvt++
@@ -257,6 +257,7 @@ func (p *objParser) skip(kw []byte) {
 		p.cg++
 	case "o":
 		p.co++
+		p.startObject(rest)
 	case "s":
 		p.cs++
 	case "usemtl":

@@ -3,6 +3,7 @@ package scenes
 import (
 	"bytes"
 	"fmt"
+	"io"
 
 	"github.com/go-gl/mathgl/mgl32"
 )
@@ -20,14 +21,56 @@ import (
 type objAttr struct {
 	opt     *LoadOptions
 	a       Attributes
-	normals int // triangles with at least one normal, or UV, corner
-	uvs     int
+	withNormals int // triangles with at least one normal, or UV, corner
+	withUVs     int
 	colored int // vertices with colours
 	// current names (NoAttr before the first statement) and name tables
 	group, object, material uint32
 	names                   map[string]uint32 // per kind, keyed by kind+"\x00"+name
 	statements              [3]int            // g, o, usemtl statements seen
 	corners                 []objCorner
+	// runs of triangles sharing names, expanded into GroupOf, ObjectOf
+	// and MaterialOf at the end (cheaper than three appends a triangle)
+	runs []objNameRun
+	// values and rows while streaming; moved into a at the end
+	normals   chunks[mgl32.Vec3]
+	uvs       chunks[mgl32.Vec2]
+	normalIdx chunks[[3]uint32]
+	uvIdx     chunks[[3]uint32]
+}
+
+// objNameRun: the triangles from first on have these names.
+type objNameRun struct {
+	first                   int
+	group, object, material uint32
+}
+
+// nameChange records that triangles from now on have the current names.
+func (p *objParser) nameChange() {
+	at := p.attr
+	r := objNameRun{first: len(p.s.Tris), group: at.group, object: at.object, material: at.material}
+	if n := len(at.runs); n > 0 && at.runs[n-1].first == r.first {
+		at.runs[n-1] = r
+		return
+	}
+	at.runs = append(at.runs, r)
+}
+
+// expandNames fills the per-triangle name indices from the runs.
+func (at *objAttr) expandNames(ntris int) {
+	a := &at.a
+	a.GroupOf = make([]uint32, ntris)
+	a.ObjectOf = make([]uint32, ntris)
+	a.MaterialOf = make([]uint32, ntris)
+	cur := objNameRun{group: NoAttr, object: NoAttr, material: NoAttr}
+	next := 0
+	for t := 0; t < ntris; t++ {
+		for next < len(at.runs) && at.runs[next].first <= t {
+			cur = at.runs[next]
+			next++
+		}
+		a.GroupOf[t], a.ObjectOf[t], a.MaterialOf[t] = cur.group, cur.object, cur.material
+	}
 }
 
 // objCorner is one face corner's indices (NoAttr where absent or not kept).
@@ -35,6 +78,40 @@ type objCorner struct{ v, t, n uint32 }
 
 func newObjAttr(opt *LoadOptions) *objAttr {
 	return &objAttr{opt: opt, group: NoAttr, object: NoAttr, material: NoAttr, names: map[string]uint32{}}
+}
+
+// runAttr is run for loads that keep attributes.
+func (p *objParser) runAttr() error {
+	for {
+		ln, lineNo, err := p.nextStatement()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		kw, rest := nextToken(ln)
+		switch {
+		case len(kw) == 0:
+		case len(kw) == 1 && kw[0] == 'v':
+			if p.attr.opt.Colors {
+				err = p.vertexColor(rest, lineNo)
+			} else if !p.vertexFast(rest) {
+				err = p.vertex(rest, lineNo)
+			}
+		case len(kw) == 1 && kw[0] == 'f':
+			err = p.faceAttr(rest, lineNo)
+		default:
+			var kept bool
+			if kept, err = p.attrStatement(kw, rest, lineNo); !kept && err == nil {
+				p.skip(kw, rest)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // attrStatement handles the statements objAttr keeps; it reports false for
@@ -50,7 +127,7 @@ func (p *objParser) attrStatement(kw, rest []byte, lineNo int) (bool, error) {
 		if err := p.numbers(rest, xs[:], 3, "vn", lineNo); err != nil {
 			return true, err
 		}
-		at.a.Normals = append(at.a.Normals, mgl32.Vec3(xs))
+		at.normals.add(mgl32.Vec3(xs))
 	case "vt":
 		if !at.opt.UVs {
 			return false, nil
@@ -59,7 +136,7 @@ func (p *objParser) attrStatement(kw, rest []byte, lineNo int) (bool, error) {
 		if err := p.numbers(rest, xs[:], 1, "vt", lineNo); err != nil {
 			return true, err
 		}
-		at.a.UVs = append(at.a.UVs, mgl32.Vec2{xs[0], xs[1]})
+		at.uvs.add(mgl32.Vec2{xs[0], xs[1]})
 	case "g", "usemtl":
 		if !at.opt.Names {
 			return false, nil
@@ -75,12 +152,15 @@ func (p *objParser) attrStatement(kw, rest []byte, lineNo int) (bool, error) {
 			at.statements[2]++
 			at.material = at.intern(&at.a.Materials, "m", name)
 		}
+		p.nameChange()
 	case "o":
 		if !at.opt.Names {
 			return false, nil
 		}
+		p.startObject(rest)
 		at.statements[1]++
 		at.object = at.intern(&at.a.Objects, "o", objectName(rest))
+		p.nameChange()
 	default:
 		return false, nil
 	}
@@ -114,6 +194,9 @@ func (at *objAttr) intern(list *[]string, kind, name string) uint32 {
 
 // numbers parses at least least and at most len(xs) finite numbers.
 func (p *objParser) numbers(rest []byte, xs []float32, least int, kw string, lineNo int) error {
+	if n, ok := numbersFast(rest, xs); ok && n >= least {
+		return nil
+	}
 	n := 0
 	for {
 		var tok []byte
@@ -138,6 +221,31 @@ func (p *objParser) numbers(rest []byte, xs []float32, least int, kw string, lin
 		return parseErr(p.name, lineNo, "%s: %d numbers (want %d to %d)", kw, n, least, len(xs))
 	}
 	return nil
+}
+
+// numbersFast parses up to len(xs) numbers that all take the fast path of
+// parseFloatPrefix, in one pass; ok is false for anything else (more
+// numbers, a malformed or non-finite one), and numbers then decides.
+func numbersFast(b []byte, xs []float32) (n int, ok bool) {
+	i := 0
+	for {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+			i++
+		}
+		if i == len(b) || b[i] == '\r' || b[i] == '#' {
+			return n, true
+		}
+		if n == len(xs) {
+			return n, false
+		}
+		f, used, ok := parseFloatPrefix(b[i:])
+		if !ok || !endsToken(b, i+used) || f-f != 0 {
+			return n, false
+		}
+		xs[n] = f
+		n++
+		i += used
+	}
 }
 
 // vertexColor parses a `v` statement keeping its colour (opaque white when
@@ -172,18 +280,20 @@ func (p *objParser) faceAttr(rest []byte, lineNo int) error {
 	s := p.s
 	face := uint32(s.Stats.Faces)
 	s.Stats.Faces++
-	at.corners = at.corners[:0]
-	for {
-		var tok []byte
-		tok, rest = nextToken(rest)
-		if len(tok) == 0 {
-			break
+	if !p.cornersFast(rest) {
+		at.corners = at.corners[:0]
+		for {
+			var tok []byte
+			tok, rest = nextToken(rest)
+			if len(tok) == 0 {
+				break
+			}
+			c, err := p.corner(tok, lineNo)
+			if err != nil {
+				return err
+			}
+			at.corners = append(at.corners, c)
 		}
-		c, err := p.corner(tok, lineNo)
-		if err != nil {
-			return err
-		}
-		at.corners = append(at.corners, c)
 	}
 	k := len(at.corners)
 	if k < 3 {
@@ -202,24 +312,72 @@ func (p *objParser) faceAttr(rest []byte, lineNo int) error {
 		s.Tris = append(s.Tris, [3]uint32{a.v, b.v, c.v})
 		s.Faces = append(s.Faces, face)
 		if at.opt.Normals {
-			at.a.NormalIdx = append(at.a.NormalIdx, [3]uint32{a.n, b.n, c.n})
+			at.normalIdx.add([3]uint32{a.n, b.n, c.n})
 		}
 		if at.opt.UVs {
-			at.a.UVIdx = append(at.a.UVIdx, [3]uint32{a.t, b.t, c.t})
-		}
-		if at.opt.Names {
-			at.a.GroupOf = append(at.a.GroupOf, at.group)
-			at.a.ObjectOf = append(at.a.ObjectOf, at.object)
-			at.a.MaterialOf = append(at.a.MaterialOf, at.material)
+			at.uvIdx.add([3]uint32{a.t, b.t, c.t})
 		}
 	}
 	if hasN {
-		at.normals += k - 2
+		at.withNormals += k - 2
 	}
 	if hasT {
-		at.uvs += k - 2
+		at.withUVs += k - 2
 	}
 	return nil
+}
+
+// cornersFast reads a face's corners into attr.corners in one pass when
+// every index is well-formed and in range; it returns false otherwise,
+// and corner then parses the face or reports the error.
+func (p *objParser) cornersFast(b []byte) bool {
+	at := p.attr
+	at.corners = at.corners[:0]
+	counts := [3]int64{int64(len(p.s.Verts)), int64(at.uvs.len()), int64(at.normals.len())}
+	keep := [3]bool{true, at.opt.UVs, at.opt.Normals}
+	i := 0
+	for {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+			i++
+		}
+		if i == len(b) || b[i] == '\r' || b[i] == '#' {
+			return true
+		}
+		c := [3]uint32{NoAttr, NoAttr, NoAttr}
+		for slot := 0; slot < 3; slot++ {
+			if slot > 0 {
+				if i == len(b) || b[i] != '/' {
+					break
+				}
+				i++
+				if i == len(b) || b[i] == '/' || endsToken(b, i) {
+					continue // empty slot
+				}
+			}
+			v, used := scanIndex(b[i:])
+			if used == 0 {
+				return false
+			}
+			i += used
+			n := counts[slot]
+			switch {
+			case !keep[slot]:
+				if v == 0 {
+					return false
+				}
+			case v > 0 && v <= n:
+				c[slot] = uint32(v - 1)
+			case v < 0 && -v <= n:
+				c[slot] = uint32(n + v)
+			default:
+				return false
+			}
+		}
+		if !endsToken(b, i) {
+			return false
+		}
+		at.corners = append(at.corners, objCorner{v: c[0], t: c[1], n: c[2]})
+	}
 }
 
 // corner parses one v[/vt[/vn]] reference of a face.
@@ -241,10 +399,10 @@ func (p *objParser) corner(tok []byte, lineNo int) (objCorner, error) {
 	}
 	c.v = uint32(v)
 	at := p.attr
-	if c.t, err = p.attrIndex(vt, "texture", at.opt.UVs, len(at.a.UVs), lineNo); err != nil {
+	if c.t, err = p.attrIndex(vt, "texture", at.opt.UVs, at.uvs.len(), lineNo); err != nil {
 		return c, err
 	}
-	c.n, err = p.attrIndex(vn, "normal", at.opt.Normals, len(at.a.Normals), lineNo)
+	c.n, err = p.attrIndex(vn, "normal", at.opt.Normals, at.normals.len(), lineNo)
 	return c, err
 }
 
@@ -287,17 +445,18 @@ func (p *objParser) finishAttr() {
 	}
 	at := p.attr
 	a := &at.a
-	if at.normals == 0 {
-		a.NormalIdx = nil
+	a.Normals, a.UVs = at.normals.all(), at.uvs.all()
+	if at.withNormals > 0 {
+		a.NormalIdx = at.normalIdx.all()
 	}
-	if at.uvs == 0 {
-		a.UVIdx = nil
+	if at.withUVs > 0 {
+		a.UVIdx = at.uvIdx.all()
 	}
 	if at.colored == 0 {
 		a.Colors = nil
 	}
-	if at.statements == [3]int{} {
-		a.GroupOf, a.ObjectOf, a.MaterialOf = nil, nil, nil
+	if at.statements != [3]int{} {
+		at.expandNames(len(p.s.Tris))
 	}
 	if len(a.Groups) == 0 {
 		a.GroupOf = nil
