@@ -38,8 +38,10 @@ const (
 )
 
 // AttrStat counts one kind of attribute: Present in the file (OBJ: vn, vt,
-// g, o or usemtl statements; PLY: vertices carrying the properties; glTF:
-// accessor elements of the primitives read), Kept in Scene.Attr. Present -
+// g, o or usemtl statements, v statements with colours; PLY: vertices
+// carrying the properties; glTF: NORMAL, TEXCOORD_0 and COLOR_0 elements
+// of the primitive instances read, and primitives with a material), Kept
+// in Scene.Attr. Present -
 // Kept were skipped, because LoadOptions did not ask for them or (rarely)
 // because they could not be used (each such case has a warning).
 type AttrStat struct {

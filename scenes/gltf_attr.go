@@ -10,7 +10,7 @@ import (
 // gltfAttr gathers a glTF file's attributes while primitives are read.
 type gltfAttr struct {
 	a                         Attributes
-	normals, uvs, colors, mat int // triangles (colours: vertices) that have one
+	normals, uvs, colors, mat int // triangles (colours: vertices; materials: primitives) that have one
 	mats                      map[string]uint32
 	present                   map[string]int
 }
@@ -29,7 +29,7 @@ func (g *gltfLoader) primitiveAttr(p *gltf.Primitive, world mat4, base uint32, c
 		}
 	}
 	if p.Material != nil {
-		at.present[KindMaterials] += len(tris)
+		at.present[KindMaterials]++
 	}
 	if g.opt.Normals {
 		vals, err := g.attrFloats(p, gltf.NORMAL, []int{3}, count)
@@ -68,7 +68,7 @@ func (g *gltfLoader) primitiveAttr(p *gltf.Primitive, world mat4, base uint32, c
 		m := NoAttr
 		if p.Material != nil {
 			m = at.material(&g.doc, *p.Material)
-			at.mat += len(tris)
+			at.mat++
 		}
 		for range tris {
 			at.a.MaterialOf = append(at.a.MaterialOf, m)
