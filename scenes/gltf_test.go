@@ -218,3 +218,66 @@ func TestGLTFUnsupported(t *testing.T) {
 		})
 	}
 }
+
+// TestGLTFMinimal checks a hand-made file: node transforms composed
+// (matrix below TRS), winding swapped under a mirroring transform, strips,
+// points skipped and counted, data URIs.
+func TestGLTFMinimal(t *testing.T) {
+	s, err := LoadGLTF(strings.NewReader(string(minimalGLTF())), "m.gltf", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// Vertex 1 (1,0,0): ×2, then scale (1,-1,1), a quarter turn about z and
+	// the translation (1,2,3).
+	if v := s.Verts[1]; v.Sub(mgl32.Vec3{1, 4, 3}).Len() > 1e-5 {
+		t.Errorf("vertex 1 at %v, want (1,4,3)", v)
+	}
+	// TRIANGLES (0,1,2),(0,2,3); the strip over indices 0,1,2,0,2,3 takes
+	// positions (0,1,2),(1,3,2),(2,3,4),(3,5,4): vertices (0,1,2),(1,0,2),
+	// (2,0,2) (degenerate),(0,3,2); each winding swapped by the mirror; the
+	// strip's vertices start at 4.
+	want := [][3]uint32{{0, 2, 1}, {0, 3, 2}, {4, 6, 5}, {5, 6, 4}, {6, 6, 4}, {4, 6, 7}}
+	eq(t, "Tris", s.Tris, want)
+	if s.Stats.Skipped["POINTS"] != 1 || s.Stats.Skipped["point and line vertices"] != 4 || s.Stats.Primitives != 3 {
+		t.Errorf("skipped %v, primitives %d", s.Stats.Skipped, s.Stats.Primitives)
+	}
+	eq(t, "Meshes", s.Meshes, []Mesh{{"mesh 0", 0, 6}})
+	// An external buffer needs a folder.
+	ext := strings.Replace(string(minimalGLTF()), `"uri":"data:`, `"uri":"x.bin","u":"`, 1)
+	if _, err := LoadGLTF(strings.NewReader(ext), "m.gltf", ""); err == nil || !strings.Contains(err.Error(), "buffer 0: uri \"x.bin\": external buffers need the file's folder") {
+		t.Errorf("external buffer without a folder: %v", err)
+	}
+}
+
+// TestGLTFErrors checks errors name the accessor, view or node at fault.
+func TestGLTFErrors(t *testing.T) {
+	base := string(minimalGLTF())
+	for _, c := range []struct{ from, to, msg string }{
+		{`"count":6,"type":"SCALAR"`, `"count":7,"type":"SCALAR"`, "m.gltf: mesh 0 primitive 0: accessor 1: byteOffset 0 + 7 elements of 2 bytes (stride 2) need 14 bytes, bufferView 1 has 12"},
+		{`"children":[1]`, `"children":[0]`, "m.gltf: node 0 is its own ancestor (the node hierarchy has a cycle)"},
+		{`"componentType":5123`, `"componentType":5124`, "m.gltf: accessor 1: componentType 5124 is not a glTF component type"},
+		{`"indices":1}`, `"indices":0}`, "m.gltf: mesh 0 primitive 0: accessor 0: indices must be SCALAR UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT, got 3 components of FLOAT"},
+		{`"asset"`, `"extensionsRequired":["KHR_draco_mesh_compression","EXT_foo"],"asset"`, "m.gltf: unsupported required extension KHR_draco_mesh_compression, EXT_foo"},
+		{`"byteOffset":48,"byteLength":12`, `"byteOffset":50,"byteLength":12`, "m.gltf: mesh 0 primitive 0: accessor 1: bufferView 1: bytes 50..62 outside buffer 0 of 60 bytes"},
+		{`"mode":5`, `"mode":9`, "m.gltf: mesh 0 primitive 1: mode 9 is not a glTF primitive mode (0..6)"},
+		{`"mesh":0`, `"mesh":3`, "m.gltf: node 1: mesh 3 does not exist (1 meshes)"},
+	} {
+		in := strings.Replace(base, c.from, c.to, 1)
+		if in == base {
+			t.Fatalf("%q not in the file", c.from)
+		}
+		_, err := LoadGLTF(strings.NewReader(in), "m.gltf", "")
+		if err == nil || !strings.HasPrefix(err.Error(), c.msg) {
+			t.Errorf("%s -> %s: error %v, want %s", c.from, c.to, err, c.msg)
+		}
+	}
+	// An index past the POSITION count.
+	data := minimalGLTF()
+	in := strings.Replace(string(data), `"count":4,"type":"VEC3"`, `"count":2,"type":"VEC3"`, 1)
+	if _, err := LoadGLTF(strings.NewReader(in), "m.gltf", ""); err == nil || !strings.Contains(err.Error(), "accessor 1: index 2 at element 2 out of range [0, 2) of POSITION accessor 0") {
+		t.Errorf("index out of range: %v", err)
+	}
+}

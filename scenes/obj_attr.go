@@ -19,11 +19,11 @@ import (
 // files are common); `g` (names joined by one space; an empty `g` is
 // "default"), `o` and `usemtl` per triangle; colours of `v x y z r g b`.
 type objAttr struct {
-	opt     *LoadOptions
-	a       Attributes
+	opt         *LoadOptions
+	a           Attributes
 	withNormals int // triangles with at least one normal, or UV, corner
 	withUVs     int
-	colored int // vertices with colours
+	colored     int // vertices with colours
 	// current names (NoAttr before the first statement) and name tables
 	group, object, material uint32
 	names                   map[string]uint32 // per kind, keyed by kind+"\x00"+name
