@@ -71,9 +71,15 @@ type gltfLoader struct {
 	bufs buffers
 	s    *Scene
 	attr gltfAttr
-	// limit on the vertices and triangles instancing may produce
+	// vertices and triangles instancing may still produce
 	budget int64
 }
+
+// maxInstancedElements bounds the node visits, vertices and triangles a
+// file of size bytes may make: instancing (one mesh placed by many nodes) multiplies
+// geometry without making the file larger, so a corrupt or hostile file
+// could ask for any amount. 256 per byte allows heavy real instancing.
+func maxInstancedElements(size int) int64 { return 256*int64(size) + 1<<16 }
 
 func (g *gltfLoader) load(data []byte) error {
 	js := data
@@ -95,7 +101,7 @@ func (g *gltfLoader) load(data []byte) error {
 		return err
 	}
 	g.bufs = buffers{doc: &g.doc, bin: bin, glb: glb, dir: g.opt.Dir}
-	g.budget = 64*int64(len(data)) + 1<<24
+	g.budget = maxInstancedElements(len(data))
 	roots, err := g.roots()
 	if err != nil {
 		return err
@@ -146,6 +152,11 @@ func (g *gltfLoader) node(ni int, parent mat4, onPath []bool) error {
 	}
 	if onPath[ni] {
 		return fmt.Errorf("node %d is its own ancestor (the node hierarchy has a cycle)", ni)
+	}
+	// Node visits count against the budget: a hierarchy whose nodes share
+	// children is a DAG that grows exponentially when walked as a tree.
+	if g.budget--; g.budget < 0 {
+		return fmt.Errorf("node %d: the hierarchy or its instancing makes more nodes, vertices and triangles than a %d-byte file justifies", ni, g.size)
 	}
 	onPath[ni] = true
 	defer func() { onPath[ni] = false }()

@@ -35,6 +35,9 @@ func splitGLB(data []byte) (js, bin []byte, err error) {
 		return nil, nil, fmt.Errorf("GLB: container version %d (want 2)", v)
 	}
 	total := int64(binary.LittleEndian.Uint32(data[8:]))
+	if total < glbHeader {
+		return nil, nil, fmt.Errorf("GLB: header length %d is shorter than the header", total)
+	}
 	if total > int64(len(data)) {
 		return nil, nil, fmt.Errorf("GLB: header length %d but the file has %d bytes (truncated)", total, len(data))
 	}

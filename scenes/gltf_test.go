@@ -2,6 +2,7 @@ package scenes
 
 import (
 	"bufio"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -279,5 +280,20 @@ func TestGLTFErrors(t *testing.T) {
 	in := strings.Replace(string(data), `"count":4,"type":"VEC3"`, `"count":2,"type":"VEC3"`, 1)
 	if _, err := LoadGLTF(strings.NewReader(in), "m.gltf", ""); err == nil || !strings.Contains(err.Error(), "accessor 1: index 2 at element 2 out of range [0, 2) of POSITION accessor 0") {
 		t.Errorf("index out of range: %v", err)
+	}
+}
+
+// TestGLTFNodeDAG checks that nodes sharing children (a DAG walked as a
+// tree, 2^40 paths here) stop at the size budget instead of running on.
+func TestGLTFNodeDAG(t *testing.T) {
+	var nodes []string
+	for i := 0; i < 40; i++ {
+		nodes = append(nodes, fmt.Sprintf(`{"children":[%d,%d]}`, i+1, i+1))
+	}
+	nodes = append(nodes, `{"mesh":0}`)
+	in := strings.Replace(string(minimalGLTF()), `"nodes":[{"children":[1],`, `"nodes":[`+strings.Join(nodes, ",")+`,{"children":[1],`, 1)
+	_, err := LoadGLTF(strings.NewReader(in), "dag.gltf", "")
+	if err == nil || !strings.Contains(err.Error(), "than a") {
+		t.Fatalf("error %v, want the size budget", err)
 	}
 }
