@@ -91,6 +91,10 @@ func TestOBJAttributeErrors(t *testing.T) {
 		{"vn 0 0 1 2\n", "t:1: vn: more than 3 numbers"},
 		{"vt nan 0\n", `t:1: vt: non-finite number "nan"`},
 		{"vt\n", "t:1: vt: 0 numbers (want 1 to 3)"},
+		// vn and vt are parsed beside the faces: the earlier line's error wins.
+		{"vn x 0 0\nv 0 0 0\nf 1 1 9\n", `t:1: vn: malformed number "x"`},
+		{"v 0 0 0\nf 1 1 9\nvn x 0 0\n", "t:2: f: vertex index 9 out of range (1 defined so far)"},
+		{strings.Repeat("vt 0 0\n", 20000) + "vt 1e99\nf 1 1 1\n", `t:20001: vt: non-finite number "1e99"`},
 		{"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/0 2 3\n", "t:4: f: texture index 0 is invalid (OBJ indices start at 1)"},
 		{"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1//x 2 3\n", `t:4: f: malformed normal index "x"`},
 		{"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/1/1/1 2 3\n", `t:4: f: malformed vertex "1/1/1/1"`},
@@ -98,7 +102,7 @@ func TestOBJAttributeErrors(t *testing.T) {
 	} {
 		_, err := loadOBJ(strings.NewReader(c.in), "t", ptr(AllAttributes()))
 		if err == nil || err.Error() != c.msg {
-			t.Errorf("%q: error %v, want %s", c.in, err, c.msg)
+			t.Errorf("%q: error %v, want %s", clipS(c.in), err, c.msg)
 		}
 	}
 }

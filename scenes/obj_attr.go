@@ -32,9 +32,10 @@ type objAttr struct {
 	// runs of triangles sharing names, expanded into GroupOf, ObjectOf
 	// and MaterialOf at the end (cheaper than three appends a triangle)
 	runs []objNameRun
-	// values and rows while streaming; moved into a at the end
-	normals   chunks[mgl32.Vec3]
-	uvs       chunks[mgl32.Vec2]
+	// vn and vt statements: counted here, parsed by floats
+	nNormals, nUVs int
+	floats         *floatWorker
+	// rows while streaming; moved into a at the end
 	normalIdx chunks[[3]uint32]
 	uvIdx     chunks[[3]uint32]
 }
@@ -80,8 +81,30 @@ func newObjAttr(opt *LoadOptions) *objAttr {
 	return &objAttr{opt: opt, group: NoAttr, object: NoAttr, material: NoAttr, names: map[string]uint32{}}
 }
 
-// runAttr is run for loads that keep attributes.
+// runAttr is run for loads that keep attributes, with vn and vt parsed
+// by a floatWorker. Of an error of the worker and one of the statement
+// loop, the one of the earlier line is returned, as a sequential parse
+// would.
 func (p *objParser) runAttr() error {
+	p.attr.floats = newFloatWorker(p.name)
+	err := p.attrLoop()
+	werr := p.attr.floats.finish()
+	if werr != nil && (err == nil || werr.(*ParseError).Line < lineOf(err)) {
+		return werr
+	}
+	return err
+}
+
+// lineOf is the line of a *ParseError (0 for other errors).
+func lineOf(err error) int {
+	if pe, ok := err.(*ParseError); ok {
+		return pe.Line
+	}
+	return 0
+}
+
+// attrLoop is the statement loop of runAttr.
+func (p *objParser) attrLoop() error {
 	for {
 		ln, lineNo, err := p.nextStatement()
 		if err == io.EOF {
@@ -123,20 +146,14 @@ func (p *objParser) attrStatement(kw, rest []byte, lineNo int) (bool, error) {
 		if !at.opt.Normals {
 			return false, nil
 		}
-		var xs [3]float32
-		if err := p.numbers(rest, xs[:], 3, "vn", lineNo); err != nil {
-			return true, err
-		}
-		at.normals.add(mgl32.Vec3(xs))
+		at.nNormals++
+		at.floats.add('n', rest, lineNo)
 	case "vt":
 		if !at.opt.UVs {
 			return false, nil
 		}
-		var xs [3]float32
-		if err := p.numbers(rest, xs[:], 1, "vt", lineNo); err != nil {
-			return true, err
-		}
-		at.uvs.add(mgl32.Vec2{xs[0], xs[1]})
+		at.nUVs++
+		at.floats.add('t', rest, lineNo)
 	case "g", "usemtl":
 		if !at.opt.Names {
 			return false, nil
@@ -190,37 +207,6 @@ func (at *objAttr) intern(list *[]string, kind, name string) uint32 {
 	*list = append(*list, name)
 	at.names[key] = i
 	return i
-}
-
-// numbers parses at least least and at most len(xs) finite numbers.
-func (p *objParser) numbers(rest []byte, xs []float32, least int, kw string, lineNo int) error {
-	if n, ok := numbersFast(rest, xs); ok && n >= least {
-		return nil
-	}
-	n := 0
-	for {
-		var tok []byte
-		tok, rest = nextToken(rest)
-		if len(tok) == 0 {
-			break
-		}
-		if n == len(xs) {
-			return parseErr(p.name, lineNo, "%s: more than %d numbers", kw, len(xs))
-		}
-		f, ok := parseFloat32(tok)
-		if !ok {
-			return parseErr(p.name, lineNo, "%s: malformed number %q", kw, clip(tok))
-		}
-		if f-f != 0 {
-			return parseErr(p.name, lineNo, "%s: non-finite number %q", kw, clip(tok))
-		}
-		xs[n] = f
-		n++
-	}
-	if n < least {
-		return parseErr(p.name, lineNo, "%s: %d numbers (want %d to %d)", kw, n, least, len(xs))
-	}
-	return nil
 }
 
 // numbersFast parses up to len(xs) numbers that all take the fast path of
@@ -333,7 +319,7 @@ func (p *objParser) faceAttr(rest []byte, lineNo int) error {
 func (p *objParser) cornersFast(b []byte) bool {
 	at := p.attr
 	at.corners = at.corners[:0]
-	counts := [3]int64{int64(len(p.s.Verts)), int64(at.uvs.len()), int64(at.normals.len())}
+	counts := [3]int64{int64(len(p.s.Verts)), int64(at.nUVs), int64(at.nNormals)}
 	keep := [3]bool{true, at.opt.UVs, at.opt.Normals}
 	i := 0
 	for {
@@ -399,10 +385,10 @@ func (p *objParser) corner(tok []byte, lineNo int) (objCorner, error) {
 	}
 	c.v = uint32(v)
 	at := p.attr
-	if c.t, err = p.attrIndex(vt, "texture", at.opt.UVs, at.uvs.len(), lineNo); err != nil {
+	if c.t, err = p.attrIndex(vt, "texture", at.opt.UVs, at.nUVs, lineNo); err != nil {
 		return c, err
 	}
-	c.n, err = p.attrIndex(vn, "normal", at.opt.Normals, at.normals.len(), lineNo)
+	c.n, err = p.attrIndex(vn, "normal", at.opt.Normals, at.nNormals, lineNo)
 	return c, err
 }
 
@@ -445,7 +431,7 @@ func (p *objParser) finishAttr() {
 	}
 	at := p.attr
 	a := &at.a
-	a.Normals, a.UVs = at.normals.all(), at.uvs.all()
+	a.Normals, a.UVs = at.floats.normals.all(), at.floats.uvs.all()
 	if at.withNormals > 0 {
 		a.NormalIdx = at.normalIdx.all()
 	}
