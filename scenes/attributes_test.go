@@ -2,6 +2,8 @@ package scenes
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -236,3 +238,24 @@ func eq[T any](t *testing.T, what string, got, want T) {
 }
 
 func sprint(v any) string { return fmt.Sprintf("%v", v) }
+
+// TestLoadAll checks LoadAll merges files by path, a mesh each.
+func TestLoadAll(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.obj"), filepath.Join(dir, "b.obj")
+	if err := os.WriteFile(a, []byte("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte("v 0 0 1\nv 1 0 1\nv 0 1 1\nv 1 1 1\nf 1 2 3 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadAll([]string{a, b}, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "Meshes", s.Meshes, []Mesh{{a, 0, 1}, {b, 1, 2}})
+	eq(t, "Tris", s.Tris, [][3]uint32{{0, 1, 2}, {3, 4, 5}, {3, 5, 6}})
+	if _, err := LoadAll([]string{a, filepath.Join(dir, "missing.obj")}, LoadOptions{}); err == nil {
+		t.Error("a missing file loaded")
+	}
+}

@@ -2,6 +2,8 @@ package scenes
 
 import (
 	"bufio"
+	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -295,5 +297,28 @@ func TestGLTFNodeDAG(t *testing.T) {
 	_, err := LoadGLTF(strings.NewReader(in), "dag.gltf", "")
 	if err == nil || !strings.Contains(err.Error(), "than a") {
 		t.Fatalf("error %v, want the size budget", err)
+	}
+}
+
+// TestGLTFQuantized checks normalized SHORT positions (KHR_mesh_quantization)
+// read as value/32767, and refused when the file does not declare it.
+func TestGLTFQuantized(t *testing.T) {
+	var buf []byte
+	for _, v := range []int16{0, 0, 0, 7, 32767, 0, 0, 7, 0, -32767, 0, 7} { // 3 VEC3, each padded to 8 bytes
+		buf = binary.LittleEndian.AppendUint16(buf, uint16(v))
+	}
+	doc := `{"asset":{"version":"2.0"},%s"scenes":[{"nodes":[0]}],"nodes":[{"mesh":0}],
+"meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],
+"accessors":[{"bufferView":0,"componentType":5122,"normalized":true,"count":3,"type":"VEC3"}],
+"bufferViews":[{"buffer":0,"byteLength":24,"byteStride":8}],
+"buffers":[{"byteLength":24,"uri":"data:application/gltf-buffer;base64,` + base64.StdEncoding.EncodeToString(buf) + `"}]}`
+	s, err := LoadGLTF(strings.NewReader(fmt.Sprintf(doc, `"extensionsUsed":["KHR_mesh_quantization"],"extensionsRequired":["KHR_mesh_quantization"],`)), "q.gltf", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "Verts", s.Verts, []mgl32.Vec3{{0, 0, 0}, {1, 0, 0}, {0, -1, 0}})
+	_, err = LoadGLTF(strings.NewReader(fmt.Sprintf(doc, "")), "q.gltf", "")
+	if err == nil || !strings.Contains(err.Error(), "accessor 0: POSITION must be VEC3 FLOAT (or integer with KHR_mesh_quantization), got 3 components of SHORT") {
+		t.Errorf("undeclared quantization: %v", err)
 	}
 }
