@@ -46,6 +46,9 @@ func (g *gltfLoader) view(ai int) (*accessor, error) {
 		return nil, fmt.Errorf("accessor %d: count %d (want >= 1)", ai, acc.Count)
 	}
 	elem := a.comps * a.csize
+	if int64(acc.Count) > maxZeroAccessorBytes(g.size) { // also keeps the products below from overflowing
+		return nil, fmt.Errorf("accessor %d: count %d, more than a %d-byte file justifies", ai, acc.Count, g.size)
+	}
 	if acc.BufferView == nil {
 		if int64(acc.Count)*int64(elem) > maxZeroAccessorBytes(g.size) {
 			return nil, fmt.Errorf("accessor %d: %d elements without a bufferView, more than a %d-byte file justifies", ai, acc.Count, g.size)

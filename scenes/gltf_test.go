@@ -322,3 +322,13 @@ func TestGLTFQuantized(t *testing.T) {
 		t.Errorf("undeclared quantization: %v", err)
 	}
 }
+
+// TestGLTFHugeCount checks a count the file cannot hold fails before any
+// allocation (a product of count and stride could otherwise overflow).
+func TestGLTFHugeCount(t *testing.T) {
+	in := strings.Replace(string(minimalGLTF()), `"count":4,"type":"VEC3"`, `"count":4611686018427387904,"type":"VEC3"`, 1)
+	_, err := LoadGLTF(strings.NewReader(in), "h.gltf", "")
+	if err == nil || !strings.Contains(err.Error(), "accessor 0: count 4611686018427387904, more than a") {
+		t.Fatalf("error %v", err)
+	}
+}

@@ -7,12 +7,13 @@ import "github.com/go-gl/mathgl/mgl32"
 // texture_u texture_v) and colours (red green blue [alpha]; integer types
 // scaled by their maximum, 255 for uchar, floats kept as they are).
 type plyVertexAttr struct {
-	opt  *LoadOptions
-	slot []int8 // per property: -1, or 0..2 normal, 3..4 uv, 5..8 colour
-	typ  []plyType
-	cur  [9]float32
-	has  [3]bool // the element has normals, UVs, colours
-	a    Attributes
+	opt   *LoadOptions
+	slot  []int8 // per property: -1, or 0..2 normal, 3..4 uv, 5..8 colour
+	typ   []plyType
+	cur   [9]float32
+	has   [3]bool // the element has normals, UVs, colours
+	alpha bool    // and an alpha property
+	a     Attributes
 }
 
 // plyAttrSlots names the properties read and the slot each fills.
@@ -37,6 +38,7 @@ func newPLYVertexAttr(e *plyElement, opt *LoadOptions, st *Stats) *plyVertexAttr
 		}
 	}
 	va.has = [3]bool{seen[0] && seen[1] && seen[2], seen[3] && seen[4], seen[5] && seen[6] && seen[7]}
+	va.alpha = seen[8]
 	keep := [3]bool{opt.Normals && va.has[0], opt.UVs && va.has[1], opt.Colors && va.has[2]}
 	for k, kind := range []string{KindNormals, KindUVs, KindColors} {
 		if va.has[k] && !keep[k] {
@@ -82,20 +84,11 @@ func (va *plyVertexAttr) commit() {
 	}
 	if va.has[2] {
 		alpha := float32(1)
-		if va.slotSeen(8) {
+		if va.alpha {
 			alpha = c[8]
 		}
 		va.a.Colors = append(va.a.Colors, mgl32.Vec4{c[5], c[6], c[7], alpha})
 	}
-}
-
-func (va *plyVertexAttr) slotSeen(k int8) bool {
-	for _, s := range va.slot {
-		if s == k {
-			return true
-		}
-	}
-	return false
 }
 
 // finishPLYAttr sets Scene.Attr of a PLY load: per-vertex normals and UVs
