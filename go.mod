@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/go-gl/mathgl v1.2.0
+	github.com/qmuntal/gltf v0.28.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/term v0.44.0

@@ -75,14 +75,22 @@ func (s *Scene) finish() *Scene {
 	if s.Stats.Skipped == nil {
 		s.Stats.Skipped = map[string]int{}
 	}
+	s.oneMesh()
 	return s
 }
 
 // Validate checks the invariants every Scene keeps: one source face per
-// triangle, every index below len(Verts), finite vertices.
+// triangle, every index below len(Verts), finite vertices, Meshes tiling
+// Tris, and Attr's rows and indices in range (checkAttributes).
 func (s *Scene) Validate() error {
 	if len(s.Faces) != len(s.Tris) {
 		return &ParseError{File: s.Name, Msg: "len(Faces) != len(Tris)"}
+	}
+	if err := s.checkMeshes(); err != nil {
+		return err
+	}
+	if err := s.checkAttributes(); err != nil {
+		return err
 	}
 	nv := uint32(len(s.Verts))
 	for i, t := range s.Tris {

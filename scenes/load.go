@@ -11,25 +11,55 @@ import (
 	"strings"
 )
 
-// Load reads a mesh file. The format comes from the extension (.obj, .ply,
-// .stl, each optionally followed by .gz); gzip input is also recognised by its
-// magic bytes whatever the name, and decompressed while streaming.
-// Parse problems are returned as *ParseError naming path and line.
+// Load reads a mesh file, positions only. The format comes from the
+// extension (.obj, .ply, .stl, .gltf, .glb, each optionally followed by .gz);
+// gzip input is also recognised by its magic bytes whatever the name, and
+// decompressed while streaming. Parse problems are returned as *ParseError
+// naming path and line (or element, byte offset or glTF accessor).
 func Load(path string) (*Scene, error) {
+	return LoadWith(path, LoadOptions{})
+}
+
+// LoadWith is Load keeping what opt asks for; a glTF file's relative buffer
+// URIs are resolved against the file's folder unless opt.Dir is set.
+func LoadWith(path string, opt LoadOptions) (*Scene, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return LoadReader(f, path)
+	if opt.Dir == "" {
+		opt.Dir = filepath.Dir(path)
+	}
+	return LoadReaderWith(f, path, opt)
 }
 
 // LoadReader is Load for an already open stream; name supplies the extension
 // and the file name used in errors.
 func LoadReader(r io.Reader, name string) (*Scene, error) {
+	return LoadReaderWith(r, name, LoadOptions{})
+}
+
+// LoadAll loads every path with opt and merges them (Merge): one mesh per
+// file, or the file's own meshes. The first error is returned.
+func LoadAll(paths []string, opt LoadOptions) (*Scene, error) {
+	parts := make([]*Scene, 0, len(paths))
+	for _, p := range paths {
+		s, err := LoadWith(p, opt)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, s)
+	}
+	return Merge(parts...)
+}
+
+// LoadReaderWith is LoadWith for an already open stream; name supplies the
+// extension and the file name used in errors.
+func LoadReaderWith(r io.Reader, name string, opt LoadOptions) (*Scene, error) {
 	format := formatOf(name)
 	if format == "" {
-		return nil, &ParseError{File: name, Msg: fmt.Sprintf("unknown mesh format %q (want .obj, .ply or .stl, optionally .gz)", filepath.Ext(name))}
+		return nil, &ParseError{File: name, Msg: fmt.Sprintf("unknown mesh format %q (want .obj, .ply, .stl, .gltf or .glb, optionally .gz)", filepath.Ext(name))}
 	}
 	br := bufio.NewReaderSize(r, 1<<16)
 	magic, _ := br.Peek(2)
@@ -46,11 +76,13 @@ func LoadReader(r io.Reader, name string) (*Scene, error) {
 	var err error
 	switch format {
 	case "obj":
-		s, err = LoadOBJ(src, name)
+		s, err = loadOBJ(src, name, &opt)
 	case "ply":
-		s, err = LoadPLY(src, name)
+		s, err = loadPLY(src, name, &opt)
 	case "stl":
 		s, err = LoadSTL(src, name)
+	case "gltf":
+		s, err = loadGLTF(src, name, &opt)
 	}
 	if err != nil {
 		var pe *ParseError
@@ -59,10 +91,14 @@ func LoadReader(r io.Reader, name string) (*Scene, error) {
 		}
 		return nil, err
 	}
+	if opt.Weld {
+		s.Weld()
+	}
 	return s, nil
 }
 
-// formatOf maps a file name to "obj", "ply", "stl" or "".
+// formatOf maps a file name to "obj", "ply", "stl", "gltf" (also for .glb)
+// or "".
 func formatOf(name string) string {
 	n := strings.ToLower(name)
 	n = strings.TrimSuffix(n, ".gz")
@@ -73,6 +109,8 @@ func formatOf(name string) string {
 		return "ply"
 	case ".stl":
 		return "stl"
+	case ".gltf", ".glb":
+		return "gltf"
 	}
 	return ""
 }

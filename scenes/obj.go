@@ -22,9 +22,14 @@ const maxWarnings = 100
 // `f` with indices in every form (v, v/vt, v//vn, v/vt/vn), positive or
 // negative (relative); polygons fan-triangulated as (v0, vi, vi+1); CRLF, a
 // UTF-8 BOM, tabs, `\` line continuation, `#` comments (also after a
-// statement), no final newline, lines of any length. `vt`, `vn` and every
-// other keyword (l, p, g, o, s, usemtl, mtllib, ...) are skipped and counted
-// in Stats.Skipped by keyword; no .mtl file is read.
+// statement), no final newline, lines of any length. Without attributes
+// asked (LoadOBJ), `vt`, `vn` and every other keyword (l, p, g, o, s,
+// usemtl, mtllib, ...) are skipped and counted in Stats.Skipped by keyword;
+// no .mtl file is read. With LoadOptions, the attributes asked for are
+// kept instead (see objAttr) and Stats.Attributes says what was present and
+// kept. Every `o` statement starts a new Mesh named after it, whatever the
+// options (triangles before the first `o` form a mesh named after the
+// file, dropped when empty); a file without `o` is one mesh.
 //
 // Errors (*ParseError with the line of the statement): an index of 0 (any
 // slot); a vertex index out of range, checked at the face against the `v`
@@ -35,6 +40,11 @@ const maxWarnings = 100
 // Stats.SkippedFaces and still numbered as faces); degenerate triangles are
 // kept and counted.
 func LoadOBJ(r io.Reader, name string) (*Scene, error) {
+	return loadOBJ(r, name, &LoadOptions{})
+}
+
+// loadOBJ is LoadOBJ keeping the attributes opt asks for (obj_attr.go).
+func loadOBJ(r io.Reader, name string, opt *LoadOptions) (*Scene, error) {
 	p := objParser{
 		name:  name,
 		s:     &Scene{Name: name, Format: "obj", Stats: Stats{Skipped: map[string]int{}}},
@@ -42,10 +52,21 @@ func LoadOBJ(r io.Reader, name string) (*Scene, error) {
 		first: true,
 	}
 	p.br = bufio.NewReaderSize(p.cr, objReadBuffer)
-	if err := p.run(); err != nil {
+	if opt.any() {
+		p.attr = newObjAttr(opt)
+	}
+	var err error
+	if p.attr != nil {
+		err = p.runAttr()
+	} else {
+		err = p.run()
+	}
+	if err != nil {
 		return nil, err
 	}
 	p.flushCounts()
+	p.finishAttr()
+	p.endObject()
 	p.s.Stats.Bytes = p.cr.n
 	return p.s.finish(), nil
 }
@@ -60,7 +81,9 @@ type objParser struct {
 	first bool   // before the first line (BOM check)
 	// counters for common skipped keywords, merged into Stats.Skipped at the end
 	cvt, cvn, cg, co, cs, cusemtl, cl, cp int
+	ccolor                                int // v statements with colours
 	warned                                int
+	attr                                  *objAttr // nil: positions only
 }
 
 // readStatement returns the next logical line (continuations joined) without
@@ -146,6 +169,8 @@ func nextToken(b []byte) (tok, rest []byte) {
 	return b[i:j], b[j:]
 }
 
+// run parses statements for a positions-only load (runAttr is its twin
+// for loads that keep attributes).
 func (p *objParser) run() error {
 	for {
 		ln, lineNo, err := p.readStatement()
@@ -176,13 +201,53 @@ func (p *objParser) run() error {
 				}
 			}
 		default:
-			p.skip(kw)
+			p.skip(kw, rest)
 		}
 	}
 	return nil
 }
 
-func (p *objParser) skip(kw []byte) {
+// nextStatement is readStatement with read errors as *ParseError and the
+// BOM of the first line removed (run does the same inline).
+func (p *objParser) nextStatement() ([]byte, int, error) {
+	ln, lineNo, err := p.readStatement()
+	if err == io.EOF {
+		return nil, lineNo, err
+	}
+	if err != nil {
+		return nil, lineNo, &ParseError{File: p.name, Line: p.line, Msg: "read: " + err.Error()}
+	}
+	if p.first {
+		p.first = false
+		ln = bytes.TrimPrefix(ln, []byte("\xef\xbb\xbf"))
+	}
+	return ln, lineNo, nil
+}
+
+// startObject closes the current mesh and opens one for an `o` statement.
+func (p *objParser) startObject(rest []byte) {
+	s := p.s
+	p.endObject()
+	s.Meshes = append(s.Meshes, Mesh{Name: objectName(rest), FirstTri: len(s.Tris)})
+}
+
+// endObject sets the triangle count of the last mesh; before the first
+// `o` it makes the mesh of the triangles so far, named after the file,
+// unless there are none.
+func (p *objParser) endObject() {
+	s := p.s
+	if len(s.Meshes) == 0 {
+		if len(s.Tris) > 0 {
+			s.Meshes = append(s.Meshes, Mesh{Name: s.Name, NumTris: len(s.Tris)})
+		}
+		return
+	}
+	m := &s.Meshes[len(s.Meshes)-1]
+	m.NumTris = len(s.Tris) - m.FirstTri
+}
+
+// skip counts a statement that is not kept; an `o` starts a mesh.
+func (p *objParser) skip(kw, rest []byte) {
 	switch string(kw) {
 	case "vt":
 		p.cvt++
@@ -192,6 +257,7 @@ func (p *objParser) skip(kw []byte) {
 		p.cg++
 	case "o":
 		p.co++
+		p.startObject(rest)
 	case "s":
 		p.cs++
 	case "usemtl":
@@ -248,6 +314,9 @@ func (p *objParser) vertexFast(b []byte) bool {
 	}
 	if n != 3 && n != 4 && n != 6 && n != 7 {
 		return false
+	}
+	if n >= 6 {
+		p.ccolor++
 	}
 	p.s.Verts = append(p.s.Verts, mgl32.Vec3{xs[0], xs[1], xs[2]})
 	return true

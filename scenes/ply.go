@@ -87,9 +87,14 @@ const maxPLYCount = 1 << 31
 // the byte offset and element index in binary bodies. Indices must lie in
 // [0, vertex count); coordinates must be finite.
 func LoadPLY(r io.Reader, name string) (*Scene, error) {
+	return loadPLY(r, name, &LoadOptions{})
+}
+
+// loadPLY is LoadPLY keeping the attributes opt asks for (ply_attr.go).
+func loadPLY(r io.Reader, name string, opt *LoadOptions) (*Scene, error) {
 	cr := &countingReader{r: r}
 	br := bufio.NewReaderSize(cr, 1<<16)
-	p := &plyParser{name: name, br: br, s: &Scene{Name: name, Format: "ply", Stats: Stats{Skipped: map[string]int{}}}}
+	p := &plyParser{name: name, br: br, opt: opt, s: &Scene{Name: name, Format: "ply", Stats: Stats{Skipped: map[string]int{}}}}
 	if err := p.header(); err != nil {
 		return nil, err
 	}
@@ -102,6 +107,7 @@ func LoadPLY(r io.Reader, name string) (*Scene, error) {
 		p.s.Warnings = append(p.s.Warnings, fmt.Sprintf("%s: %d bytes after the last element ignored", name, n))
 	}
 	p.s.Stats.Bytes = cr.n
+	p.finishPLYAttr(opt)
 	return p.s.finish(), nil
 }
 
@@ -114,6 +120,8 @@ type plyParser struct {
 	line   int   // ascii: current line
 	off    int64 // binary: byte offset from the start of the file
 	nverts int64 // declared vertex count
+	opt    *LoadOptions
+	vattr  *plyVertexAttr // attributes of the vertex element; nil when none kept
 	// ascii tokenizer state
 	toks    [][]byte
 	buf     []byte
@@ -259,6 +267,7 @@ func (p *plyParser) body() error {
 			}
 			role = roleVertex
 			s.Verts = make([]mgl32.Vec3, 0, min(e.count, 1<<16))
+			p.vattr = newPLYVertexAttr(e, p.opt, &s.Stats)
 		case "face", "tristrips":
 			for i, pr := range e.props {
 				if pr.countType != plyNone && (pr.name == "vertex_indices" || pr.name == "vertex_index") {
@@ -303,6 +312,9 @@ func (p *plyParser) body() error {
 							pos[a] = v
 						}
 					}
+					if role == roleVertex && p.vattr != nil {
+						p.vattr.set(pi, v)
+					}
 					continue
 				}
 				cnt, err := p.scalar(pr.countType)
@@ -336,6 +348,9 @@ func (p *plyParser) body() error {
 					v[a] = f
 				}
 				s.Verts = append(s.Verts, v)
+				if p.vattr != nil {
+					p.vattr.commit()
+				}
 			case roleFace:
 				if err := p.addFace(e, k, idx); err != nil {
 					return err

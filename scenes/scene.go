@@ -21,6 +21,13 @@ type Scene struct {
 	Bounds   Bounds       // min/max over all vertices
 	Stats    Stats
 	Warnings []string // one line per warning, with file and line where known
+	// Meshes tile Tris in order: one mesh for a plain file, one per glTF
+	// mesh instance or OBJ object (when Names are kept), one per file and
+	// more after Merge. See MeshOf.
+	Meshes []Mesh
+	// Attr holds normals, texture coordinates, colours and names when
+	// LoadOptions asked for them; nil otherwise.
+	Attr *Attributes
 }
 
 // Stats counts what loading saw.
@@ -30,4 +37,9 @@ type Stats struct {
 	SkippedFaces        int            // faces of fewer than 3 vertices, skipped
 	DegenerateTriangles int            // triangles of zero area (kept)
 	Skipped             map[string]int // statements or elements skipped, by keyword
+	// Attributes counts, by kind (KindNormals, ...), the attributes the
+	// file had and those kept; nil when the file had none.
+	Attributes     map[string]AttrStat
+	Primitives     int // glTF primitive instances read (0 for other formats)
+	WeldedVertices int // vertices removed by LoadOptions.Weld
 }

@@ -33,14 +33,27 @@ func (l *loaded) mbPerSec() float64 {
 // scene when arg is empty. A progress bar is shown for long loads when
 // stderr is a terminal and quiet is false.
 func loadScene(e *env, arg string, quiet bool) (*loaded, error) {
+	return loadSceneWith(e, arg, scenes.LoadOptions{}, quiet)
+}
+
+// loadSceneWith is loadScene keeping what opt asks for (attributes from
+// files only; Weld for every scene).
+func loadSceneWith(e *env, arg string, opt scenes.LoadOptions, quiet bool) (*loaded, error) {
 	t0 := time.Now()
 	switch {
 	case arg == "":
-		return &loaded{scene: scenes.Default(), ms: msSince(t0)}, nil
+		s := scenes.Default()
+		if opt.Weld {
+			s.Weld()
+		}
+		return &loaded{scene: s, ms: msSince(t0)}, nil
 	case strings.HasPrefix(arg, procPrefix):
 		s, err := scenes.Procedural(strings.TrimPrefix(arg, procPrefix))
 		if err != nil {
 			return nil, err // the error names the spec
+		}
+		if opt.Weld {
+			s.Weld()
 		}
 		return &loaded{scene: s, file: arg, ms: msSince(t0)}, nil
 	}
@@ -57,7 +70,8 @@ func loadScene(e *env, arg string, quiet bool) (*loaded, error) {
 		return nil, fmt.Errorf("%s: is a directory, not a mesh file", arg)
 	}
 	cr := newLoadProgress(e, quiet, f, fi.Size(), filepath.Base(arg))
-	s, err := scenes.LoadReader(cr, arg)
+	opt.Dir = filepath.Dir(arg)
+	s, err := scenes.LoadReaderWith(cr, arg, opt)
 	cr.done()
 	if err != nil {
 		return nil, err

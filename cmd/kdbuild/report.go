@@ -23,15 +23,19 @@ type report struct {
 }
 
 type sceneJSON struct {
-	File                string     `json:"file"`   // path, proc:<spec>, or "" for the default scene
-	Name                string     `json:"name"`   // the scene's own name
-	Format              string     `json:"format"` // obj, ply, stl or procedural
-	Vertices            int        `json:"vertices"`
-	Triangles           int        `json:"triangles"`
-	Faces               int        `json:"faces"`
-	SkippedFaces        int        `json:"skipped_faces"`
-	DegenerateTriangles int        `json:"degenerate_triangles"`
-	Bounds              boundsJSON `json:"bounds"`
+	File                string              `json:"file"`   // path, proc:<spec>, or "" for the default scene
+	Name                string              `json:"name"`   // the scene's own name
+	Format              string              `json:"format"` // obj, ply, stl or procedural
+	Vertices            int                 `json:"vertices"`
+	Triangles           int                 `json:"triangles"`
+	Faces               int                 `json:"faces"`
+	SkippedFaces        int                 `json:"skipped_faces"`
+	DegenerateTriangles int                 `json:"degenerate_triangles"`
+	Bounds              boundsJSON          `json:"bounds"`
+	Meshes              []meshJSON          `json:"meshes"`          // the scene's meshes in triangle order
+	Attributes          map[string]attrJSON `json:"attributes"`      // by kind; {} when the files had none
+	WeldedVertices      int                 `json:"welded_vertices"` // removed by --weld
+	Skipped             map[string]int      `json:"skipped"`         // statements, elements or glTF primitives skipped, by keyword
 }
 
 // boundsJSON holds the scene box; an empty scene has null corners (JSON
@@ -97,6 +101,8 @@ func newReport(l *loaded, device string, b *built) *report {
 		Warnings: append([]string{}, s.Warnings...),
 		Device:   device,
 	}
+	r.Scene.Meshes, r.Scene.Attributes, r.Scene.WeldedVertices = sceneExtras(s)
+	r.Scene.Skipped = skippedJSON(s)
 	if !s.Bounds.Empty() {
 		lo, hi := [3]float32(s.Bounds.Min), [3]float32(s.Bounds.Max)
 		r.Scene.Bounds = boundsJSON{Min: &lo, Max: &hi}
@@ -155,6 +161,7 @@ func writeText(w io.Writer, r *report, deviceNote string) {
 	fmt.Fprintf(w, "triangles   %s from %s faces (%s skipped, %s degenerate)\n",
 		commas(s.Triangles), commas(s.Faces), commas(s.SkippedFaces), commas(s.DegenerateTriangles))
 	fmt.Fprintf(w, "vertices    %s\n", commas(s.Vertices))
+	writeSceneExtras(w, &s)
 	if s.Bounds.Min != nil {
 		fmt.Fprintf(w, "bounds      %s .. %s\n", vec3(*s.Bounds.Min), vec3(*s.Bounds.Max))
 	} else {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/kdbuild/kdbuild/kdtree"
 	"github.com/kdbuild/kdbuild/kernels/exec"
@@ -16,6 +17,7 @@ import (
 // sceneFlags are the flags of kdbuild [scene].
 type sceneFlags struct {
 	json, quiet, version, noBuild bool
+	attributes, weld              bool
 	device, cpuProfile            string
 	bench                         int
 	builder                       builderFlags
@@ -29,6 +31,8 @@ func newSceneFlagSet(f *sceneFlags) *flag.FlagSet {
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	fs.StringVar(&f.device, "device", "", "executor: auto, cpu or gpu (default $KDBUILD_DEVICE, else auto)")
 	fs.BoolVar(&f.noBuild, "no-build", false, "load the scene only, do not build the tree")
+	fs.BoolVar(&f.attributes, "attributes", false, "keep normals, texture coordinates, colours and group/object/material names (reported under scene.attributes)")
+	fs.BoolVar(&f.weld, "weld", false, "merge vertices of identical positions (STL files share no vertices)")
 	fs.IntVar(&f.bench, "bench", 1, "build `N` times and report the median build time")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the builds to `file` (a new file; for go tool pprof)")
 	b := &f.builder
@@ -51,9 +55,6 @@ func runScene(e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "\nFlags of kdbuild [scene]:\n%s", flagDefaults(fs))
 		return exitOK
 	}
-	if err == nil && len(pos) > 1 {
-		err = usagef("one scene at most, got %d arguments: %q", len(pos), pos)
-	}
 	if err == nil && f.bench < 1 {
 		err = usagef("--bench %d: want a number of builds >= 1", f.bench)
 	}
@@ -68,13 +69,10 @@ func runScene(e *env, args []string) int {
 		fmt.Fprintln(e.stdout, versionString())
 		return exitOK
 	}
-	arg := ""
-	if len(pos) == 1 {
-		arg = pos[0]
-	}
+	arg := strings.Join(pos, " ")
 	quiet := f.quiet || f.json
 
-	l, err := loadScene(e, arg, quiet)
+	l, err := loadScenes(e, pos, f.loadOptions(), quiet)
 	if err != nil {
 		return fail(e, f.json, arg, err)
 	}

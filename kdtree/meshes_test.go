@@ -1,0 +1,98 @@
+package kdtree
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/kdbuild/kdbuild/scenes"
+)
+
+// TestTwoSceneHitsNameTheirMesh builds one tree over two scenes joined by
+// scenes.Merge and checks, for random rays, that every hit equals the
+// brute-force hit and that MeshOf names the mesh, and the triangle within
+// it, of the part that brute force over that part alone finds nearest.
+func TestTwoSceneHitsNameTheirMesh(t *testing.T) {
+	pairs := [][2]func(testing.TB) *scenes.Scene{
+		{func(testing.TB) *scenes.Scene { return scenes.Icosphere(3) }, func(testing.TB) *scenes.Scene { return scenes.Soup(3000, 9) }},
+		{func(tb testing.TB) *scenes.Scene { return loadShared(tb, "spot.obj") }, func(tb testing.TB) *scenes.Scene {
+			s, err := scenes.Load(filepath.Join(sharedDir(tb), "gltf", "OrientationTest.glb"))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return s
+		}},
+	}
+	for _, pair := range pairs {
+		a, b := pair[0](t), pair[1](t)
+		t.Run(filepath.Base(a.Name)+"+"+filepath.Base(b.Name), func(t *testing.T) {
+			checkMergedHits(t, a, b)
+		})
+	}
+}
+
+func checkMergedHits(t *testing.T, parts ...*scenes.Scene) {
+	merged, err := scenes.Merge(parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := merged.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := Build(context.Background(), merged, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Which part each mesh came from, and where that part starts.
+	var partOf, partFirst []int
+	first := 0
+	for pi, p := range parts {
+		n := max(len(p.Meshes), 1)
+		for range n {
+			partOf = append(partOf, pi)
+		}
+		partFirst = append(partFirst, first)
+		first += len(p.Tris)
+	}
+	hits := 0
+	perPart := make([]int, len(parts))
+	for _, r := range RandomRays(merged.Bounds, 3000) {
+		got, ok := tree.Intersect(r)
+		want, wok := IntersectBrute(merged, r)
+		if ok != wok || got.T != want.T || got.Prim != want.Prim {
+			t.Fatalf("ray %v: tree %v %v, brute force %v %v", r, got, ok, want, wok)
+		}
+		if !ok {
+			continue
+		}
+		hits++
+		mesh, local := merged.MeshOf(got.Prim)
+		if mesh < 0 {
+			t.Fatalf("MeshOf(%d) = %d", got.Prim, mesh)
+		}
+		pi := partOf[mesh]
+		perPart[pi]++
+		// The part alone must see the same nearest distance...
+		alone, aok := IntersectBrute(parts[pi], r)
+		if !aok || alone.T != got.T {
+			t.Fatalf("ray %v hit mesh %d (part %d) at t=%v; the part alone: %v %v", r, mesh, pi, got.T, alone, aok)
+		}
+		// ...and nearer than or as near as every other part.
+		for qi, q := range parts {
+			if h, hok := IntersectBrute(q, r); hok && h.T < got.T {
+				t.Fatalf("part %d is nearer (%v) than the hit mesh's part %d (%v)", qi, h.T, pi, got.T)
+			}
+		}
+		// The mesh and the local index lead back to the part's triangle.
+		src := merged.Meshes[mesh].FirstTri + local - partFirst[pi]
+		for k := 0; k < 3; k++ {
+			if merged.Verts[merged.Tris[got.Prim][k]] != parts[pi].Verts[parts[pi].Tris[src][k]] {
+				t.Fatalf("hit %d: mesh %d local %d is not the part's triangle %d", got.Prim, mesh, local, src)
+			}
+		}
+	}
+	if perPart[0] == 0 || perPart[1] == 0 {
+		t.Errorf("hits per part %v: the test should hit both", perPart)
+	}
+	t.Logf("%d rays hit, per part %v", hits, perPart)
+}
