@@ -60,6 +60,15 @@ func buildHooked(ctx context.Context, scene *scenes.Scene, opts Options, hook fu
 	start := time.Now()
 	var res *buildResult
 	if o.Executor.CUDA() != nil {
+		cfg := o.gpu
+		if cfg == nil {
+			c, err := envGPUConfig()
+			if err != nil {
+				return nil, err
+			}
+			cfg = &c
+		}
+		b.cfg = cfg
 		res, err = b.buildCUDA()
 	} else {
 		res, err = b.buildGo()
@@ -95,6 +104,7 @@ type builder struct {
 	scene *scenes.Scene
 	opt   Options
 	ex    exec.Executor
+	cfg   *gpuConfig // the CUDA build's paths and thresholds
 
 	tris    []triangle // vertices of every scene triangle (dropped ones too)
 	kept    []uint32   // indices of the kept triangles, ascending

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -38,6 +37,7 @@ const cudaBlock = 256
 type devLevel struct {
 	ex  exec.Executor
 	ctx *cuda.Context
+	cfg *gpuConfig
 
 	tv           *exec.Buf[float32] // 9 floats per scene triangle
 	kept         *exec.Buf[uint32]
@@ -214,7 +214,7 @@ func (d *devLevel) reserve(n, bins int) error {
 	// than the buffers hold, waits for the level's sizes before it queues
 	// the level's tail: with 2n, at most of the bunny's levels, which put
 	// the host and the device in lockstep.
-	park := parkReserve * n
+	park := d.cfg.parkReserve * n
 	if err := ensureN(d.ex, &d.ptri, park, park); err != nil {
 		return err
 	}
@@ -227,11 +227,6 @@ func (d *devLevel) reserve(n, bins int) error {
 	d.sc, err = split.NewScratch(d.ex, d.scRefs, d.scN)
 	return err
 }
-
-// parkReserve is the parked references reserve makes room for, per kept
-// triangle (a variable for the tests: 1 makes the pipelined phase grow
-// the buffers).
-var parkReserve = 3
 
 // arenaAlign is the alignment, in elements, of every view carve makes
 // (256 bytes for 4-byte elements).
@@ -426,7 +421,7 @@ type parkedRange struct {
 func (b *builder) buildCUDA() (*buildResult, error) {
 	ctx := b.ex.CUDA()
 	ctx.ResetPeak()
-	d := &devLevel{ex: b.ex, ctx: ctx}
+	d := &devLevel{ex: b.ex, ctx: ctx, cfg: b.cfg}
 	defer d.free()
 
 	// Pipelined levels for scenes under pipeMaxTris triangles: a larger
@@ -435,12 +430,12 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	// level, where the host books each level while the device runs the
 	// next). A pipelined build does not wait for the count of kept
 	// triangles: its first level runs on the scene's count as a bound.
-	pipe := cudaPipeline && b.onLevel == nil && len(b.scene.Tris) < pipeMaxTris
-	queued := pipe && cudaQueuedPrepare
+	pipe := b.cfg.on(pathPipeline) && b.onLevel == nil && len(b.scene.Tris) < b.cfg.pipeMaxTris
+	queued := pipe && b.cfg.on(pathQueuedPrepare)
 	// A pipelined build lays its tree out on the device (top_cuda.go):
 	// the host keeps no records of the levels, unless the device's lists
 	// outgrow their room (then level by level, with records).
-	d.deviceTop = pipe && deviceTopOn() && !b.noDeviceTop
+	d.deviceTop = pipe && b.cfg.deviceTop() && !b.noDeviceTop
 	if !d.deviceTop {
 		b.room = startHostRoom(len(b.scene.Tris))
 	}
@@ -499,9 +494,9 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	}
 	if over {
 		if d.topMissed {
-			topFallbacks.Add(1)
+			b.cfg.counts.add(countTopFallback)
 		} else {
-			pipeFallbacks.Add(1)
+			b.cfg.counts.add(countPipeFallback)
 		}
 		d.deviceTop = false
 		b.phases["large.retry"] += float64(time.Since(b.phase).Nanoseconds()) / 1e6
@@ -544,9 +539,9 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	// references stay on the device) were made as they were booked;
 	// parkedToHost brings the references home when a host step needs them.
 	t0 = time.Now()
-	devLayout := cudaSmallOnDevice && cudaLayoutOnDevice()
+	devSmall := b.cfg.on(pathDeviceSmall)
 	smallOff, smallCnt := rs.smallOff, rs.smallCnt
-	if !devLayout {
+	if !devSmall {
 		if err := d.parkedToHost(rs, smallOff, smallCnt); err != nil {
 			return nil, err
 		}
@@ -559,69 +554,24 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	if b.opt.Progress != nil && len(rs.small) > 0 {
 		b.opt.Progress(b.levels, len(rs.small))
 	}
-	var so *smallDev
-	if devLayout {
-		// Nothing but tv, ptri and pbox is needed from here on: free the
-		// level buffers before the small phase allocates its output.
-		t0 := time.Now()
-		if err := d.freeLevel(true); err != nil {
-			return nil, err
-		}
-		b.subPhase("small.free", t0) // the last level's wait and the frees
-	}
-	// The large-phase half of the layout is planned on the host while the
-	// device builds the small subtrees (it reads rs, which nothing changes
-	// until it is done).
-	var plan chan planned
-	if devLayout && cudaSmallOnDevice {
-		plan = make(chan planned, 1)
-		go func() {
-			t0 := time.Now()
-			p, err := planTop(rs)
-			plan <- planned{p, err, time.Since(t0)}
-		}()
-	}
-	if cudaSmallOnDevice {
-		so, err = b.runSmallCUDA(d, rs, smallOff, smallCnt)
+	if devSmall {
+		done, err := b.smallAndLayoutCUDA(d, rs, res, smallOff, smallCnt)
 		if err != nil {
-			if plan != nil {
-				<-plan
-			}
 			return nil, err
 		}
-		defer so.free()
-	}
-	if devLayout && so != nil {
-		// Small phase and layout on the device, one download at the end.
-		d.tv.Free()
-		d.pbox.Free()
-		b.endPhase("small")
-		if res.nodes, res.refs, err = b.layoutCUDA(d, rs, so, plan); err != nil {
-			return nil, err
+		if done {
+			return res, nil
 		}
-		b.devPeak = ctx.PeakBytes()
-		return res, nil
-	}
-	if plan != nil {
-		<-plan // done reading rs
-	}
-	if devLayout {
 		// The device small phase overflowed its output: Go small phase.
 		if err := d.parkedToHost(rs, smallOff, smallCnt); err != nil {
 			return nil, err
 		}
 	}
-	if so != nil {
-		if err := so.toRecords(rs); err != nil {
-			return nil, err
-		}
-	} else {
-		if err := d.smallBoxes(rs, smallOff); err != nil {
-			return nil, err
-		}
-		b.gatherTris() // the Go small phase clips the triangles
-		b.smallGo(rs)
+	if err := d.smallBoxes(rs, smallOff); err != nil {
+		return nil, err
 	}
+	b.gatherTris() // the Go small phase clips the triangles
+	b.smallGo(rs)
 	b.devPeak = ctx.PeakBytes()
 	b.endPhase("small")
 	b.startPhase()
@@ -631,6 +581,42 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	}
 	b.endPhase("layout")
 	return res, nil
+}
+
+// smallAndLayoutCUDA runs the small phase and the layout on the device and
+// sets res's nodes and references; it returns false (res unchanged) when
+// the small phase's output overflowed every room it tried.
+func (b *builder) smallAndLayoutCUDA(d *devLevel, rs *records, res *buildResult, smallOff, smallCnt []uint32) (bool, error) {
+	// Nothing but tv, ptri and pbox is needed from here on: free the
+	// level buffers before the small phase allocates its output.
+	t0 := time.Now()
+	if err := d.freeLevel(true); err != nil {
+		return false, err
+	}
+	b.subPhase("small.free", t0) // the last level's wait and the frees
+	// The large-phase half of the layout is planned on the host while the
+	// device builds the small subtrees (it reads rs, which nothing changes
+	// until it is done).
+	plan := make(chan planned, 1)
+	go func() {
+		t0 := time.Now()
+		p, err := planTop(rs)
+		plan <- planned{p, err, time.Since(t0)}
+	}()
+	so, err := b.runSmallCUDA(d, rs, smallOff, smallCnt)
+	if err != nil || so == nil {
+		<-plan // done reading rs
+		return false, err
+	}
+	defer so.free()
+	d.tv.Free()
+	d.pbox.Free()
+	b.endPhase("small")
+	if res.nodes, res.refs, err = b.layoutCUDA(d, rs, so, plan); err != nil {
+		return false, err
+	}
+	b.devPeak = d.ctx.PeakBytes()
+	return true, nil
 }
 
 // largeCUDA runs the levels of the CUDA large phase from nodes (the root,
@@ -1385,7 +1371,15 @@ func (b *builder) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 		d.histZero = true
 	}
 	shared := uint32(4 * 6 * nb)
-	if cudaFusedChoose && n <= fusedChooseMaxRefs {
+	// kdtree_choose_f32 (decisions, histograms and binned SAH in one
+	// launch) for levels of at most fusedChooseMaxRefs references: it
+	// saves two launches, which matter where a level takes a few
+	// microseconds, but runs 3 blocks an SM where kdtree_bin_u32 runs 8,
+	// which matters where the binning fills the device several times over
+	// (H200, the 8.9M-triangle grid's large phase on the device: 35 ms
+	// fused against 29 with the three launches). 2^19 references are about
+	// two waves of its blocks on an H200.
+	if b.cfg.on(pathFusedChoose) && n <= b.cfg.fusedChooseMaxRefs {
 		const k = "kdtree_choose_f32"
 		if err := d.ctx.LaunchDependent(k, cuda.GridFor(max(n, 1), binTile), cuda.Linear(cudaBlock), shared,
 			d.nboxP, d.info.Ptr(), d.offsets.Ptr(), uint32(nn), uint32(n), d.tight.Ptr(), tkey,
@@ -1412,22 +1406,6 @@ func (b *builder) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 	}
 	return nil
 }
-
-// cudaFusedChoose selects kdtree_choose_f32 (decisions, histograms and
-// binned SAH in one launch) over the three launches it fuses for levels of
-// at most fusedChooseMaxRefs references; KDBUILD_FUSED_CHOOSE=0 turns it
-// off (to compare the two on a device).
-var cudaFusedChoose = os.Getenv("KDBUILD_FUSED_CHOOSE") != "0"
-
-// fusedChooseMaxRefs is the largest level (in references, or the bound a
-// pipelined level runs on) that kdtree_choose_f32 decides: it saves two
-// launches, which matter where a level takes a few microseconds, but runs
-// 3 blocks an SM where kdtree_bin_u32 runs 8, which matters where the
-// binning fills the device several times over (H200, the 8.9M-triangle
-// grid's large phase on the device: 35 ms fused against 29 with the three
-// launches). 2^19 references are about two waves of its blocks on an
-// H200. KDBUILD_FUSED_CHOOSE_MAX_REFS sets it.
-var fusedChooseMaxRefs = envInt("KDBUILD_FUSED_CHOOSE_MAX_REFS", 1<<19)
 
 // histLen is the length of d.hist for levels of up to nodes nodes: the
 // histograms (6·bins words a node), then kdtree_choose_f32's arrival

@@ -2,9 +2,6 @@ package kdtree
 
 import (
 	"fmt"
-	"os"
-	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
@@ -28,46 +25,8 @@ import (
 // A level that would outgrow the buffers reserve made (more references or
 // parked references than they hold) is not written: its sizes say
 // overflow, and buildCUDA builds again with largeCUDA, which grows them.
-
-// cudaPipeline selects largeCUDAPipe; KDBUILD_LEVEL_PIPELINE=0 turns it off
-// (largeCUDA, one wait per level), as do the tests' level hooks.
-var cudaPipeline = os.Getenv("KDBUILD_LEVEL_PIPELINE") != "0"
-
-// pipeExactRefs is the level size, in references, from which the next
-// level runs on its own sizes rather than on bounds: the host waits for
-// them (a level's launches take the host about 0.1 ms to queue; a level of
-// a million references takes the device longer than that, and padding it
-// to twice the level before costs more). A variable for the tests;
-// KDBUILD_PIPE_EXACT_REFS sets it.
-var pipeExactRefs = envInt("KDBUILD_PIPE_EXACT_REFS", 1<<20)
-
-// pipeMaxTris is the scene size, in kept triangles, from which buildCUDA
-// builds level by level (largeCUDA) rather than pipelined: see there. The
-// environment variable KDBUILD_PIPE_MAX_TRIS sets it (to compare the two
-// on a device without rebuilding).
-var pipeMaxTris = envInt("KDBUILD_PIPE_MAX_TRIS", 1<<20)
-
-// envInt is the environment variable name as a decimal integer, or def
-// when it is unset or not one.
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return v
-	}
-	return def
-}
-
-// cudaQueuedPrepare lets a pipelined build go on without waiting for the
-// count of kept triangles (see prepareCUDA); KDBUILD_QUEUED_PREPARE=0
-// turns it off.
-var cudaQueuedPrepare = os.Getenv("KDBUILD_QUEUED_PREPARE") != "0"
-
-// pipeFallbacks counts the builds whose pipelined large phase overflowed
-// (tests).
-var pipeFallbacks atomic.Int64
-
-// pipeRefCap, when positive, caps the references of a pipelined level
-// (tests: it forces the overflow and the fallback to largeCUDA).
-var pipeRefCap = 0
+// Scenes of gpuConfig.pipeMaxTris triangles or more, the tests' level
+// hooks and KDBUILD_GPU_OFF=pipeline build with largeCUDA from the start.
 
 // largeCUDAPipe runs the levels of the CUDA large phase from nodes (the
 // root, n references, its table and sizes made by startLevels) without a
@@ -83,8 +42,8 @@ var pipeRefCap = 0
 func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) (parked []parkedRange, overflow bool, err error) {
 	ctx := d.ctx
 	refCap, nodeCap := d.scRefs, d.nodeCap
-	if pipeRefCap > 0 {
-		refCap = min(refCap, pipeRefCap)
+	if c := b.cfg.pipeRefCap; c > 0 {
+		refCap = min(refCap, c)
 		d.refLimit = refCap
 	}
 	if err := d.ensurePipe(refCap, nodeCap, b.opt.Bins); err != nil {
@@ -171,7 +130,7 @@ func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) 
 		// graphs of kernels/cuda then run without setting a parameter; but
 		// the padding cost the device more than that saved the host:
 		// bunny 2.71 -> 2.91 ms of kernels, conference 0.5 ms slower.)
-		known := lastN >= pipeExactRefs
+		known := lastN >= b.cfg.pipeExactRefs
 		nn, nr, pk, over := 0, 0, 0, false
 		if known {
 			if nn, nr, pk, over, err = sizes(last); err != nil {
@@ -345,30 +304,16 @@ func (d *devLevel) pinned(bytes int) (*cuda.Pinned, error) {
 }
 
 // event returns an event to wait for (no timing, one the context kept
-// from an earlier build when it can: see cuda.Context.SyncEvent;
-// KDBUILD_SYNC_EVENTS=0, a new timing one, to compare), given back by
-// free.
+// from an earlier build when it can: see cuda.Context.SyncEvent), given
+// back by free.
 func (d *devLevel) event() (*cuda.Event, error) {
-	newEvent := d.ctx.SyncEvent
-	if !cudaSyncEvents {
-		newEvent = d.ctx.NewEvent
-	}
-	e, err := newEvent()
+	e, err := d.ctx.SyncEvent()
 	if err != nil {
 		return nil, err
 	}
 	d.events = append(d.events, e)
 	return e, nil
 }
-
-// cudaSyncEvents: the levels' events record no time (see event).
-var cudaSyncEvents = os.Getenv("KDBUILD_SYNC_EVENTS") != "0"
-
-// cudaMappedLog lets the tail write a level's log straight into the
-// levelBook's pinned memory (mapped into the device's address space)
-// instead of d.log, copied there by fetch: a copy less a level (2-4 µs of
-// the bunny's stream each). KDBUILD_MAPPED_LOG=0 turns it off.
-var cudaMappedLog = os.Getenv("KDBUILD_MAPPED_LOG") != "0"
 
 // logDest readies lb's pinned memory for the log of a level run on a
 // bound of nb nodes (the next level's 4 sizes, then at most nb nodes'
@@ -384,7 +329,11 @@ func (d *devLevel) logDest(lb *levelBook, nb int) (log cuda.DevPtr, direct bool,
 		}
 		lb.pin = p
 	}
-	if dev := lb.pin.Dev(); dev != 0 && cudaMappedLog {
+	// The tail writes the log straight into the levelBook's pinned memory
+	// (mapped into the device's address space) rather than d.log, copied
+	// there by fetch: a copy less a level (2-4 µs of the bunny's stream
+	// each).
+	if dev := lb.pin.Dev(); dev != 0 && d.cfg.on(pathMappedLog) {
 		return dev, true, nil
 	}
 	return d.log.Ptr(), false, nil

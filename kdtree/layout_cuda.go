@@ -2,23 +2,11 @@ package kdtree
 
 import (
 	"fmt"
-	"os"
 	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
-
-// cudaLayoutDevice selects the device layout of the CUDA build (see
-// layout_device.go); tests flip it. The environment variable
-// KDBUILD_GPU_LAYOUT=host selects the previous path (small records and
-// parked references downloaded, layoutGo on the host) without rebuilding,
-// to compare the two on a device.
-var cudaLayoutDevice = true
-
-func cudaLayoutOnDevice() bool {
-	return cudaLayoutDevice && os.Getenv("KDBUILD_GPU_LAYOUT") != "host"
-}
 
 // freeLevel frees the level buffers once the large phase is over (the
 // small phase needs only tv, ptri and pbox, the layout only ptri), so that
@@ -58,40 +46,14 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan
 	b.startPhase()
 	t0 := b.phase
 	R := len(rs.small)
-	// Sizes (and, from kdtree_small_size_u32, the overflow word, read back
-	// in one copy).
-	var size []uint32
+	// The subtrees' sizes: kdtree_small_w_f32 counted them, runSmallCUDA
+	// read them back.
+	size := so.hostSize
+	if len(size) != 2*R {
+		return nil, nil, fmt.Errorf("kdtree: %d small subtrees' sizes for %d small roots", len(size)/2, R)
+	}
 	var scratch *exec.Buf[uint32]
 	defer func() { scratch.Free() }()
-	if R > 0 && so.hostSize != nil {
-		// kdtree_small_w_f32 counted them; runSmallCUDA read them back.
-		size = so.hostSize
-	} else if R > 0 {
-		var err error
-		if scratch, err = exec.Alloc[uint32](b.ex, 2*R+1); err != nil {
-			return nil, nil, err
-		}
-		if err := scratch.Dev().Slice(2*R, 1).Memset32(0); err != nil {
-			return nil, nil, err
-		}
-		if so.size != nil {
-			// kdtree_small_w_f32 counted them.
-			if err := scratch.Slice(0, 2*R).CopyFrom(so.size); err != nil {
-				return nil, nil, err
-			}
-		} else if err := d.launch("kdtree_small_size_u32", R, so.rec.Ptr(), uint32(R), scratch.Ptr(),
-			scratch.Slice(2*R, 1).Ptr()); err != nil {
-			return nil, nil, err
-		}
-		h := make([]uint32, 2*R+1)
-		if err := scratch.CopyToHost(h); err != nil {
-			return nil, nil, err
-		}
-		if h[2*R] != 0 {
-			return nil, nil, fmt.Errorf("kdtree: small-phase records nest deeper than %d levels", MaxTreeDepth)
-		}
-		size = h[:2*R]
-	}
 	t0 = b.subPhase("layout.sizes", t0)
 	pl := <-plan
 	if pl.err != nil {
@@ -139,16 +101,13 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan
 			return nil, nil, err
 		}
 	}
-	// The walk per root's overflow word (checked after it): scratch's
-	// last word, or one of its own when the sizes came without scratch.
+	// The walk per root's overflow word (checked after it).
 	var walkErr *exec.Buf[uint32]
 	if R > 0 && so.place == nil {
-		if scratch == nil {
-			if scratch, err = exec.Alloc[uint32](b.ex, 1); err != nil {
-				return nil, nil, err
-			}
+		if scratch, err = exec.Alloc[uint32](b.ex, 1); err != nil {
+			return nil, nil, err
 		}
-		walkErr = scratch.Slice(scratch.Len()-1, 1)
+		walkErr = scratch
 		if err := walkErr.Dev().Memset32(0); err != nil {
 			return nil, nil, err
 		}

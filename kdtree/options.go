@@ -58,6 +58,10 @@ type Options struct {
 	// level number and the number of small roots. It runs on the calling
 	// goroutine.
 	Progress func(level, activeNodes int)
+
+	// gpu, when set (tests), is the CUDA builder's configuration in place
+	// of envGPUConfig's.
+	gpu *gpuConfig
 }
 
 // Defaults of Options (see the field comments).

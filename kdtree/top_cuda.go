@@ -2,8 +2,6 @@ package kdtree
 
 import (
 	"fmt"
-	"os"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
@@ -34,19 +32,6 @@ import (
 // booker only counts and checks the levels (the device's sizes against
 // the host's counts). The tree on the device is complete: the host writes
 // nothing into it.
-
-// cudaDeviceTop selects the device layout of the large-phase nodes for
-// pipelined builds; KDBUILD_DEVICE_TOP=0 turns it off (the booker's
-// records and planTop, to compare).
-var cudaDeviceTop = os.Getenv("KDBUILD_DEVICE_TOP") != "0"
-
-// topFallbacks counts the builds whose lists outgrew their room (tests).
-var topFallbacks atomic.Int64
-
-// deviceTopOn is whether a pipelined build lays its tree out on the
-// device: the small phase started early from the device's list and the
-// device layout.
-func deviceTopOn() bool { return cudaDeviceTop && earlySmallOn() }
 
 // topAt is where the list of large-phase nodes starts in the small-root
 // words of room rootCap (past them: smallAt's end; top_list in
@@ -106,7 +91,7 @@ func (b *builder) finishDeviceTop(d *devLevel, res *buildResult) (_ *buildResult
 		return nil, false, fmt.Errorf("kdtree: the device layout without a small phase")
 	}
 	d.early = nil
-	earlyRuns.Add(1)
+	b.cfg.counts.add(countEarlyRun)
 	b.endPhase("large")
 	b.sampleHost()
 	b.startPhase()
