@@ -2,11 +2,12 @@ package kdtree
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/kdbuild/kdbuild/kernels/cuda"
 )
 
 // gpuConfig is the CUDA builder's choice of paths and its size thresholds,
@@ -111,7 +112,7 @@ var gpuPathNames = [numPaths]string{"pipeline", "queued-prepare", "early-small",
 // early-small, device-top, device-small, mapped-log, fused-choose) or
 // "all": to compare them with their fallbacks on a device. Every
 // combination builds the same tree.
-const GPUOffEnv = "KDBUILD_GPU_OFF"
+const GPUOffEnv = cuda.GPUOffEnv
 
 // on reports whether path p is on.
 func (c *gpuConfig) on(p gpuPaths) bool { return c.off&p == 0 }
@@ -160,11 +161,10 @@ func parseGPUOff(v string) (gpuPaths, error) {
 }
 
 // envGPUConfig is the configuration of builds that do not pass one: the
-// defaults with the paths of KDBUILD_GPU_OFF off. The one place kdtree
-// reads the environment.
+// defaults with the paths of KDBUILD_GPU_OFF off, read once.
 var envGPUConfig = sync.OnceValues(func() (gpuConfig, error) {
 	c := defaultGPUConfig()
 	var err error
-	c.off, err = parseGPUOff(os.Getenv(GPUOffEnv))
+	c.off, err = parseGPUOff(cuda.ReadEnv().GPUOff)
 	return c, err
 })
