@@ -108,19 +108,26 @@ func btGPUOptions(o Options, ex exec.Executor, set func(*gpuConfig)) Options {
 	return o
 }
 
-// Building on the GPU reports progress once per level like the Go build.
+// Building on the GPU reports progress as the contract says, once per
+// large level like the Go build, pipelined or not.
 func TestBuildGPUProgress(t *testing.T) {
 	ex, why := exec.TestGPU()
 	if ex == nil {
 		t.Skip(why)
 	}
 	s := scenes.Soup(5000, 4)
-	var goLevels, gpuLevels [][2]int
-	_, err := Build(context.Background(), s, Options{Progress: func(l, a int) { goLevels = append(goLevels, [2]int{l, a}) }})
+	var goCalls []Progress
+	_, err := Build(context.Background(), s, Options{Progress: func(p Progress) { goCalls = append(goCalls, p) }})
 	require.NoError(t, err)
-	_, err = Build(context.Background(), s, Options{Executor: ex, Progress: func(l, a int) { gpuLevels = append(gpuLevels, [2]int{l, a}) }})
-	require.NoError(t, err)
-	require.Equal(t, goLevels, gpuLevels)
+	goLevels := checkProgress(t, goCalls)
+	for _, off := range []gpuPaths{0, pathPipeline} {
+		var gpuCalls []Progress
+		o := btGPUOptions(Options{Progress: func(p Progress) { gpuCalls = append(gpuCalls, p) }}, ex,
+			func(c *gpuConfig) { c.off = off })
+		_, err = Build(context.Background(), s, o)
+		require.NoError(t, err)
+		require.Equal(t, goLevels, checkProgress(t, gpuCalls), "paths off %b", off)
+	}
 }
 
 // Level by level, the CUDA large phase sees the same nodes (box, range,

@@ -417,12 +417,20 @@ type parkedRange struct {
 	smallSlot int32
 }
 
-// buildCUDA is the build on the CUDA executor.
-func (b *builder) buildCUDA() (*buildResult, error) {
+// buildCUDA is the build on the CUDA executor. When it fails or is
+// cancelled it waits for the work it queued before it frees the device
+// memory: nothing of it is left running.
+func (b *builder) buildCUDA() (_ *buildResult, err error) {
 	ctx := b.ex.CUDA()
 	ctx.ResetPeak()
 	d := &devLevel{ex: b.ex, ctx: ctx, cfg: b.cfg}
-	defer d.free()
+	defer func() {
+		if err != nil {
+			ctx.Synchronize() // the error is err
+		}
+		d.free()
+	}()
+	b.report("prepare", 0, 0, 0)
 
 	// Pipelined levels for scenes under pipeMaxTris triangles: a larger
 	// scene's levels keep the device busier than the host (8.9M-triangle
@@ -467,6 +475,10 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	}
 	b.subPhase("prepare.root", t0) // its reduction queued
 	b.endPhase("prepare")
+	if err := b.ctx.Err(); err != nil {
+		return nil, err
+	}
+	b.rootRefs = n
 
 	b.startPhase()
 	rs := &records{}
@@ -551,9 +563,10 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 	b.sampleHost()
 
 	b.startPhase()
-	if b.opt.Progress != nil && len(rs.small) > 0 {
-		b.opt.Progress(b.levels, len(rs.small))
+	if err := b.ctx.Err(); err != nil {
+		return nil, err
 	}
+	b.report("small", 0, b.levels, len(rs.small))
 	if devSmall {
 		done, err := b.smallAndLayoutCUDA(d, rs, res, smallOff, smallCnt)
 		if err != nil {
@@ -571,7 +584,9 @@ func (b *builder) buildCUDA() (*buildResult, error) {
 		return nil, err
 	}
 	b.gatherTris() // the Go small phase clips the triangles
-	b.smallGo(rs)
+	if err := b.smallGo(rs); err != nil {
+		return nil, err
+	}
 	b.devPeak = ctx.PeakBytes()
 	b.endPhase("small")
 	b.startPhase()
@@ -700,6 +715,9 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 		// Memory guard as in buildGo: past capRefs the next level's nodes
 		// all become leaves.
 		forceLeaf = n > capRefs
+		if forceLeaf {
+			b.limited = limitedRefs
+		}
 		if nn2 > 0 {
 			if err := b.ctx.Err(); err != nil {
 				return nil, err
@@ -729,17 +747,6 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 			return parked, nil
 		}
 	}
-}
-
-// levelProgress reports large-phase level `level` of nodes nodes to the
-// progress callback, once: a build that starts its large phase again (the
-// pipelined phase's fallback) does not report the levels it reported.
-func (b *builder) levelProgress(level, nodes int) {
-	if b.opt.Progress == nil || level < b.reported {
-		return
-	}
-	b.reported = level + 1
-	b.opt.Progress(level, nodes)
 }
 
 // subPhase adds the time since t0 to phase name and returns now. The

@@ -95,9 +95,10 @@ func (b *builder) finishDeviceTop(d *devLevel, res *buildResult) (_ *buildResult
 	b.endPhase("large")
 	b.sampleHost()
 	b.startPhase()
-	if b.opt.Progress != nil {
-		b.opt.Progress(b.levels, run.so.roots)
+	if err := b.ctx.Err(); err != nil {
+		return nil, false, err
 	}
+	b.report("small", 0, b.levels, run.so.roots)
 	so, err := b.smallFinish(d, run)
 	if err != nil || so == nil {
 		return nil, false, err
