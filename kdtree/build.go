@@ -68,8 +68,7 @@ func buildHooked(ctx context.Context, scene *scenes.Scene, opts Options, hook fu
 			}
 			cfg = &c
 		}
-		b.cfg = cfg
-		res, err = b.buildCUDA()
+		res, err = (&gpuBuild{builder: b, cfg: cfg}).buildCUDA()
 	} else {
 		res, err = b.buildGo()
 	}
@@ -100,13 +99,13 @@ type buildResult struct {
 	bounds scenes.Bounds
 }
 
-// builder holds one build's state.
+// builder holds one build's state, the part the Go reference and the
+// CUDA build (gpuBuild) share.
 type builder struct {
 	ctx   context.Context
 	scene *scenes.Scene
 	opt   Options
 	ex    exec.Executor
-	cfg   *gpuConfig // the CUDA build's paths and thresholds
 
 	tris    []triangle // vertices of every scene triangle (dropped ones too)
 	kept    []uint32   // indices of the kept triangles, ascending
@@ -115,10 +114,6 @@ type builder struct {
 	// onLevel, when set (tests), sees every large-phase level's nodes and
 	// their decisions, to compare executors level by level.
 	onLevel func(nodes []lnode, dec []decision)
-	// noDeviceTop: the CUDA build keeps the host's records and lays the
-	// top of the tree out on the host (a build again after the device
-	// layout's small phase overflowed: top_cuda.go).
-	noDeviceTop bool
 
 	// red is the build's reducer (the nodes' tight bounds on the Go
 	// executor; the CUDA path keeps its own in devLevel). onReduce, when set
@@ -126,11 +121,6 @@ type builder struct {
 	// every such reduction before it runs; it must copy what it keeps.
 	red      *reduce.Reducer
 	onReduce func(boxes []float32, offsets []uint32)
-
-	// room, when set, delivers the CUDA large phase's host memory
-	// (startHostRoom).
-	room      <-chan *hostRoom
-	roomReady *hostRoom // room's delivery, once roomMade has received it
 
 	phases   map[string]float64
 	phase    time.Time

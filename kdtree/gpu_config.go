@@ -168,3 +168,21 @@ var envGPUConfig = sync.OnceValues(func() (gpuConfig, error) {
 	c.off, err = parseGPUOff(cuda.ReadEnv().GPUOff)
 	return c, err
 })
+
+// gpuBuild is one build on the CUDA executor: the state it shares with the
+// Go reference (builder: the scene, options, phases, records hooks), its
+// configuration and its own host state. Its device buffers are devLevel's.
+type gpuBuild struct {
+	*builder
+	cfg *gpuConfig // the paths and thresholds
+
+	// noDeviceTop: the build keeps the host's records and lays the top of
+	// the tree out on the host (a build again after the device layout's
+	// small phase overflowed: top_cuda.go).
+	noDeviceTop bool
+
+	// room, when set, delivers the large phase's host memory
+	// (startHostRoom).
+	room      <-chan *hostRoom
+	roomReady *hostRoom // room's delivery, once roomMade has received it
+}

@@ -32,8 +32,9 @@ import (
 
 const cudaBlock = 256
 
-// devLevel holds the device buffers of a CUDA build; they grow (never
-// shrink) and are freed by free.
+// devLevel holds the device buffers and state of a CUDA build, by phase
+// in the structs it embeds; the buffers grow (never shrink) and are freed
+// by free.
 type devLevel struct {
 	ex  exec.Executor
 	ctx *cuda.Context
@@ -49,6 +50,27 @@ type devLevel struct {
 	offsets      *exec.Buf[uint32] // the level's node table (see upload); info is a view of it
 	info         *exec.Buf[uint32]
 	nboxP        cuda.DevPtr // the table's node boxes (float32)
+	sc           *split.Scratch
+	scRefs, scN  int
+	nbox, geo    *exec.Buf[float32]
+	dec          *exec.Buf[uint32]
+	hist         *exec.Buf[uint32]
+	ptri         *exec.Buf[uint32]
+	pbox         *exec.Buf[float32]
+	parked       int                // references parked so far
+	arenaU       *exec.Buf[uint32]  // the views reserve made live here
+	arenaF       *exec.Buf[float32] // (freed only by free)
+
+	devRoot
+	devLevels
+	devPipe
+	devEarly
+	devPrep
+	devTop
+}
+
+// devRoot is the root box's part of devLevel.
+type devRoot struct {
 	// rootTight is d.tight's address when it holds the root's tight bounds
 	// (rootBox), for the first level's decisions; 0 once they are used.
 	rootTight cuda.DevPtr
@@ -61,17 +83,10 @@ type devLevel struct {
 	root        aabb
 	rootOK      bool
 	rootToTable bool
-	nbox, geo   *exec.Buf[float32]
-	dec         *exec.Buf[uint32]
-	hist        *exec.Buf[uint32]
-	ptri        *exec.Buf[uint32]
-	pbox        *exec.Buf[float32]
-	parked      int                // references parked so far
-	arenaU      *exec.Buf[uint32]  // the views reserve made live here
-	arenaF      *exec.Buf[float32] // (freed only by free)
-	sc          *split.Scratch
-	scRefs, scN int
+}
 
+// devLevels is the large phase's part of devLevel.
+type devLevels struct {
 	// The large phase's own state: the next level's node table (made on
 	// the device by kdtree_tail_f32, then swapped with offsets), the
 	// scanned node words (kdtree_addresses_u32) and their look-back
@@ -104,14 +119,20 @@ type devLevel struct {
 	layout   int
 	nodeCap  int
 	refLimit int // when positive, the most references queueTail lets a level have (largeCUDAPipe's pipeRefCap)
+}
 
+// devPipe is the pipelined large phase's part of devLevel.
+type devPipe struct {
 	// The pipelined large phase's: the last level's log (kdtree_tail_f32,
 	// szWords + 6·nodeCap words), and what it borrowed, pinned host memory and
 	// events (given back by free, after the device is done with them).
 	log    *exec.Buf[uint32]
 	pins   []*cuda.Pinned
 	events []*cuda.Event
+}
 
+// devEarly is the early small phase's part of devLevel (small_early.go).
+type devEarly struct {
 	// The small roots the pipelined levels list on the device (room for
 	// rootCap) and the small phase startSmallEarly launched from them,
 	// which runSmallCUDA finishes (see small_early.go); levelFreed: the
@@ -120,7 +141,10 @@ type devLevel struct {
 	rootCap    int
 	early      *smallRun
 	levelFreed bool
+}
 
+// devPrep is a queued prepareCUDA's part of devLevel.
+type devPrep struct {
 	// A queued prepareCUDA's count of kept triangles and error word on
 	// the device (prep), the first level's table still to be completed
 	// from them (countPending), and their values once takeRoot brought
@@ -130,7 +154,10 @@ type devLevel struct {
 	keptKnown    bool
 	keptN        int
 	keptBad      uint32
+}
 
+// devTop is the device layout's part of devLevel (top_cuda.go).
+type devTop struct {
 	// The device lays out the whole tree (top_cuda.go): deviceTop, the
 	// levels' starts in the device's list of large-phase nodes
 	// (topLevels, the last entry their count), and topMissed when the
@@ -420,7 +447,7 @@ type parkedRange struct {
 // buildCUDA is the build on the CUDA executor. When it fails or is
 // cancelled it waits for the work it queued before it frees the device
 // memory: nothing of it is left running.
-func (b *builder) buildCUDA() (_ *buildResult, err error) {
+func (b *gpuBuild) buildCUDA() (_ *buildResult, err error) {
 	ctx := b.ex.CUDA()
 	ctx.ResetPeak()
 	d := &devLevel{ex: b.ex, ctx: ctx, cfg: b.cfg}
@@ -601,7 +628,7 @@ func (b *builder) buildCUDA() (_ *buildResult, err error) {
 // smallAndLayoutCUDA runs the small phase and the layout on the device and
 // sets res's nodes and references; it returns false (res unchanged) when
 // the small phase's output overflowed every room it tried.
-func (b *builder) smallAndLayoutCUDA(d *devLevel, rs *records, res *buildResult, smallOff, smallCnt []uint32) (bool, error) {
+func (b *gpuBuild) smallAndLayoutCUDA(d *devLevel, rs *records, res *buildResult, smallOff, smallCnt []uint32) (bool, error) {
 	// Nothing but tv, ptri and pbox is needed from here on: free the
 	// level buffers before the small phase allocates its output.
 	t0 := time.Now()
@@ -645,7 +672,7 @@ func (b *builder) smallAndLayoutCUDA(d *devLevel, rs *records, res *buildResult,
 // the next level: the records are off the path of the levels (they cost
 // the bunny about 45 µs a level, the 8.9M-triangle grid 60 ms a build).
 // The records are levelGo's, made level after level in order.
-func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]parkedRange, error) {
+func (b *gpuBuild) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]parkedRange, error) {
 	// Room for the records and parked ranges the large phase usually makes
 	// (the bunny parks about n/19 small roots; a split makes two records),
 	// so that book rarely grows them: growing copies every record made so
@@ -768,7 +795,7 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 // what the host does with the parked ranges after the last level (their
 // records are the booker's; their references are brought home only when
 // a host step needs them).
-func (b *builder) subPhase(name string, t0 time.Time) time.Time {
+func (b *gpuBuild) subPhase(name string, t0 time.Time) time.Time {
 	now := time.Now()
 	b.phases[name] += float64(now.Sub(t0).Nanoseconds()) / 1e6
 	return now
@@ -926,7 +953,7 @@ func (d *devLevel) setRoot(h []float32) {
 // of the node words (kdtree_addresses_u32). It waits for nothing: the launches are asynchronous on the one stream,
 // so buildCUDA queues a level's front before it does the previous level's
 // bookkeeping, which then runs while the device works.
-func (b *builder) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLeaf bool) error {
+func (b *gpuBuild) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLeaf bool) error {
 	keys := d.tableOK && d.keysOK
 	d.keysOK, d.keysNext = false, false
 	if d.tableOK {
@@ -1031,7 +1058,7 @@ func (d *devLevel) readBack(lb *levelBook, nn int) error {
 // references, once lb.count has read its counts: the buffers grown to what
 // the count says the level needs, then queueTail. It waits for nothing; the
 // level's bookkeeping (lb.book) is independent of it.
-func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook, level int) error {
+func (b *gpuBuild) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook, level int) error {
 	total, park := lb.total, lb.park
 	if err := ensure(d.ex, &d.tri[1], int(total)); err != nil {
 		return err
@@ -1060,7 +1087,7 @@ func (b *builder) levelTailCUDA(d *devLevel, nn, n int, lb *levelBook, level int
 // swapped in; none when layout is 0) and the next level's sizes (slot
 // level+1 of d.sz), and when log is not 0 the level's log there (see
 // kdtree_tail_f32). It waits for nothing.
-func (b *builder) queueTail(d *devLevel, nb, nRefs, layout, level int, log cuda.DevPtr) error {
+func (b *gpuBuild) queueTail(d *devLevel, nb, nRefs, layout, level int, log cuda.DevPtr) error {
 	// Where the children and the parked references go: the scan of the
 	// node words, made by the level's front (kdtree_addresses_u32).
 	pre := d.pre.Slice(0, nodeWords(nb))
@@ -1340,7 +1367,7 @@ func (lb *levelBook) levelDecisions(nn int) []decision {
 // node). It readies d.tkey[1] for the next level's tight bounds (nodes up
 // to 2·nn, or the most it holds in the pipelined phase, whose levels are
 // laid out for at most nodeCap nodes).
-func (b *builder) decideCUDA(d *devLevel, nn, n int, keys bool) error {
+func (b *gpuBuild) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 	o := &b.opt
 	p := newSAH(o)
 	nb := o.Bins

@@ -39,7 +39,7 @@ import (
 // asynchronous copy into the level's levelBook; the host waits for level
 // k-1's copy (its sizes) while the device runs level k, and the booker
 // waits for it on its own goroutine.
-func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) (parked []parkedRange, overflow bool, err error) {
+func (b *gpuBuild) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) (parked []parkedRange, overflow bool, err error) {
 	ctx := d.ctx
 	refCap, nodeCap := d.scRefs, d.nodeCap
 	if c := b.cfg.pipeRefCap; c > 0 {

@@ -42,7 +42,7 @@ func (d *devLevel) freeLevel(wait bool) error {
 // layout_device.go for the steps and their Go references) and downloads the
 // node and reference arrays once. It times the phases "layout" (sizes, host
 // top layout, emit; ends with the device idle) and "download".
-func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan planned) ([]Node, []uint32, error) {
+func (b *gpuBuild) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan planned) ([]Node, []uint32, error) {
 	if err := b.ctx.Err(); err != nil {
 		<-plan // done reading rs
 		return nil, nil, err

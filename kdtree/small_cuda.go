@@ -77,7 +77,7 @@ func (so *smallDev) free() {
 // the Go small phase. When startSmallEarly launched the phase from the
 // roots the device listed, it checks that list against the host's and
 // waits for that launch.
-func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []uint32) (*smallDev, error) {
+func (b *gpuBuild) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []uint32) (*smallDev, error) {
 	R := len(rs.small)
 	if run := d.early; run != nil {
 		d.early = nil
@@ -146,7 +146,7 @@ func smallAt(stride int) (ctrAt, sizeAt, orderAt, end int) {
 
 // smallHostWords makes the small roots' words on the host from the
 // booker's arrays and sends them.
-func (b *builder) smallHostWords(d *devLevel, rs *records, smallOff, smallCnt []uint32) (*smallRun, error) {
+func (b *gpuBuild) smallHostWords(d *devLevel, rs *records, smallOff, smallCnt []uint32) (*smallRun, error) {
 	t0 := time.Now()
 	R := len(rs.small)
 	run := &smallRun{so: &smallDev{roots: R}, stride: R}
@@ -229,7 +229,7 @@ func (b *builder) smallHostWords(d *devLevel, rs *records, smallOff, smallCnt []
 
 // smallLaunch allocates the output room of run's attempt (gpuConfig.smallCaps) and
 // launches the small-phase kernel; it waits for nothing.
-func (b *builder) smallLaunch(d *devLevel, run *smallRun) error {
+func (b *gpuBuild) smallLaunch(d *devLevel, run *smallRun) error {
 	t0 := time.Now()
 	so, w, R := run.so, run.w, run.so.roots
 	if run.args == nil {
@@ -288,7 +288,7 @@ func (b *builder) smallLaunch(d *devLevel, run *smallRun) error {
 // smallFinish waits for run's kernel and reads its counters back: the
 // output when it fit, else the launch again with the next room of
 // gpuConfig.smallCaps, and nil when none fits.
-func (b *builder) smallFinish(d *devLevel, run *smallRun) (*smallDev, error) {
+func (b *gpuBuild) smallFinish(d *devLevel, run *smallRun) (*smallDev, error) {
 	so, R := run.so, run.so.roots
 	ctrAt, _, _, _ := smallAt(run.stride)
 	ctr := run.w.Slice(ctrAt, smallCtrs)

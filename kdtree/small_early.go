@@ -55,7 +55,7 @@ func (d *devLevel) ensureRoots(n int) error {
 // queued right behind the last level) and leaves the run in d.early.
 // Without a list (room too small, the early start off) or without roots it
 // does nothing.
-func (b *builder) startSmallEarly(d *devLevel, roots, pk int) error {
+func (b *gpuBuild) startSmallEarly(d *devLevel, roots, pk int) error {
 	if d.roots == nil || !d.cfg.earlySmall() || roots == 0 || roots > d.rootCap {
 		return nil
 	}
@@ -89,7 +89,7 @@ func (b *builder) startSmallEarly(d *devLevel, roots, pk int) error {
 // checkEarly checks the device's list of small roots against the booker's:
 // the same count and references within the bound the room was made for,
 // and with gpuConfig.checkEarlyRoots every entry (offset, count, depth, box bits).
-func (b *builder) checkEarly(d *devLevel, run *smallRun, rs *records, smallOff, smallCnt []uint32) error {
+func (b *gpuBuild) checkEarly(d *devLevel, run *smallRun, rs *records, smallOff, smallCnt []uint32) error {
 	R := len(rs.small)
 	if run.so.roots != R {
 		return fmt.Errorf("kdtree: the device listed %d small roots, the host booked %d", run.so.roots, R)

@@ -85,7 +85,7 @@ func (d *devLevel) queueTopPlan(roots int) error {
 // the layout (layoutTopCUDA). ok is false when the small phase's output
 // overflowed every room it tries (the caller builds again without the
 // device layout: the host has no records to run the Go small phase on).
-func (b *builder) finishDeviceTop(d *devLevel, res *buildResult) (_ *buildResult, ok bool, err error) {
+func (b *gpuBuild) finishDeviceTop(d *devLevel, res *buildResult) (_ *buildResult, ok bool, err error) {
 	run := d.early
 	if run == nil {
 		return nil, false, fmt.Errorf("kdtree: the device layout without a small phase")
@@ -117,7 +117,7 @@ func (b *builder) finishDeviceTop(d *devLevel, res *buildResult) (_ *buildResult
 // layoutTopCUDA lays the tree out on the device (kdtree_top_layout_u32,
 // then the small subtrees) and downloads it. It times the phases "layout"
 // and "download".
-func (b *builder) layoutTopCUDA(d *devLevel, so *smallDev) ([]Node, []uint32, error) {
+func (b *gpuBuild) layoutTopCUDA(d *devLevel, so *smallDev) ([]Node, []uint32, error) {
 	b.startPhase()
 	t0 := b.phase
 	R := so.roots
