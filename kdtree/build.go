@@ -219,10 +219,9 @@ func (b *builder) buildGo() (*buildResult, error) {
 	if err != nil || rs == nil {
 		return res, err
 	}
-	if err := b.ctx.Err(); err != nil {
+	if err := b.enter("layout", b.levels, 0); err != nil {
 		return nil, err
 	}
-	b.report("layout", 0, b.levels, 0)
 	b.startPhase()
 	res.nodes, res.refs, err = layoutGo(rs)
 	if err != nil {

@@ -180,10 +180,9 @@ func (b *gpuBuild) smallPhase(d *devLevel, rs *records, res *buildResult) error 
 	b.endPhase("large")
 	b.sampleHost()
 	b.startPhase()
-	if err := b.ctx.Err(); err != nil {
+	if err := b.enter("small", b.levels, len(rs.small)); err != nil {
 		return err
 	}
-	b.report("small", 0, b.levels, len(rs.small))
 	if devSmall {
 		done, err := b.smallAndLayoutCUDA(d, rs, res, smallOff, smallCnt)
 		if err != nil || done {
@@ -203,10 +202,9 @@ func (b *gpuBuild) smallPhase(d *devLevel, rs *records, res *buildResult) error 
 	}
 	b.devPeak = d.ctx.PeakBytes()
 	b.endPhase("small")
-	if err := b.ctx.Err(); err != nil {
+	if err := b.enter("layout", b.levels, 0); err != nil {
 		return err
 	}
-	b.report("layout", 0, b.levels, 0)
 	b.startPhase()
 	var err error
 	if res.nodes, res.refs, err = layoutGo(rs); err != nil {

@@ -43,11 +43,10 @@ func (d *devLevel) freeLevel(wait bool) error {
 // node and reference arrays once. It times the phases "layout" (sizes, host
 // top layout, emit; ends with the device idle) and "download".
 func (b *gpuBuild) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan planned) ([]Node, []uint32, error) {
-	if err := b.ctx.Err(); err != nil {
+	if err := b.enter("layout", b.levels, 0); err != nil {
 		<-plan // done reading rs
 		return nil, nil, err
 	}
-	b.report("layout", 0, b.levels, 0)
 	b.startPhase()
 	t0 := b.phase
 	R := len(rs.small)

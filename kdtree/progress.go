@@ -50,6 +50,13 @@ func (b *builder) report(phase string, part float64, level, nodes int) {
 	b.opt.Progress(Progress{Phase: phase, Fraction: b.fraction, Level: level, Nodes: nodes})
 }
 
+// enter reports the start of phase and returns ctx.Err(): a build
+// cancelled at any Progress call stops before the work that follows it.
+func (b *builder) enter(phase string, level, nodes int) error {
+	b.report(phase, 0, level, nodes)
+	return b.ctx.Err()
+}
+
 // levelPart estimates the part of the large phase done when level starts:
 // about 2·log2(n/SmallNode) levels for n kept triangles, fewer than 0.99.
 func (b *builder) levelPart(level int) float64 {

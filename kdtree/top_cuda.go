@@ -90,15 +90,14 @@ func (b *gpuBuild) finishDeviceTop(d *devLevel, res *buildResult) (_ *buildResul
 	if run == nil {
 		return nil, false, fmt.Errorf("kdtree: the device layout without a small phase")
 	}
-	d.early = nil
-	b.cfg.counts.add(countEarlyRun)
 	b.endPhase("large")
 	b.sampleHost()
 	b.startPhase()
-	if err := b.ctx.Err(); err != nil {
-		return nil, false, err
+	if err := b.enter("small", b.levels, run.so.roots); err != nil {
+		return nil, false, err // (d.free frees d.early)
 	}
-	b.report("small", 0, b.levels, run.so.roots)
+	d.early = nil
+	b.cfg.counts.add(countEarlyRun)
 	so, err := b.smallFinish(d, run)
 	if err != nil || so == nil {
 		return nil, false, err
@@ -118,6 +117,9 @@ func (b *gpuBuild) finishDeviceTop(d *devLevel, res *buildResult) (_ *buildResul
 // then the small subtrees) and downloads it. It times the phases "layout"
 // and "download".
 func (b *gpuBuild) layoutTopCUDA(d *devLevel, so *smallDev) ([]Node, []uint32, error) {
+	if err := b.enter("layout", b.levels, 0); err != nil {
+		return nil, nil, err
+	}
 	b.startPhase()
 	t0 := b.phase
 	R := so.roots
