@@ -41,9 +41,12 @@
 //	small.go                            Go reference: a small root's subtree
 //	layout.go                           Go reference: records to Nodes and Refs
 //	build_cuda.go                       the CUDA build's driver, phase by phase
+//	dev_level.go                        CUDA: the build's device buffers, launches
 //	prepare_cuda.go                     CUDA: upload, gather, drop, boxes, root box
 //	large_cuda.go, large_pipe.go        CUDA: the large levels, level by level or pipelined
-//	large_booker.go, host_room.go       CUDA: the host's records of the levels
+//	decide_cuda.go                      CUDA: a level's decisions (binned SAH)
+//	level_book.go, large_booker.go,     CUDA: the host's records of the levels
+//	host_room.go
 //	small_cuda.go, small_early.go       CUDA: the small phase
 //	layout_cuda.go, top_cuda.go         CUDA: the layout on the device
 //	layout_device.go, layout_plan.go    the device layout's Go references and host plan

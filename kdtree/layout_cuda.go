@@ -2,6 +2,7 @@ package kdtree
 
 import (
 	"fmt"
+	"time"
 	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
@@ -160,3 +161,39 @@ func (b *gpuBuild) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-cha
 
 // The node words the kernels write are kdtree.Node's fields in order.
 var _ = [1]struct{}{}[unsafe.Sizeof(Node{})-8]
+
+// smallAndLayoutCUDA runs the small phase and the layout on the device and
+// sets res's nodes and references; it returns false (res unchanged) when
+// the small phase's output overflowed every room it tried.
+func (b *gpuBuild) smallAndLayoutCUDA(d *devLevel, rs *records, res *buildResult, smallOff, smallCnt []uint32) (bool, error) {
+	// Nothing but tv, ptri and pbox is needed from here on: free the
+	// level buffers before the small phase allocates its output.
+	t0 := time.Now()
+	if err := d.freeLevel(true); err != nil {
+		return false, err
+	}
+	b.subPhase("small.free", t0) // the last level's wait and the frees
+	// The large-phase half of the layout is planned on the host while the
+	// device builds the small subtrees (it reads rs, which nothing changes
+	// until it is done).
+	plan := make(chan planned, 1)
+	go func() {
+		t0 := time.Now()
+		p, err := planTop(rs)
+		plan <- planned{p, err, time.Since(t0)}
+	}()
+	so, err := b.runSmallCUDA(d, rs, smallOff, smallCnt)
+	if err != nil || so == nil {
+		<-plan // done reading rs
+		return false, err
+	}
+	defer so.free()
+	d.tv.Free()
+	d.pbox.Free()
+	b.endPhase("small")
+	if res.nodes, res.refs, err = b.layoutCUDA(d, rs, so, plan); err != nil {
+		return false, err
+	}
+	b.devPeak = d.ctx.PeakBytes()
+	return true, nil
+}
