@@ -57,8 +57,6 @@ func (b *gpuBuild) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-cha
 	if len(size) != 2*R {
 		return nil, nil, fmt.Errorf("kdtree: %d small subtrees' sizes for %d small roots", len(size)/2, R)
 	}
-	var scratch *exec.Buf[uint32]
-	defer func() { scratch.Free() }()
 	t0 = b.subPhase("layout.sizes", t0)
 	pl := <-plan
 	if pl.err != nil {
@@ -74,53 +72,23 @@ func (b *gpuBuild) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-cha
 	// One upload: the small roots' bases, then the parked leaves' copies.
 	// (Through pinned memory, which the context keeps: a pageable copy
 	// waits for the device and stages the words first.)
-	up := t.up
-	var upBuf *exec.Buf[uint32]
-	defer func() { upBuf.Free() }()
-	if len(up) > 0 {
-		if upBuf, err = exec.Alloc[uint32](b.ex, len(up)); err != nil {
-			return nil, nil, err
-		}
-		words, pin := d.hostWords(len(up))
-		copy(words, up)
-		if err := d.send(upBuf, words, pin); err != nil {
-			return nil, nil, err
-		}
-	}
-	// The output arrays: nodes as pairs of words (kdtree.Node).
-	nodesBuf, err := exec.Alloc[uint32](b.ex, max(2*t.numNodes, 1))
+	upBuf, err := d.sendNew(t.up)
+	defer upBuf.Free()
 	if err != nil {
 		return nil, nil, err
 	}
+	nodesBuf, refsBuf, err := d.treeBufs(t.numNodes, t.numRefs)
 	defer nodesBuf.Free()
-	refsBuf, err := exec.Alloc[uint32](b.ex, max(t.numRefs, 1))
+	defer refsBuf.Free()
 	if err != nil {
 		return nil, nil, err
 	}
-	defer refsBuf.Free()
 	b.subPhase("layout.alloc", t0)
-	if R > 0 && so.place != nil {
-		// A thread per record (kdtree_small_w_f32 left their places).
-		if err := d.launch("kdtree_small_place_u32", so.nrec, so.rec.Ptr(), so.refs.Ptr(), so.place.Ptr(),
-			so.chunkRoot.Ptr(), uint32(so.nrec), uint32(R), upBuf.Ptr(), nodesBuf.Ptr(), refsBuf.Ptr()); err != nil {
-			return nil, nil, err
-		}
+	walkErr, err := d.emitSmall(so, upBuf, nodesBuf, refsBuf)
+	if err != nil {
+		return nil, nil, err
 	}
-	// The walk per root's overflow word (checked after it).
-	var walkErr *exec.Buf[uint32]
-	if R > 0 && so.place == nil {
-		if scratch, err = exec.Alloc[uint32](b.ex, 1); err != nil {
-			return nil, nil, err
-		}
-		walkErr = scratch
-		if err := walkErr.Dev().Memset32(0); err != nil {
-			return nil, nil, err
-		}
-		if err := d.launch("kdtree_small_emit_u32", R, so.rec.Ptr(), so.refs.Ptr(), uint32(R), upBuf.Ptr(),
-			nodesBuf.Ptr(), refsBuf.Ptr(), walkErr.Ptr()); err != nil {
-			return nil, nil, err
-		}
-	}
+	defer walkErr.Free()
 	if nc := len(t.copies) / 3; nc > 0 {
 		if err := d.ctx.Launch("kdtree_copy_ranges_u32", cuda.Linear(nc), cuda.Linear(cudaBlock), 0,
 			d.ptri.Ptr(), upBuf.Slice(len(t.base), len(t.copies)).Ptr(), uint32(nc), refsBuf.Ptr()); err != nil {
@@ -196,4 +164,63 @@ func (b *gpuBuild) smallAndLayoutCUDA(d *devLevel, rs *records, res *buildResult
 	}
 	b.devPeak = d.ctx.PeakBytes()
 	return true, nil
+}
+
+// emitSmall queues the layout of the small subtrees at their bases (2
+// words a small root in base: node and reference index): a thread per
+// record (kdtree_small_place_u32) when the small kernel left their places,
+// else a walk per root (kdtree_small_emit_u32), whose stack overflow word
+// it returns (nil otherwise) for the caller to read after the wait and
+// free.
+func (d *devLevel) emitSmall(so *smallDev, base, nodes, refs *exec.Buf[uint32]) (*exec.Buf[uint32], error) {
+	R := so.roots
+	if R == 0 {
+		return nil, nil
+	}
+	if so.place != nil {
+		return nil, d.launch("kdtree_small_place_u32", so.nrec, so.rec.Ptr(), so.refs.Ptr(), so.place.Ptr(),
+			so.chunkRoot.Ptr(), uint32(so.nrec), uint32(R), base.Ptr(), nodes.Ptr(), refs.Ptr())
+	}
+	walkErr, err := exec.Alloc[uint32](d.ex, 1)
+	if err != nil {
+		return nil, err
+	}
+	if err = walkErr.Dev().Memset32(0); err == nil {
+		err = d.launch("kdtree_small_emit_u32", R, so.rec.Ptr(), so.refs.Ptr(), uint32(R), base.Ptr(),
+			nodes.Ptr(), refs.Ptr(), walkErr.Ptr())
+	}
+	if err != nil {
+		walkErr.Free()
+		return nil, err
+	}
+	return walkErr, nil
+}
+
+// sendNew copies words into a new buffer (nil for none; the caller frees
+// it, also on error) through pinned memory, which the context keeps: a
+// pageable copy waits for the device and stages the words first.
+func (d *devLevel) sendNew(words []uint32) (*exec.Buf[uint32], error) {
+	if len(words) == 0 {
+		return nil, nil
+	}
+	buf, err := exec.Alloc[uint32](d.ex, len(words))
+	if err != nil {
+		return nil, err
+	}
+	h, pin := d.hostWords(len(words))
+	copy(h, words)
+	return buf, d.send(buf, h, pin)
+}
+
+// treeBufs allocates the output arrays of a tree of numNodes nodes (as
+// pairs of words: kdtree.Node) and numRefs references; the caller frees
+// both (nil on error), also on error.
+func (d *devLevel) treeBufs(numNodes, numRefs int) (nodes, refs *exec.Buf[uint32], err error) {
+	if nodes, err = exec.Alloc[uint32](d.ex, max(2*numNodes, 1)); err != nil {
+		return nil, nil, err
+	}
+	if refs, err = exec.Alloc[uint32](d.ex, max(numRefs, 1)); err != nil {
+		return nodes, nil, err
+	}
+	return nodes, refs, nil
 }
