@@ -97,7 +97,12 @@ func (b *gpuBuild) largeRoom(rs *records, n int, parked []parkedRange) []parkedR
 }
 
 // roomFunc is a booker's room (see booker.room) for a large phase of n
-// kept triangles keeping its records in rs.
+// kept triangles keeping its records in rs: room for the records and
+// parked ranges the large phase usually makes (the bunny parks about n/19
+// small roots; a split makes two records), so that book rarely grows them:
+// growing copies every record made so far, and the records hold pointers
+// (the grid's growth cost 80 ms of host time per build on the device
+// machine).
 func (b *gpuBuild) roomFunc(rs *records, n int) func([]parkedRange, bool) ([]parkedRange, bool) {
 	return func(parked []parkedRange, wait bool) ([]parkedRange, bool) {
 		if !wait && !b.roomMade() {

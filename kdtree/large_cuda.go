@@ -39,11 +39,7 @@ import (
 // the bunny about 45 µs a level, the 8.9M-triangle grid 60 ms a build).
 // The records are levelGo's, made level after level in order.
 func (b *gpuBuild) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]parkedRange, error) {
-	// Room for the records and parked ranges the large phase usually makes
-	// (the bunny parks about n/19 small roots; a split makes two records),
-	// so that book rarely grows them: growing copies every record made so
-	// far, and the records hold pointers (the grid's growth cost 80 ms of
-	// host time per build on the device machine).
+	// (roomFunc: room for the records the large phase usually makes.)
 	t0 := time.Now()
 	// The host's records use the host's cores (the CUDA executor's
 	// Workers is 1: its work is the device's).
@@ -73,24 +69,14 @@ func (b *gpuBuild) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]
 		}
 		if level == 0 {
 			// The root's box, queued before this level: home by now.
-			root, err := d.takeRoot()
-			if err != nil {
+			var err error
+			if nodes[0].box, err = d.takeRoot(); err != nil {
 				return nil, err
 			}
-			nodes[0].box = root
 		}
 		t0 = b.subPhase("large.device", t0)
-		if b.onLevel != nil {
-			nodes := bk.current()
-			if level > 0 {
-				// Tests: the table made on the device is the host's nodes.
-				if err := d.checkTable(nodes, n); err != nil {
-					return nil, err
-				}
-			}
-			if !forceLeaf {
-				b.onLevel(nodes, lb.levelDecisions(nn))
-			}
+		if err := b.levelHook(d, bk, lb, level, nn, n, forceLeaf); err != nil {
+			return nil, err
 		}
 		if err := lb.count(workers, cnt, d.parked); err != nil {
 			return nil, err
@@ -111,19 +97,8 @@ func (b *gpuBuild) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]
 		if forceLeaf {
 			b.limited = limitedRefs
 		}
-		if nn2 > 0 {
-			if err := b.ctx.Err(); err != nil {
-				return nil, err
-			}
-			if !forceLeaf {
-				b.levelProgress(level+1, nn2)
-			}
-			if err := b.levelFrontCUDA(d, nil, nn2, n, forceLeaf); err != nil {
-				return nil, err
-			}
-			if !forceLeaf {
-				b.levels++
-			}
+		if err := b.nextLevel(d, level+1, nn2, n, forceLeaf); err != nil {
+			return nil, err
 		}
 		// The level's launches to the driver now (they are queued on the
 		// host: cuda.Context.Launch), so the device works while the
@@ -140,6 +115,46 @@ func (b *gpuBuild) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]
 			return parked, nil
 		}
 	}
+}
+
+// levelHook shows the tests' level hook (onLevel) level's nodes and
+// decisions (nn nodes; n references), after checking the node table the
+// device made against the host's.
+func (b *gpuBuild) levelHook(d *devLevel, bk *booker, lb *levelBook, level, nn, n int, forceLeaf bool) error {
+	if b.onLevel == nil {
+		return nil
+	}
+	nodes := bk.current()
+	if level > 0 {
+		if err := d.checkTable(nodes, n); err != nil {
+			return err
+		}
+	}
+	if !forceLeaf {
+		b.onLevel(nodes, lb.levelDecisions(nn))
+	}
+	return nil
+}
+
+// nextLevel queues the front of level (nn nodes, n references; nothing
+// when nn is 0), all of its nodes leaves when forceLeaf.
+func (b *gpuBuild) nextLevel(d *devLevel, level, nn, n int, forceLeaf bool) error {
+	if nn == 0 {
+		return nil
+	}
+	if err := b.ctx.Err(); err != nil {
+		return err
+	}
+	if !forceLeaf {
+		b.levelProgress(level, nn)
+	}
+	if err := b.levelFrontCUDA(d, nil, nn, n, forceLeaf); err != nil {
+		return err
+	}
+	if !forceLeaf {
+		b.levels++
+	}
+	return nil
 }
 
 // subPhase adds the time since t0 to phase name and returns now. The
