@@ -4,7 +4,7 @@
 # a kdbuild_base to compare with). Settings, from the environment:
 #   BINS    the binaries (default: kdbuild, and kdbuild_base when the bundle
 #           has it); environment settings may follow a binary's name after
-#           '+': "kdbuild kdbuild+KDBUILD_LEVEL_PIPELINE=0"
+#           '+': "kdbuild kdbuild+KDBUILD_GPU_OFF=pipeline"
 #   SCENES  scene files or procedural scenes (default: the bunny and
 #           conference of scenes/)
 #   REPS    rounds (default 2): each round runs every binary on every scene
