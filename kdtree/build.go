@@ -60,13 +60,22 @@ func buildHooked(ctx context.Context, scene *scenes.Scene, opts Options, hook fu
 	start := time.Now()
 	var res *buildResult
 	if o.Executor.CUDA() != nil {
-		res, err = b.buildCUDA()
+		cfg := o.gpu
+		if cfg == nil {
+			c, err := envGPUConfig()
+			if err != nil {
+				return nil, err
+			}
+			cfg = &c
+		}
+		res, err = (&gpuBuild{builder: b, cfg: cfg}).buildCUDA()
 	} else {
 		res, err = b.buildGo()
 	}
 	if err != nil {
 		return nil, err
 	}
+	b.report("layout", 1, b.levels, 0)
 	st := Stats{
 		Device:           o.Executor.Name(),
 		BuildMs:          float64(time.Since(start).Nanoseconds()) / 1e6,
@@ -75,6 +84,7 @@ func buildHooked(ctx context.Context, scene *scenes.Scene, opts Options, hook fu
 		HostPeakBytes:    b.hostPeak,
 		DevicePeakBytes:  b.devPeak,
 		Levels:           b.levels,
+		Limited:          b.limited,
 	}
 	// The tree-shape figures wait for the first Stats call (lazyShape).
 	t := NewTree(scene, res.nodes, res.refs, res.bounds, st)
@@ -89,7 +99,8 @@ type buildResult struct {
 	bounds scenes.Bounds
 }
 
-// builder holds one build's state.
+// builder holds one build's state, the part the Go reference and the
+// CUDA build (gpuBuild) share.
 type builder struct {
 	ctx   context.Context
 	scene *scenes.Scene
@@ -103,10 +114,6 @@ type builder struct {
 	// onLevel, when set (tests), sees every large-phase level's nodes and
 	// their decisions, to compare executors level by level.
 	onLevel func(nodes []lnode, dec []decision)
-	// noDeviceTop: the CUDA build keeps the host's records and lays the
-	// top of the tree out on the host (a build again after the device
-	// layout's small phase overflowed: top_cuda.go).
-	noDeviceTop bool
 
 	// red is the build's reducer (the nodes' tight bounds on the Go
 	// executor; the CUDA path keeps its own in devLevel). onReduce, when set
@@ -115,15 +122,13 @@ type builder struct {
 	red      *reduce.Reducer
 	onReduce func(boxes []float32, offsets []uint32)
 
-	// room, when set, delivers the CUDA large phase's host memory
-	// (startHostRoom).
-	room      <-chan *hostRoom
-	roomReady *hostRoom // room's delivery, once roomMade has received it
-
 	phases   map[string]float64
 	phase    time.Time
 	levels   int
-	reported int // large-phase levels reported to Progress (levelProgress)
+	reported int     // large-phase levels reported to Progress (levelProgress)
+	fraction float64 // the last Progress.Fraction reported
+	rootRefs int     // the root's references (levelPart's measure)
+	limited  string  // Stats.Limited
 	hostPeak uint64
 	devPeak  uint64
 }
@@ -214,18 +219,22 @@ func (b *builder) buildGo() (*buildResult, error) {
 	if err != nil || rs == nil {
 		return res, err
 	}
+	if err := b.enter("layout", b.levels, 0); err != nil {
+		return nil, err
+	}
 	b.startPhase()
 	res.nodes, res.refs, err = layoutGo(rs)
 	if err != nil {
 		return nil, err
 	}
 	b.endPhase("layout")
-	return res, nil
+	return res, b.ctx.Err()
 }
 
 // recordsGo runs the Go build up to the layout: the result's bounds and
 // the records (nil when no triangle is kept).
 func (b *builder) recordsGo() (*buildResult, *records, error) {
+	b.report("prepare", 0, 0, 0)
 	b.startPhase()
 	if err := b.prepare(); err != nil {
 		return nil, nil, err
@@ -243,6 +252,10 @@ func (b *builder) recordsGo() (*buildResult, *records, error) {
 	canonZero(&root)
 	b.endPhase("prepare")
 	b.sampleHost()
+	if err := b.ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	b.rootRefs = len(b.kept)
 	res := &buildResult{}
 	if len(b.kept) == 0 {
 		// No triangle can be hit: a tree without nodes misses every ray.
@@ -260,9 +273,7 @@ func (b *builder) recordsGo() (*buildResult, *records, error) {
 		if err := b.ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		if b.opt.Progress != nil {
-			b.opt.Progress(level, len(nodes))
-		}
+		b.levelProgress(level, len(nodes))
 		var err error
 		nodes, err = b.levelGo(nodes, cur, next, sc, rs)
 		if err != nil {
@@ -272,6 +283,7 @@ func (b *builder) recordsGo() (*buildResult, *records, error) {
 		b.levels++
 		if len(cur.tri) > capRefs {
 			// Memory guard: no tree needs this; make the rest leaves.
+			b.limited = limitedRefs
 			for _, n := range nodes {
 				rs.setLeaf(n.rec, cur.tri[n.off:n.off+n.cnt])
 			}
@@ -283,11 +295,13 @@ func (b *builder) recordsGo() (*buildResult, *records, error) {
 
 	// Small roots, each independently (depth first in Go; every node's
 	// split depends only on its root, set, box and depth).
-	b.startPhase()
-	if b.opt.Progress != nil && len(rs.small) > 0 {
-		b.opt.Progress(b.levels, len(rs.small))
+	if err := b.ctx.Err(); err != nil {
+		return nil, nil, err
 	}
-	b.smallGo(rs)
+	b.startPhase()
+	if err := b.smallGo(rs); err != nil {
+		return nil, nil, err
+	}
 	b.endPhase("small")
 	b.sampleHost()
 
@@ -303,17 +317,36 @@ func (b *builder) hostWorkers() int {
 	return b.ex.Workers()
 }
 
-// smallGo builds the subtrees of every small root in Go, in parallel.
-func (b *builder) smallGo(rs *records) {
+// limitedRefs is Stats.Limited when the memory guard of the large phase
+// tripped.
+const limitedRefs = "references over 64 per triangle: the large nodes left became leaves"
+
+// smallGo builds the subtrees of every small root in Go, in parallel, and
+// reports its progress from the calling goroutine; it returns ctx.Err()
+// (its workers stopped) when the build is cancelled.
+func (b *builder) smallGo(rs *records) error {
+	R := len(rs.small)
+	b.report("small", 0, b.levels, 0)
 	p := newSAH(&b.opt)
-	rs.smallOut = make([][]record, len(rs.small))
-	dynamicFor(b.hostWorkers(), len(rs.small), 8, func() func(lo, hi int) {
-		sb := &smallBuilder{b: b, p: &p}
-		return func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				rs.smallOut[i] = sb.build(&rs.small[i])
+	rs.smallOut = make([][]record, R)
+	var stop atomic.Bool
+	var done atomic.Int64
+	return b.watch(&stop, func() {
+		dynamicFor(b.hostWorkers(), R, 8, func() func(lo, hi int) {
+			sb := &smallBuilder{b: b, p: &p}
+			return func(lo, hi int) {
+				if stop.Load() {
+					return
+				}
+				for i := lo; i < hi; i++ {
+					rs.smallOut[i] = sb.build(&rs.small[i])
+				}
+				done.Add(int64(hi - lo))
 			}
-		}
+		})
+	}, func() {
+		d := int(done.Load())
+		b.report("small", float64(d)/float64(max(R, 1)), b.levels, d)
 	})
 }
 

@@ -44,50 +44,38 @@ func TestBuildGPUEqualsGo(t *testing.T) {
 			list = append(list, s)
 		}
 	}
-	defer func() { cudaSmallOnDevice, cudaLayoutDevice, checkEarlyRoots = true, true, false }()
-	checkEarlyRoots = true
-	early0 := earlyRuns.Load()
+	var counts gpuCounts
+	// Paths KDBUILD_GPU_OFF turns off, then all of them (the logs copied
+	// and the three decision kernels among them: TestBuildGPUPipelineFallback
+	// has the copied logs alone, large levels the three kernels), then
+	// none (the default).
+	variants := []struct {
+		name string
+		off  gpuPaths
+	}{
+		{"large phase on the GPU, small phase in Go", pathDeviceSmall},
+		{"level by level", pathPipeline},
+		{"host's count and small roots", pathEarlySmall | pathQueuedPrepare},
+		{"host's top layout", pathDeviceTop},
+		{"every fast path off", 1<<numPaths - 1},
+		{"", 0},
+	}
 	for _, s := range list {
 		for _, o := range []Options{{}, {Bins: 7, SmallNode: 16}, {EmptyBonus: 0.8, MaxDepth: 12}} {
-			goOpt, gpuOpt := o, o
-			goOpt.Executor, gpuOpt.Executor = exec.Go(0), ex
+			goOpt := o
+			goOpt.Executor = exec.Go(0)
 			want, err := Build(context.Background(), s, goOpt)
 			require.NoError(t, err)
-			// The large phase alone on the device (small phase in Go), then
-			// both phases on the device.
-			cudaSmallOnDevice = false
-			got, err := Build(context.Background(), s, gpuOpt)
-			require.NoError(t, err, s.Name)
-			btEqualTrees(t, s.Name+" (large phase on the GPU)", want, got)
-			cudaSmallOnDevice = true
-			// The small phase on the device with the previous host layout,
-			// then the default: small phase and layout on the device.
-			cudaLayoutDevice = false
-			got, err = Build(context.Background(), s, gpuOpt)
-			require.NoError(t, err, s.Name)
-			btEqualTrees(t, s.Name+" (host layout)", want, got)
-			cudaLayoutDevice = true
-			// The count of kept triangles read back before the levels and
-			// the small phase from the host's list of small roots, then
-			// the default: the levels on a bound, the small phase from the
-			// list they made on the device.
-			cudaEarlySmall, cudaQueuedPrepare = false, false
-			got, err = Build(context.Background(), s, gpuOpt)
-			cudaEarlySmall, cudaQueuedPrepare = true, true
-			require.NoError(t, err, s.Name)
-			btEqualTrees(t, s.Name+" (host's count and small roots)", want, got)
-			// The small phase from the device's list, the top of the tree
-			// laid out on the host (the booker's records checked against
-			// the device's list), then the default: laid out on the device.
-			cudaDeviceTop = false
-			got, err = Build(context.Background(), s, gpuOpt)
-			cudaDeviceTop = true
-			require.NoError(t, err, s.Name)
-			btEqualTrees(t, s.Name+" (host's top layout)", want, got)
-			got, err = Build(context.Background(), s, gpuOpt)
-			require.NoError(t, err, s.Name)
-			btEqualTrees(t, s.Name, want, got)
-			if cudaLayoutOnDevice() && len(got.Nodes) > 0 {
+			var got *Tree
+			for _, v := range variants {
+				gpuOpt := btGPUOptions(o, ex, func(c *gpuConfig) {
+					c.off, c.checkEarlyRoots, c.counts = v.off, true, &counts
+				})
+				got, err = Build(context.Background(), s, gpuOpt)
+				require.NoError(t, err, s.Name)
+				btEqualTrees(t, strings.TrimSuffix(s.Name+" ("+v.name+")", " ()"), want, got)
+			}
+			if len(got.Nodes) > 0 {
 				require.Contains(t, got.Stats().Phases, "download", s.Name)
 			}
 			if o.Bins == 0 && o.MaxDepth == 0 {
@@ -104,26 +92,42 @@ func TestBuildGPUEqualsGo(t *testing.T) {
 		}
 	}
 	// The pipelined scenes with small roots started their small phase
-	// from the device's list (KDBUILD_LEVEL_PIPELINE=0: none is pipelined).
-	if cudaPipeline {
-		require.Greater(t, earlyRuns.Load(), early0, "no build started its small phase early")
-	}
-	t.Logf("%d builds went on level by level when the device's lists outgrew their room", topFallbacks.Load())
+	// from the device's list.
+	require.Positive(t, counts[countEarlyRun].Load(), "no build started its small phase early")
+	t.Logf("%d builds went on level by level when the device's lists outgrew their room", counts[countTopFallback].Load())
 }
 
-// Building on the GPU reports progress once per level like the Go build.
+// btGPUOptions is o on executor ex with the default gpuConfig changed by
+// set (a value of its own: tests never change the defaults).
+func btGPUOptions(o Options, ex exec.Executor, set func(*gpuConfig)) Options {
+	c := defaultGPUConfig()
+	if set != nil {
+		set(&c)
+	}
+	o.Executor, o.gpu = ex, &c
+	return o
+}
+
+// Building on the GPU reports progress as the contract says, once per
+// large level like the Go build, pipelined or not.
 func TestBuildGPUProgress(t *testing.T) {
 	ex, why := exec.TestGPU()
 	if ex == nil {
 		t.Skip(why)
 	}
 	s := scenes.Soup(5000, 4)
-	var goLevels, gpuLevels [][2]int
-	_, err := Build(context.Background(), s, Options{Progress: func(l, a int) { goLevels = append(goLevels, [2]int{l, a}) }})
+	var goCalls []Progress
+	_, err := Build(context.Background(), s, Options{Progress: func(p Progress) { goCalls = append(goCalls, p) }})
 	require.NoError(t, err)
-	_, err = Build(context.Background(), s, Options{Executor: ex, Progress: func(l, a int) { gpuLevels = append(gpuLevels, [2]int{l, a}) }})
-	require.NoError(t, err)
-	require.Equal(t, goLevels, gpuLevels)
+	goLevels := checkProgress(t, goCalls)
+	for _, off := range []gpuPaths{0, pathPipeline} {
+		var gpuCalls []Progress
+		o := btGPUOptions(Options{Progress: func(p Progress) { gpuCalls = append(gpuCalls, p) }}, ex,
+			func(c *gpuConfig) { c.off = off })
+		_, err = Build(context.Background(), s, o)
+		require.NoError(t, err)
+		require.Equal(t, goLevels, checkProgress(t, gpuCalls), "paths off %b", off)
+	}
 }
 
 // Level by level, the CUDA large phase sees the same nodes (box, range,
@@ -176,13 +180,11 @@ func TestBuildGPUSmallRetry(t *testing.T) {
 	if ex == nil {
 		t.Skip(why)
 	}
-	defer func(c [][2]int) { smallCaps = c }(smallCaps)
 	for _, s := range []*scenes.Scene{scenes.Soup(3000, 17), scenes.Grid(scenes.Icosphere(2), 2, 2, 1)} {
 		want, err := Build(context.Background(), s, Options{})
 		require.NoError(t, err)
 		for _, caps := range [][][2]int{{{0, 0}, {6, 4}}, {{0, 0}}, {{6, 0}, {0, 4}, {6, 4}}} {
-			smallCaps = caps
-			got, err := Build(context.Background(), s, Options{Executor: ex})
+			got, err := Build(context.Background(), s, btGPUOptions(Options{}, ex, func(c *gpuConfig) { c.smallCaps = caps }))
 			require.NoError(t, err, "%s %v", s.Name, caps)
 			btEqualTrees(t, fmt.Sprintf("%s, small caps %v", s.Name, caps), want, got)
 		}
@@ -194,7 +196,7 @@ func TestBuildGPUSmallRetry(t *testing.T) {
 // to the level-synchronous phase, and when the parked references' buffers
 // must grow (parkReserve 1: the phase waits for a level's sizes and grows
 // them, no fallback), and with the levels' logs copied rather than written
-// into pinned memory by the tail (cudaMappedLog false).
+// into pinned memory by the tail (pathMappedLog off).
 func TestBuildGPUPipelineFallback(t *testing.T) {
 	ex, why := exec.TestGPU()
 	if ex == nil {
@@ -204,9 +206,6 @@ func TestBuildGPUPipelineFallback(t *testing.T) {
 	if s := btTrySharedScene(t, "stanford-bunny.obj"); s != nil {
 		list = append(list, s)
 	}
-	defer func(e, p int, m bool) {
-		pipeRefCap, cudaPipeline, pipeExactRefs, parkReserve, cudaMappedLog = 0, true, e, p, m
-	}(pipeExactRefs, parkReserve, cudaMappedLog)
 	for _, s := range list {
 		want, err := Build(context.Background(), s, Options{Executor: exec.Go(0)})
 		require.NoError(t, err)
@@ -224,12 +223,19 @@ func TestBuildGPUPipelineFallback(t *testing.T) {
 			{"parked buffers grown", true, 0, 1 << 20, 1, false},
 			{"logs copied", true, 0, 1 << 20, 3, true}, {"logs copied, overflow later", true, n + n/20, 1 << 20, 3, true},
 		} {
-			cudaPipeline, pipeRefCap, pipeExactRefs, parkReserve, cudaMappedLog = c.pipe, c.cap, c.exact, c.park, !c.copied
-			before := pipeFallbacks.Load()
-			got, err := Build(context.Background(), s, Options{Executor: ex})
+			var counts gpuCounts
+			got, err := Build(context.Background(), s, btGPUOptions(Options{}, ex, func(g *gpuConfig) {
+				g.pipeRefCap, g.pipeExactRefs, g.parkReserve, g.counts = c.cap, c.exact, c.park, &counts
+				if !c.pipe {
+					g.off |= pathPipeline
+				}
+				if c.copied {
+					g.off |= pathMappedLog
+				}
+			}))
 			require.NoError(t, err, s.Name)
 			btEqualTrees(t, s.Name+" "+c.name, want, got)
-			fell := pipeFallbacks.Load() - before
+			fell := counts[countPipeFallback].Load()
 			// Every level after the first holds more than one reference;
 			// the bunny's grow to 1.31 times its triangles.
 			if c.cap == 1 || (c.cap > 0 && strings.Contains(s.Name, "bunny")) {

@@ -217,16 +217,13 @@ func TestBuildOptions(t *testing.T) {
 		{SmallNode: 1}, {SmallNode: 2}, {SmallNode: 33}, {Bins: 2}, {Bins: 255}, {MaxDepth: 1}, {MaxDepth: 3},
 		{EmptyBonus: -1}, {TraversalCost: 4, IntersectCost: 1}, {EmptyBonus: 0.5},
 	} {
-		levels := 0
-		o.Progress = func(level, active int) {
-			require.Equal(t, levels, level)
-			require.Positive(t, active)
-			levels++
-		}
+		var calls []Progress
+		o.Progress = func(p Progress) { calls = append(calls, p) }
 		tree, err := Build(context.Background(), s, o)
 		require.NoError(t, err, "%+v", o)
 		require.NoError(t, tree.Validate(), "%+v", o)
-		require.Positive(t, levels)
+		levels := checkProgress(t, calls)
+		require.Positive(t, len(levels))
 		if o.MaxDepth > 0 {
 			require.LessOrEqual(t, tree.Stats().MaxDepth, o.MaxDepth)
 		}

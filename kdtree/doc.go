@@ -1,3 +1,80 @@
 // Package kdtree builds SAH kd-trees over triangle scenes, breadth first and
 // data parallel, on either executor, and traverses them for ray tracers.
+//
+// # The algorithm
+//
+// Build drops degenerate triangles, then splits nodes level by level, all
+// the nodes of a level at once. A large node (more than Options.SmallNode
+// references) first cuts off empty space (a side more than 25% empty), else
+// splits at the best of Options.Bins binned SAH planes over its tight
+// bounds; a reference that straddles the plane is clipped to each child
+// (the triangle, not its box), and each child gets the tight bounds of its
+// clipped references. A node whose split costs more than a leaf, or at
+// Options.MaxDepth, becomes a leaf. Once a node holds few enough
+// references it is a small root: its subtree is built on its own by exact
+// SAH over every face of its references' boxes, the reference sets as
+// 64-bit masks. The layout then writes the nodes depth first (the below
+// child next to its parent) into Tree.Nodes and the leaves' references into
+// Tree.Refs. SAHCost defines the cost the builder minimises.
+//
+// # One algorithm, two executors
+//
+// The Go executor (Options.Executor nil or exec.Go) runs the reference
+// code; the CUDA executor runs every per-reference step as a kernel of
+// kernels/kdtree.cu, the host keeping only what the Go code keeps. Both
+// make the same tree, node for node and reference for reference, on every
+// scene: each kernel computes what its Go reference computes, in the same
+// float32 operations, and every order that decides a result (the bins'
+// sums, the references of a leaf, the small roots) is fixed. The tests
+// below compare the two executors step by step and tree by tree.
+//
+// The CUDA build has fast paths with fallbacks that make the same tree
+// (a pipelined large phase, the small phase started from the device's
+// list of small roots, the layout on the device...): the builder takes the
+// fallback by size or on overflow, and the environment variable
+// KDBUILD_GPU_OFF (GPUOffEnv) turns fast paths off to compare them.
+//
+// # Files
+//
+//	build.go, options.go, progress.go  Build, Options, Progress; the Go build's driver
+//	level.go, bins.go, clip.go          Go reference: a large-phase level (decide, bin, clip)
+//	small.go                            Go reference: a small root's subtree
+//	layout.go                           Go reference: records to Nodes and Refs
+//	build_cuda.go                       the CUDA build's driver, phase by phase
+//	dev_level.go                        CUDA: the build's device buffers, launches
+//	prepare_cuda.go                     CUDA: upload, gather, drop, boxes, root box
+//	large_cuda.go, large_pipe.go        CUDA: the large levels, level by level or pipelined
+//	decide_cuda.go                      CUDA: a level's decisions (binned SAH)
+//	level_book.go, large_booker.go,     CUDA: the host's records of the levels
+//	host_room.go
+//	small_cuda.go, small_early.go       CUDA: the small phase
+//	layout_cuda.go, top_cuda.go         CUDA: the layout on the device
+//	layout_device.go, layout_plan.go    the device layout's Go references and host plan
+//	gpu_config.go                       the CUDA build's paths and thresholds
+//	tree.go, node.go, stats.go, sah.go  Tree, Node, Stats, SAHCost
+//	traverse.go, intersect.go, ray.go   ray traversal and the watertight test
+//	validate.go, rays.go                Validate; the shared ray sets
+//
+// # Go reference, kernel, test
+//
+//	step                   Go reference                  kernel(s)                                    test
+//	drop, boxes, root      builder.prepare, tightBounds  kdtree_gather_f32, kdtree_boxes_f32,         TestBuildGPUPrepareEqualsGo
+//	                                                     kdtree_root_box_f32
+//	decide, bin, SAH       levelGo (level.go, bins.go)   kdtree_choose_f32, or kdtree_decide_f32 +    TestBuildGPULevelsEqualGo,
+//	                                                     kdtree_bin_u32 + kdtree_sah_f32              TestLargeGPULevelsEqualGo
+//	classify, clip         levelGo, clip.go              kdtree_classify_f32                          TestClipSplitContainsTriangle
+//	children's addresses   levelGo                       kdtree_addresses_u32                         TestBuildGPULevelsEqualGo
+//	scatter, park, bounds  levelGo, levelBook.book       kdtree_tail_f32                              TestBuildGPUPipelineFallback
+//	small subtrees         smallBuilder (small.go)       kdtree_small_order_u32, kdtree_small_w_f32   TestBuildGPUSmallKernelsEqualGo,
+//	                                                                                                  TestLargestFirst
+//	layout                 layoutGo; smallSizes,         kdtree_small_place_u32,                      TestBuildLayoutDeviceEqualsGo,
+//	                       smallEmit, layoutTop          kdtree_small_emit_u32,                       TestBuildSmallSizes
+//	                                                     kdtree_copy_ranges_u32, kdtree_top_*_u32
+//	whole tree             Build on exec.Go              every one                                    TestBuildGPUEqualsGo
+//
+// # Progress and cancellation
+//
+// Build reports Progress on the calling goroutine and returns ctx.Err()
+// when ctx is cancelled, in every phase on both executors, with nothing of
+// the build left running and its device memory freed.
 package kdtree

@@ -66,7 +66,7 @@ func touched[T any](s []T) []T {
 
 // takeRoom returns the build's hostRoom, waiting for it, the first time it
 // is called after startHostRoom; nil after that or without one.
-func (b *builder) takeRoom() *hostRoom {
+func (b *gpuBuild) takeRoom() *hostRoom {
 	if b.roomReady == nil && b.room != nil {
 		b.roomReady = <-b.room
 	}
@@ -76,7 +76,7 @@ func (b *builder) takeRoom() *hostRoom {
 }
 
 // roomMade reports whether takeRoom would return at once.
-func (b *builder) roomMade() bool {
+func (b *gpuBuild) roomMade() bool {
 	if b.room == nil || b.roomReady != nil {
 		return true
 	}
@@ -92,13 +92,18 @@ func (b *builder) roomMade() bool {
 // small roots) from the build's hostRoom where it has the room, and
 // returns the parked ranges' slice for the booker, parked (those made so
 // far) copied into it.
-func (b *builder) largeRoom(rs *records, n int, parked []parkedRange) []parkedRange {
+func (b *gpuBuild) largeRoom(rs *records, n int, parked []parkedRange) []parkedRange {
 	return b.takeRoom().moveIn(rs, parked, n/8+1024, n/16+1024)
 }
 
 // roomFunc is a booker's room (see booker.room) for a large phase of n
-// kept triangles keeping its records in rs.
-func (b *builder) roomFunc(rs *records, n int) func([]parkedRange, bool) ([]parkedRange, bool) {
+// kept triangles keeping its records in rs: room for the records and
+// parked ranges the large phase usually makes (the bunny parks about n/19
+// small roots; a split makes two records), so that book rarely grows them:
+// growing copies every record made so far, and the records hold pointers
+// (the grid's growth cost 80 ms of host time per build on the device
+// machine).
+func (b *gpuBuild) roomFunc(rs *records, n int) func([]parkedRange, bool) ([]parkedRange, bool) {
 	return func(parked []parkedRange, wait bool) ([]parkedRange, bool) {
 		if !wait && !b.roomMade() {
 			return parked, false

@@ -2,9 +2,6 @@ package kdtree
 
 import (
 	"fmt"
-	"os"
-	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
@@ -28,46 +25,8 @@ import (
 // A level that would outgrow the buffers reserve made (more references or
 // parked references than they hold) is not written: its sizes say
 // overflow, and buildCUDA builds again with largeCUDA, which grows them.
-
-// cudaPipeline selects largeCUDAPipe; KDBUILD_LEVEL_PIPELINE=0 turns it off
-// (largeCUDA, one wait per level), as do the tests' level hooks.
-var cudaPipeline = os.Getenv("KDBUILD_LEVEL_PIPELINE") != "0"
-
-// pipeExactRefs is the level size, in references, from which the next
-// level runs on its own sizes rather than on bounds: the host waits for
-// them (a level's launches take the host about 0.1 ms to queue; a level of
-// a million references takes the device longer than that, and padding it
-// to twice the level before costs more). A variable for the tests;
-// KDBUILD_PIPE_EXACT_REFS sets it.
-var pipeExactRefs = envInt("KDBUILD_PIPE_EXACT_REFS", 1<<20)
-
-// pipeMaxTris is the scene size, in kept triangles, from which buildCUDA
-// builds level by level (largeCUDA) rather than pipelined: see there. The
-// environment variable KDBUILD_PIPE_MAX_TRIS sets it (to compare the two
-// on a device without rebuilding).
-var pipeMaxTris = envInt("KDBUILD_PIPE_MAX_TRIS", 1<<20)
-
-// envInt is the environment variable name as a decimal integer, or def
-// when it is unset or not one.
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return v
-	}
-	return def
-}
-
-// cudaQueuedPrepare lets a pipelined build go on without waiting for the
-// count of kept triangles (see prepareCUDA); KDBUILD_QUEUED_PREPARE=0
-// turns it off.
-var cudaQueuedPrepare = os.Getenv("KDBUILD_QUEUED_PREPARE") != "0"
-
-// pipeFallbacks counts the builds whose pipelined large phase overflowed
-// (tests).
-var pipeFallbacks atomic.Int64
-
-// pipeRefCap, when positive, caps the references of a pipelined level
-// (tests: it forces the overflow and the fallback to largeCUDA).
-var pipeRefCap = 0
+// Scenes of gpuConfig.pipeMaxTris triangles or more, the tests' level
+// hooks and KDBUILD_GPU_OFF=pipeline build with largeCUDA from the start.
 
 // largeCUDAPipe runs the levels of the CUDA large phase from nodes (the
 // root, n references, its table and sizes made by startLevels) without a
@@ -80,211 +39,290 @@ var pipeRefCap = 0
 // asynchronous copy into the level's levelBook; the host waits for level
 // k-1's copy (its sizes) while the device runs level k, and the booker
 // waits for it on its own goroutine.
-func (b *builder) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) (parked []parkedRange, overflow bool, err error) {
-	ctx := d.ctx
-	refCap, nodeCap := d.scRefs, d.nodeCap
-	if pipeRefCap > 0 {
-		refCap = min(refCap, pipeRefCap)
-		d.refLimit = refCap
+func (b *gpuBuild) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) (parked []parkedRange, overflow bool, err error) {
+	p, err := b.newPipe(d, nodes, n, rs)
+	if p != nil {
+		defer p.bk.finish()
+		defer func() { d.inPipe = false }()
 	}
-	if err := d.ensurePipe(refCap, nodeCap, b.opt.Bins); err != nil {
-		return nil, false, err
+	if err != nil || p == nil {
+		return nil, p == nil && err == nil, err
 	}
-	if err := d.ensureRoots(n); err != nil {
-		return nil, false, err
-	}
-	d.inPipe = true
-	defer func() { d.inPipe = false }()
-	if d.red == nil {
-		d.red = reduce.NewReducer(d.ex)
-	}
-	if err := d.red.ReserveBoxesAoS(refCap); err != nil {
-		return nil, false, err
-	}
-	t0 := time.Now()
-	bk := newPipeBooker(b.hostWorkers(), nodes, rs, b.roomFunc(rs, n))
-	// When the device lays the tree out, the host's records are not
-	// needed: the booker only counts and checks each level.
-	bk.count = d.deviceTop
-	defer bk.finish()
-	d.topLevels = append(d.topLevels[:0], 0, 1) // level 0: the root
-	// Pinned memory for the levelBooks' logs (they grow with the levels):
-	// without it, the level-synchronous phase, which needs none.
-	for _, lb := range bk.all {
-		if lb.pin, err = d.pinned(4 * (szWords + 6*min(nodeCap, 256))); err != nil {
-			return nil, true, nil
-		}
-	}
-
-	// A level's front runs on nb nodes and nRefs references (bounds or
-	// the level's sizes); tail queues its tail, the next level's table
-	// laid out for twice nb nodes, and the copy of its log (at most
-	// logNodes nodes) into lb.
-	tail := func(k, nb, nRefs, logNodes int, lb *levelBook) error {
-		log, direct, err := d.logDest(lb, logNodes)
-		if err != nil {
-			return err
-		}
-		if err := b.queueTail(d, nb, nRefs, min(2*nb, nodeCap), k, log); err != nil {
-			return err
-		}
-		if err := d.fetch(lb, logNodes, direct); err != nil {
-			return err
-		}
-		return ctx.Flush()
-	}
-	// sizes waits for lb's copy and returns the sizes it holds (the next
-	// level's: nodes, references, parked before it, overflow), and sets
-	// roots to the small roots before it.
-	roots := 0
-	sizes := func(lb *levelBook) (nn, nr, pk int, over bool, err error) {
-		if err := lb.wait(); err != nil {
-			return 0, 0, 0, false, err
-		}
-		h := lb.pin.U32(szWords)
-		roots = int(h[4])
-		return int(h[0]), int(h[1]), int(h[2]), h[3] != 0, nil
-	}
-	t0 = b.subPhase("large.alloc", t0)
+	p.t0 = b.subPhase("large.alloc", p.t0)
 	b.levelProgress(0, 1)
-	last := bk.take() // level k-1's levelBook
+	p.last = p.bk.take() // level k-1's levelBook
 	if err := b.levelFrontCUDA(d, nodes, 1, n, false); err != nil {
 		return nil, false, err
 	}
-	if err := tail(0, 1, n, 1, last); err != nil {
+	if err := p.tail(0, 1, n, 1, p.last); err != nil {
 		return nil, false, err
 	}
 	b.levels++
-	t0 = b.subPhase("large.upload", t0)
-	// Level k-1's real sizes and the references parked before it.
-	lastNN, lastN, lastPK := 1, n, 0
+	p.t0 = b.subPhase("large.upload", p.t0)
+	p.lastNN, p.lastN, p.lastPK = 1, n, 0
 	for k := 1; ; k++ {
 		if err := b.ctx.Err(); err != nil {
 			return nil, false, err
 		}
-		// Level k's bounds: twice level k-1's nodes and references (what
-		// its splits can make), or, after a level of pipeExactRefs
-		// references or more (its device time dwarfs the host's queueing,
-		// and padding would cost more than waiting), level k's own sizes.
-		// (The buffers' capacity as the bounds, the same every level, let
-		// every second level queue the same launches, which the launch
-		// graphs of kernels/cuda then run without setting a parameter; but
-		// the padding cost the device more than that saved the host:
-		// bunny 2.71 -> 2.91 ms of kernels, conference 0.5 ms slower.)
-		known := lastN >= pipeExactRefs
-		nn, nr, pk, over := 0, 0, 0, false
-		if known {
-			if nn, nr, pk, over, err = sizes(last); err != nil {
-				return nil, false, err
-			}
+		done, over, err := p.level(k, nodes)
+		if err != nil || over {
+			return nil, over, err
 		}
-		nb, nRefs := min(2*lastNN, d.layout), min(2*lastN, refCap)
-		if known {
-			nb, nRefs = nn, nr
-		}
-		if !known || (nn > 0 && !over) {
-			if err := b.levelFrontCUDA(d, nil, nb, nRefs, false); err != nil {
-				return nil, false, err
-			}
-		}
-		// Room to park what levels k-1 and k may park: at most 2·lastN
-		// (a reference of level k-1 parks, or its copies go to level k and
-		// park there). When that may not fit, wait for level k's sizes
-		// (level k-1 done; the device runs level k's front meanwhile) and
-		// grow the buffers to what is parked then plus all of level k's
-		// references, those parked kept, before level k's tail.
-		if !known && lastPK+2*lastN > d.parkCap() {
-			if err := ctx.Flush(); err != nil {
-				return nil, false, err
-			}
-			t0 = b.subPhase("large.host", t0)
-			if nn, nr, pk, over, err = sizes(last); err != nil {
-				return nil, false, err
-			}
-			t0 = b.subPhase("large.park", t0) // waiting for the sizes to make room to park
-			known = true
-		}
-		if known && !over && nn > 0 && pk+nr > d.parkCap() {
-			if err := d.growParked(pk+nr, pk); err != nil {
-				return nil, false, err
-			}
-		}
-		var lb *levelBook
-		if !known || (nn > 0 && !over) {
-			t0 = b.subPhase("large.host", t0)
-			lb = bk.take()
-			t0 = b.subPhase("large.booker", t0) // waiting for a levelBook: the booker is behind
-			if err := tail(k, nb, nRefs, min(nb, 2*lastNN), lb); err != nil {
-				return nil, false, err
-			}
-		}
-		t0 = b.subPhase("large.host", t0)
-		// Level k's sizes, which level k-1's tail wrote: the device is
-		// busy with level k meanwhile.
-		if !known {
-			if nn, nr, pk, over, err = sizes(last); err != nil {
-				return nil, false, err
-			}
-		}
-		t0 = b.subPhase("large.device", t0)
-		// Level k-1's decisions (its log after the sizes) to the booker,
-		// the root's box first (rootBox queued it before level 0: home by
-		// now).
-		if k == 1 {
-			if nodes[0].box, err = d.takeRoot(); err != nil {
-				return nil, false, err
-			}
-			if d.prep != nil {
-				// The first level ran on a bound: its count comes with
-				// the root box (prepareCUDA's queued count).
-				kept, err := b.keptCount(d)
-				if err != nil {
-					return nil, false, err
-				}
-				nodes[0].cnt = uint32(kept)
-			}
-		}
-		last.h, last.stride = last.pin.U32(szWords + 6*lastNN)[szWords:], lastNN
-		last.want = [3]int{nn, nr, pk}
-		bk.give(last)
-		last = lb
-		if !over && nn == 0 && d.deviceTop && !d.topFits(roots) {
-			// The device's lists outgrew their room: level by level, with
-			// the host's records (buildCUDA), as after an overflow.
-			d.topMissed, over = true, true
-		}
-		if over || nn == 0 {
-			if !over {
-				// The large phase is done on the device: the small phase
-				// is queued now, from the small roots the levels listed,
-				// and runs while the booker finishes the host's records.
-				d.parked = pk
-				if err := b.startSmallEarly(d, roots, pk); err != nil {
-					return nil, false, err
-				}
-			}
-			if lb != nil {
-				lb.ev.Synchronize() // its copy is done before the booker takes it again
-				bk.drop(lb)
-			}
-			if over {
-				bk.finish()
-				return nil, true, nil
-			}
+		if done {
 			break
 		}
-		b.levels++
-		b.levelProgress(k, nn)
-		d.topLevels = append(d.topLevels, d.topLevels[len(d.topLevels)-1]+uint32(nn))
-		lastNN, lastN, lastPK = nn, nr, pk
 	}
-	parked = bk.finish()
-	b.subPhase("large.book", t0)
+	parked = p.bk.finish()
+	b.subPhase("large.book", p.t0)
 	// The booker's own time, overlapped with the levels (not part of
 	// large's time but what it must keep up with).
-	b.phases["large.count"] += float64(bk.countTime.Nanoseconds()) / 1e6
-	b.phases["large.records"] += float64(bk.bookTime.Nanoseconds()) / 1e6
-	return parked, false, bk.failed()
+	b.phases["large.count"] += float64(p.bk.countTime.Nanoseconds()) / 1e6
+	b.phases["large.records"] += float64(p.bk.bookTime.Nanoseconds()) / 1e6
+	return parked, false, p.bk.failed()
+}
+
+// pipe is a pipelined large phase under way: its booker, the bounds of
+// the buffers, the last level's levelBook and real sizes.
+type pipe struct {
+	b               *gpuBuild
+	d               *devLevel
+	bk              *booker
+	refCap, nodeCap int
+	roots           int // the small roots before the level whose sizes sizes read last
+	t0              time.Time
+	last            *levelBook // level k-1's
+	// Level k-1's real sizes and the references parked before it.
+	lastNN, lastN, lastPK int
+}
+
+// newPipe readies the buffers, the booker and the pinned memory of a
+// pipelined large phase; nil (and no error) when there is no pinned memory
+// for the levelBooks' logs: the level-synchronous phase, which needs none,
+// builds then. A non-nil pipe's booker must be finished and d.inPipe reset.
+func (b *gpuBuild) newPipe(d *devLevel, nodes []lnode, n int, rs *records) (*pipe, error) {
+	p := &pipe{b: b, d: d, refCap: d.scRefs, nodeCap: d.nodeCap}
+	if c := b.cfg.pipeRefCap; c > 0 {
+		p.refCap = min(p.refCap, c)
+		d.refLimit = p.refCap
+	}
+	if err := d.ensurePipe(p.refCap, p.nodeCap, b.opt.Bins); err != nil {
+		return nil, err
+	}
+	if err := d.ensureRoots(n); err != nil {
+		return nil, err
+	}
+	if d.red == nil {
+		d.red = reduce.NewReducer(d.ex)
+	}
+	if err := d.red.ReserveBoxesAoS(p.refCap); err != nil {
+		return nil, err
+	}
+	p.t0 = time.Now()
+	d.inPipe = true
+	p.bk = newPipeBooker(b.hostWorkers(), nodes, rs, b.roomFunc(rs, n))
+	// When the device lays the tree out, the host's records are not
+	// needed: the booker only counts and checks each level.
+	p.bk.count = d.deviceTop
+	d.topLevels = append(d.topLevels[:0], 0, 1) // level 0: the root
+	// Pinned memory for the levelBooks' logs (they grow with the levels).
+	for _, lb := range p.bk.all {
+		var err error
+		if lb.pin, err = d.pinned(4 * (szWords + 6*min(p.nodeCap, 256))); err != nil {
+			p.bk.finish()
+			d.inPipe = false
+			return nil, nil
+		}
+	}
+	return p, nil
+}
+
+// tail queues level k's tail (its front ran on nb nodes and nRefs
+// references: bounds or the level's sizes), the next level's table laid
+// out for twice nb nodes, and the copy of its log (at most logNodes nodes)
+// into lb.
+func (p *pipe) tail(k, nb, nRefs, logNodes int, lb *levelBook) error {
+	log, direct, err := p.d.logDest(lb, logNodes)
+	if err != nil {
+		return err
+	}
+	if err := p.b.queueTail(p.d, nb, nRefs, min(2*nb, p.nodeCap), k, log); err != nil {
+		return err
+	}
+	if err := p.d.fetch(lb, logNodes, direct); err != nil {
+		return err
+	}
+	return p.d.ctx.Flush()
+}
+
+// sizes waits for lb's copy and returns the sizes it holds (the next
+// level's: nodes, references, parked before it, overflow), and sets
+// p.roots to the small roots before it.
+func (p *pipe) sizes(lb *levelBook) (nn, nr, pk int, over bool, err error) {
+	if err := lb.wait(); err != nil {
+		return 0, 0, 0, false, err
+	}
+	h := lb.pin.U32(szWords)
+	p.roots = int(h[4])
+	return int(h[0]), int(h[1]), int(h[2]), h[3] != 0, nil
+}
+
+// levelSizes are a level's sizes as the pipe knows them.
+type levelSizes struct {
+	known      bool // nn, nr, pk and over are the level's own
+	nn, nr, pk int
+	over       bool
+	nb, nRefs  int // the bounds its front and tail run on
+	logNodes   int
+}
+
+// level runs level k: its front and tail queued on bounds (or its own
+// sizes), then level k-1's log handed to the booker. done: it was the last
+// level (the large phase is over); over: a level outgrew the buffers.
+func (p *pipe) level(k int, nodes []lnode) (done, over bool, err error) {
+	s, err := p.front(k)
+	if err != nil {
+		return false, false, err
+	}
+	b := p.b
+	var lb *levelBook
+	if !s.known || (s.nn > 0 && !s.over) {
+		p.t0 = b.subPhase("large.host", p.t0)
+		lb = p.bk.take()
+		p.t0 = b.subPhase("large.booker", p.t0) // waiting for a levelBook: the booker is behind
+		if err := p.tail(k, s.nb, s.nRefs, s.logNodes, lb); err != nil {
+			return false, false, err
+		}
+	}
+	p.t0 = b.subPhase("large.host", p.t0)
+	// Level k's sizes, which level k-1's tail wrote: the device is busy
+	// with level k meanwhile.
+	if !s.known {
+		if s.nn, s.nr, s.pk, s.over, err = p.sizes(p.last); err != nil {
+			return false, false, err
+		}
+	}
+	p.t0 = b.subPhase("large.device", p.t0)
+	if err := p.hand(k, nodes, lb, s); err != nil {
+		return false, false, err
+	}
+	return p.end(k, lb, s)
+}
+
+// front queues level k's front on its bounds: twice level k-1's nodes and
+// references (what its splits can make), or, after a level of
+// pipeExactRefs references or more (its device time dwarfs the host's
+// queueing, and padding would cost more than waiting), level k's own
+// sizes. (The buffers' capacity as the bounds, the same every level, let
+// every second level queue the same launches, which the launch graphs of
+// kernels/cuda then run without setting a parameter; but the padding cost
+// the device more than that saved the host: bunny 2.71 -> 2.91 ms of
+// kernels, conference 0.5 ms slower.) It makes room to park what levels
+// k-1 and k may park.
+func (p *pipe) front(k int) (s levelSizes, err error) {
+	b, d := p.b, p.d
+	s.known = p.lastN >= b.cfg.pipeExactRefs
+	if s.known {
+		if s.nn, s.nr, s.pk, s.over, err = p.sizes(p.last); err != nil {
+			return s, err
+		}
+	}
+	s.nb, s.nRefs = min(2*p.lastNN, d.layout), min(2*p.lastN, p.refCap)
+	if s.known {
+		s.nb, s.nRefs = s.nn, s.nr
+	}
+	s.logNodes = min(s.nb, 2*p.lastNN)
+	if !s.known || (s.nn > 0 && !s.over) {
+		if err := b.levelFrontCUDA(d, nil, s.nb, s.nRefs, false); err != nil {
+			return s, err
+		}
+	}
+	// Room to park what levels k-1 and k may park: at most 2·lastN (a
+	// reference of level k-1 parks, or its copies go to level k and park
+	// there). When that may not fit, wait for level k's sizes (level k-1
+	// done; the device runs level k's front meanwhile) and grow the
+	// buffers to what is parked then plus all of level k's references,
+	// those parked kept, before level k's tail.
+	if !s.known && p.lastPK+2*p.lastN > d.parkCap() {
+		if err := d.ctx.Flush(); err != nil {
+			return s, err
+		}
+		p.t0 = b.subPhase("large.host", p.t0)
+		if s.nn, s.nr, s.pk, s.over, err = p.sizes(p.last); err != nil {
+			return s, err
+		}
+		p.t0 = b.subPhase("large.park", p.t0) // waiting for the sizes to make room to park
+		s.known = true
+	}
+	if s.known && !s.over && s.nn > 0 && s.pk+s.nr > d.parkCap() {
+		if err := d.growParked(s.pk+s.nr, s.pk); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// hand gives level k-1's log (its decisions after the sizes) to the
+// booker, the root's box first (rootBox queued it before level 0: home by
+// now), and makes lb (level k's, or nil) the last.
+func (p *pipe) hand(k int, nodes []lnode, lb *levelBook, s levelSizes) error {
+	if k == 1 {
+		var err error
+		if nodes[0].box, err = p.d.takeRoot(); err != nil {
+			return err
+		}
+		if p.d.prep != nil {
+			// The first level ran on a bound: its count comes with the
+			// root box (prepareCUDA's queued count).
+			kept, err := p.b.keptCount(p.d)
+			if err != nil {
+				return err
+			}
+			nodes[0].cnt = uint32(kept)
+		}
+	}
+	last := p.last
+	last.h, last.stride = last.pin.U32(szWords + 6*p.lastNN)[szWords:], p.lastNN
+	last.want = [3]int{s.nn, s.nr, s.pk}
+	p.bk.give(last)
+	p.last = lb
+	return nil
+}
+
+// end ends level k: the large phase when it was the last level (the small
+// phase started early) or a level overflowed, else the next level's
+// bookkeeping.
+func (p *pipe) end(k int, lb *levelBook, s levelSizes) (done, over bool, err error) {
+	b, d := p.b, p.d
+	over = s.over
+	if !over && s.nn == 0 && d.deviceTop && !d.topFits(p.roots) {
+		// The device's lists outgrew their room: level by level, with
+		// the host's records (buildCUDA), as after an overflow.
+		d.topMissed, over = true, true
+	}
+	if over || s.nn == 0 {
+		if !over {
+			// The large phase is done on the device: the small phase is
+			// queued now, from the small roots the levels listed, and
+			// runs while the booker finishes the host's records.
+			d.parked = s.pk
+			if err := b.startSmallEarly(d, p.roots, s.pk); err != nil {
+				return false, false, err
+			}
+		}
+		if lb != nil {
+			lb.ev.Synchronize() // its copy is done before the booker takes it again
+			p.bk.drop(lb)
+		}
+		if over {
+			p.bk.finish()
+		}
+		return !over, over, nil
+	}
+	b.levels++
+	b.levelProgress(k, s.nn)
+	d.topLevels = append(d.topLevels, d.topLevels[len(d.topLevels)-1]+uint32(s.nn))
+	p.lastNN, p.lastN, p.lastPK = s.nn, s.nr, s.pk
+	return false, false, nil
 }
 
 // parkCap is the number of references the parked buffers hold.
@@ -345,30 +383,16 @@ func (d *devLevel) pinned(bytes int) (*cuda.Pinned, error) {
 }
 
 // event returns an event to wait for (no timing, one the context kept
-// from an earlier build when it can: see cuda.Context.SyncEvent;
-// KDBUILD_SYNC_EVENTS=0, a new timing one, to compare), given back by
-// free.
+// from an earlier build when it can: see cuda.Context.SyncEvent), given
+// back by free.
 func (d *devLevel) event() (*cuda.Event, error) {
-	newEvent := d.ctx.SyncEvent
-	if !cudaSyncEvents {
-		newEvent = d.ctx.NewEvent
-	}
-	e, err := newEvent()
+	e, err := d.ctx.SyncEvent()
 	if err != nil {
 		return nil, err
 	}
 	d.events = append(d.events, e)
 	return e, nil
 }
-
-// cudaSyncEvents: the levels' events record no time (see event).
-var cudaSyncEvents = os.Getenv("KDBUILD_SYNC_EVENTS") != "0"
-
-// cudaMappedLog lets the tail write a level's log straight into the
-// levelBook's pinned memory (mapped into the device's address space)
-// instead of d.log, copied there by fetch: a copy less a level (2-4 µs of
-// the bunny's stream each). KDBUILD_MAPPED_LOG=0 turns it off.
-var cudaMappedLog = os.Getenv("KDBUILD_MAPPED_LOG") != "0"
 
 // logDest readies lb's pinned memory for the log of a level run on a
 // bound of nb nodes (the next level's 4 sizes, then at most nb nodes'
@@ -384,7 +408,11 @@ func (d *devLevel) logDest(lb *levelBook, nb int) (log cuda.DevPtr, direct bool,
 		}
 		lb.pin = p
 	}
-	if dev := lb.pin.Dev(); dev != 0 && cudaMappedLog {
+	// The tail writes the log straight into the levelBook's pinned memory
+	// (mapped into the device's address space) rather than d.log, copied
+	// there by fetch: a copy less a level (2-4 µs of the bunny's stream
+	// each).
+	if dev := lb.pin.Dev(); dev != 0 && d.cfg.on(pathMappedLog) {
 		return dev, true, nil
 	}
 	return d.log.Ptr(), false, nil

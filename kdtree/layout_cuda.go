@@ -2,23 +2,12 @@ package kdtree
 
 import (
 	"fmt"
-	"os"
+	"time"
 	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
-
-// cudaLayoutDevice selects the device layout of the CUDA build (see
-// layout_device.go); tests flip it. The environment variable
-// KDBUILD_GPU_LAYOUT=host selects the previous path (small records and
-// parked references downloaded, layoutGo on the host) without rebuilding,
-// to compare the two on a device.
-var cudaLayoutDevice = true
-
-func cudaLayoutOnDevice() bool {
-	return cudaLayoutDevice && os.Getenv("KDBUILD_GPU_LAYOUT") != "host"
-}
 
 // freeLevel frees the level buffers once the large phase is over (the
 // small phase needs only tv, ptri and pbox, the layout only ptri), so that
@@ -54,43 +43,19 @@ func (d *devLevel) freeLevel(wait bool) error {
 // layout_device.go for the steps and their Go references) and downloads the
 // node and reference arrays once. It times the phases "layout" (sizes, host
 // top layout, emit; ends with the device idle) and "download".
-func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan planned) ([]Node, []uint32, error) {
+func (b *gpuBuild) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan planned) ([]Node, []uint32, error) {
+	if err := b.enter("layout", b.levels, 0); err != nil {
+		<-plan // done reading rs
+		return nil, nil, err
+	}
 	b.startPhase()
 	t0 := b.phase
 	R := len(rs.small)
-	// Sizes (and, from kdtree_small_size_u32, the overflow word, read back
-	// in one copy).
-	var size []uint32
-	var scratch *exec.Buf[uint32]
-	defer func() { scratch.Free() }()
-	if R > 0 && so.hostSize != nil {
-		// kdtree_small_w_f32 counted them; runSmallCUDA read them back.
-		size = so.hostSize
-	} else if R > 0 {
-		var err error
-		if scratch, err = exec.Alloc[uint32](b.ex, 2*R+1); err != nil {
-			return nil, nil, err
-		}
-		if err := scratch.Dev().Slice(2*R, 1).Memset32(0); err != nil {
-			return nil, nil, err
-		}
-		if so.size != nil {
-			// kdtree_small_w_f32 counted them.
-			if err := scratch.Slice(0, 2*R).CopyFrom(so.size); err != nil {
-				return nil, nil, err
-			}
-		} else if err := d.launch("kdtree_small_size_u32", R, so.rec.Ptr(), uint32(R), scratch.Ptr(),
-			scratch.Slice(2*R, 1).Ptr()); err != nil {
-			return nil, nil, err
-		}
-		h := make([]uint32, 2*R+1)
-		if err := scratch.CopyToHost(h); err != nil {
-			return nil, nil, err
-		}
-		if h[2*R] != 0 {
-			return nil, nil, fmt.Errorf("kdtree: small-phase records nest deeper than %d levels", MaxTreeDepth)
-		}
-		size = h[:2*R]
+	// The subtrees' sizes: kdtree_small_w_f32 counted them, runSmallCUDA
+	// read them back.
+	size := so.hostSize
+	if len(size) != 2*R {
+		return nil, nil, fmt.Errorf("kdtree: %d small subtrees' sizes for %d small roots", len(size)/2, R)
 	}
 	t0 = b.subPhase("layout.sizes", t0)
 	pl := <-plan
@@ -107,56 +72,23 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan
 	// One upload: the small roots' bases, then the parked leaves' copies.
 	// (Through pinned memory, which the context keeps: a pageable copy
 	// waits for the device and stages the words first.)
-	up := t.up
-	var upBuf *exec.Buf[uint32]
-	defer func() { upBuf.Free() }()
-	if len(up) > 0 {
-		if upBuf, err = exec.Alloc[uint32](b.ex, len(up)); err != nil {
-			return nil, nil, err
-		}
-		words, pin := d.hostWords(len(up))
-		copy(words, up)
-		if err := d.send(upBuf, words, pin); err != nil {
-			return nil, nil, err
-		}
-	}
-	// The output arrays: nodes as pairs of words (kdtree.Node).
-	nodesBuf, err := exec.Alloc[uint32](b.ex, max(2*t.numNodes, 1))
+	upBuf, err := d.sendNew(t.up)
+	defer upBuf.Free()
 	if err != nil {
 		return nil, nil, err
 	}
+	nodesBuf, refsBuf, err := d.treeBufs(t.numNodes, t.numRefs)
 	defer nodesBuf.Free()
-	refsBuf, err := exec.Alloc[uint32](b.ex, max(t.numRefs, 1))
+	defer refsBuf.Free()
 	if err != nil {
 		return nil, nil, err
 	}
-	defer refsBuf.Free()
 	b.subPhase("layout.alloc", t0)
-	if R > 0 && so.place != nil {
-		// A thread per record (kdtree_small_w_f32 left their places).
-		if err := d.launch("kdtree_small_place_u32", so.nrec, so.rec.Ptr(), so.refs.Ptr(), so.place.Ptr(),
-			so.chunkRoot.Ptr(), uint32(so.nrec), uint32(R), upBuf.Ptr(), nodesBuf.Ptr(), refsBuf.Ptr()); err != nil {
-			return nil, nil, err
-		}
+	walkErr, err := d.emitSmall(so, upBuf, nodesBuf, refsBuf)
+	if err != nil {
+		return nil, nil, err
 	}
-	// The walk per root's overflow word (checked after it): scratch's
-	// last word, or one of its own when the sizes came without scratch.
-	var walkErr *exec.Buf[uint32]
-	if R > 0 && so.place == nil {
-		if scratch == nil {
-			if scratch, err = exec.Alloc[uint32](b.ex, 1); err != nil {
-				return nil, nil, err
-			}
-		}
-		walkErr = scratch.Slice(scratch.Len()-1, 1)
-		if err := walkErr.Dev().Memset32(0); err != nil {
-			return nil, nil, err
-		}
-		if err := d.launch("kdtree_small_emit_u32", R, so.rec.Ptr(), so.refs.Ptr(), uint32(R), upBuf.Ptr(),
-			nodesBuf.Ptr(), refsBuf.Ptr(), walkErr.Ptr()); err != nil {
-			return nil, nil, err
-		}
-	}
+	defer walkErr.Free()
 	if nc := len(t.copies) / 3; nc > 0 {
 		if err := d.ctx.Launch("kdtree_copy_ranges_u32", cuda.Linear(nc), cuda.Linear(cudaBlock), 0,
 			d.ptri.Ptr(), upBuf.Slice(len(t.base), len(t.copies)).Ptr(), uint32(nc), refsBuf.Ptr()); err != nil {
@@ -197,3 +129,98 @@ func (b *builder) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan
 
 // The node words the kernels write are kdtree.Node's fields in order.
 var _ = [1]struct{}{}[unsafe.Sizeof(Node{})-8]
+
+// smallAndLayoutCUDA runs the small phase and the layout on the device and
+// sets res's nodes and references; it returns false (res unchanged) when
+// the small phase's output overflowed every room it tried.
+func (b *gpuBuild) smallAndLayoutCUDA(d *devLevel, rs *records, res *buildResult, smallOff, smallCnt []uint32) (bool, error) {
+	// Nothing but tv, ptri and pbox is needed from here on: free the
+	// level buffers before the small phase allocates its output.
+	t0 := time.Now()
+	if err := d.freeLevel(true); err != nil {
+		return false, err
+	}
+	b.subPhase("small.free", t0) // the last level's wait and the frees
+	// The large-phase half of the layout is planned on the host while the
+	// device builds the small subtrees (it reads rs, which nothing changes
+	// until it is done).
+	plan := make(chan planned, 1)
+	go func() {
+		t0 := time.Now()
+		p, err := planTop(rs)
+		plan <- planned{p, err, time.Since(t0)}
+	}()
+	so, err := b.runSmallCUDA(d, rs, smallOff, smallCnt)
+	if err != nil || so == nil {
+		<-plan // done reading rs
+		return false, err
+	}
+	defer so.free()
+	d.tv.Free()
+	d.pbox.Free()
+	b.endPhase("small")
+	if res.nodes, res.refs, err = b.layoutCUDA(d, rs, so, plan); err != nil {
+		return false, err
+	}
+	b.devPeak = d.ctx.PeakBytes()
+	return true, nil
+}
+
+// emitSmall queues the layout of the small subtrees at their bases (2
+// words a small root in base: node and reference index): a thread per
+// record (kdtree_small_place_u32) when the small kernel left their places,
+// else a walk per root (kdtree_small_emit_u32), whose stack overflow word
+// it returns (nil otherwise) for the caller to read after the wait and
+// free.
+func (d *devLevel) emitSmall(so *smallDev, base, nodes, refs *exec.Buf[uint32]) (*exec.Buf[uint32], error) {
+	R := so.roots
+	if R == 0 {
+		return nil, nil
+	}
+	if so.place != nil {
+		return nil, d.launch("kdtree_small_place_u32", so.nrec, so.rec.Ptr(), so.refs.Ptr(), so.place.Ptr(),
+			so.chunkRoot.Ptr(), uint32(so.nrec), uint32(R), base.Ptr(), nodes.Ptr(), refs.Ptr())
+	}
+	walkErr, err := exec.Alloc[uint32](d.ex, 1)
+	if err != nil {
+		return nil, err
+	}
+	if err = walkErr.Dev().Memset32(0); err == nil {
+		err = d.launch("kdtree_small_emit_u32", R, so.rec.Ptr(), so.refs.Ptr(), uint32(R), base.Ptr(),
+			nodes.Ptr(), refs.Ptr(), walkErr.Ptr())
+	}
+	if err != nil {
+		walkErr.Free()
+		return nil, err
+	}
+	return walkErr, nil
+}
+
+// sendNew copies words into a new buffer (nil for none; the caller frees
+// it, also on error) through pinned memory, which the context keeps: a
+// pageable copy waits for the device and stages the words first.
+func (d *devLevel) sendNew(words []uint32) (*exec.Buf[uint32], error) {
+	if len(words) == 0 {
+		return nil, nil
+	}
+	buf, err := exec.Alloc[uint32](d.ex, len(words))
+	if err != nil {
+		return nil, err
+	}
+	h, pin := d.hostWords(len(words))
+	copy(h, words)
+	return buf, d.send(buf, h, pin)
+}
+
+// treeBufs allocates the output arrays of a tree of numNodes nodes (as
+// pairs of words: kdtree.Node) and numRefs references; the caller frees
+// both (nil on error), also on error.
+func (d *devLevel) treeBufs(numNodes, numRefs int) (nodes, refs *exec.Buf[uint32], err error) {
+	if nodes, err = exec.Alloc[uint32](d.ex, max(2*numNodes, 1)); err != nil {
+		return nil, nil, err
+	}
+	if refs, err = exec.Alloc[uint32](d.ex, max(numRefs, 1)); err != nil {
+		return nodes, nil, err
+	}
+	return nodes, refs, nil
+}

@@ -6,23 +6,23 @@ import (
 )
 
 // The layout of a CUDA build, split between host and device. The small
-// phase (kdtree_small_f32) leaves every small root's subtree on the device
+// phase (kdtree_small_w_f32) leaves every small root's subtree on the device
 // as records in the small record format (see smallRecords); the large
 // phase's records (a few thousand for a scene of 10^5 triangles) are on the
 // host. The layout then runs in four steps, all but the second on the
 // device:
 //
 //  1. smallSizes: the node and reference count of every small subtree
-//     (kdtree_small_size_u32), read back in one copy;
+//     (counted by kdtree_small_w_f32), read back with its counters;
 //  2. layoutTop: the large-phase records depth first on the host, which
 //     gives each small root the index of its first node and first reference
 //     in the final arrays (an exclusive scan of the sizes in depth-first
 //     order), and each large-phase leaf its reference range;
 //  3. smallEmit: every small subtree written depth first at its base
-//     (kdtree_small_emit_u32, a walk per root; after kdtree_small_w_f32,
-//     kdtree_small_place_u32 writes the same words with a thread per
-//     record, from the places in depth-first order that the small kernel
-//     recorded as it popped the nodes), the large-phase leaves' references
+//     (kdtree_small_place_u32, a thread per record, from the places in
+//     depth-first order that the small kernel recorded as it popped the
+//     nodes; kdtree_small_emit_u32, a walk per root, when a subtree was too
+//     large for the places), the large-phase leaves' references
 //     copied from where they were parked (kdtree_copy_ranges_u32);
 //  4. one download of the node and reference arrays, into which the host
 //     writes the large-phase nodes.
@@ -38,7 +38,7 @@ import (
 //	leaf:     {1, offset of its first reference in srefs, reference count}
 const smallLeafFate = 1
 
-// smallSizes is the reference of kdtree_small_size_u32: size[r] = nodes of
+// smallSizes is the reference of kdtree_small_w_f32's sizes: size[r] = nodes of
 // small root r's subtree, size[roots+r] = its leaves' references.
 func smallSizes(rec []uint32, roots int) ([]uint32, error) {
 	size := make([]uint32, 2*roots)

@@ -265,6 +265,11 @@ func (b *builder) levelGo(nodes []lnode, cur *refList, next *refList, sc *levelS
 	if b.onLevel != nil {
 		b.onLevel(nodes, dec)
 	}
+	// (A large level's passes take a large scene tens of milliseconds
+	// each: ctx is looked at between them.)
+	if err := b.ctx.Err(); err != nil {
+		return nil, err
+	}
 	// Flags, with straddling triangles clipped to both children.
 	sc.flags = growU32(sc.flags, nr)
 	sc.dstL, sc.dstR = growU32(sc.dstL, nr), growU32(sc.dstR, nr)
@@ -286,6 +291,9 @@ func (b *builder) levelGo(nodes []lnode, cur *refList, next *refList, sc *levelS
 			sc.flags[r] = f
 		}
 	})
+	if err := b.ctx.Err(); err != nil {
+		return nil, err
+	}
 	// Addresses of the copies.
 	sc.cl, sc.cr, sc.cb = growU32(sc.cl, len(nodes)), growU32(sc.cr, len(nodes)), growU32(sc.cb, len(nodes))
 	total, err := split.Addresses(b.ex, nil, exec.Wrap(sc.flags), exec.Wrap(sc.offsets), split.Result{

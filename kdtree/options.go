@@ -52,12 +52,15 @@ type Options struct {
 	// Mitsuba's cost.
 	MaxDepth int
 
-	// Progress, when non-nil, is called once per level of the large-node
-	// phase with the level number (0, 1, ...) and the number of nodes at
-	// that level, then once more for the small-node phase with the next
-	// level number and the number of small roots. It runs on the calling
-	// goroutine.
-	Progress func(level, activeNodes int)
+	// Progress, when non-nil, is called on the calling goroutine as the
+	// build goes: at the start of each phase, once per level of the large
+	// phase, every few milliseconds of the Go small phase, and with
+	// Fraction 1 when the build is done (see Progress).
+	Progress func(Progress)
+
+	// gpu, when set (tests), is the CUDA builder's configuration in place
+	// of envGPUConfig's.
+	gpu *gpuConfig
 }
 
 // Defaults of Options (see the field comments).

@@ -26,7 +26,7 @@ import (
 // takes both with the root box (keptCount). The read-back of the count
 // was the prepare phase's one wait (0.06-0.09 ms of the bunny's, with the
 // device idle while the host then queued the first level).
-func (b *builder) prepareCUDA(d *devLevel, queued bool) (int, error) {
+func (b *gpuBuild) prepareCUDA(d *devLevel, queued bool) (int, error) {
 	s := b.scene
 	nt, nv := len(s.Tris), len(s.Verts)
 	if nt == 0 {
@@ -115,7 +115,7 @@ func (b *builder) prepareCUDA(d *devLevel, queued bool) (int, error) {
 
 // gatherError is the error kdtree_gather_f32's error word i reports: none
 // when it is 0xFFFFFFFF, else triangle i has a vertex index out of range.
-func (b *builder) gatherError(i uint32) error {
+func (b *gpuBuild) gatherError(i uint32) error {
 	s := b.scene
 	if i == 0xFFFFFFFF {
 		return nil
@@ -129,7 +129,7 @@ func (b *builder) gatherError(i uint32) error {
 // keptCount returns the count of kept triangles of a queued prepareCUDA
 // (takeRoot brings it home with the root box) after checking the error
 // word, and sets b.dropped.
-func (b *builder) keptCount(d *devLevel) (int, error) {
+func (b *gpuBuild) keptCount(d *devLevel) (int, error) {
 	if _, err := d.takeRoot(); err != nil {
 		return 0, err
 	}
@@ -148,7 +148,7 @@ func (b *builder) keptCount(d *devLevel) (int, error) {
 
 // gatherTris fills b.tris from the scene (after prepareCUDA checked the
 // indices) for the host steps of a CUDA build: the Go small phase.
-func (b *builder) gatherTris() {
+func (b *gpuBuild) gatherTris() {
 	if b.tris != nil {
 		return
 	}

@@ -3,8 +3,6 @@ package kdtree
 import (
 	"errors"
 	"fmt"
-	"math"
-	"os"
 	"slices"
 	"time"
 	"unsafe"
@@ -14,24 +12,8 @@ import (
 )
 
 // The CUDA path of the small-node phase: the subtrees of the small roots
-// the large phase parked, built on the device (kdtree_small_f32), or the
+// the large phase parked, built on the device (kdtree_small_w_f32), or the
 // parked references brought home for the Go small phase.
-
-// cudaSmallOnDevice selects the CUDA small-node phase (kdtree_small_f32) on
-// the CUDA executor; when false, or when the kernel's output space
-// overflows, the small phase runs in Go on the parked references (the same
-// tree either way). Tests flip it to check both.
-var cudaSmallOnDevice = true
-
-// cudaSmallV1 selects the first device small-phase kernel,
-// kdtree_small_f32 (one root per block of 32 threads, a global atomic per
-// node), instead of kdtree_small_w_f32 (smallWarps warps per block, each
-// taking roots from a counter, output reserved in chunks); both make the same tree. Tests flip it; the
-// environment variable KDBUILD_GPU_SMALL=v1 does the same without
-// rebuilding, to compare the two on a device.
-var cudaSmallV1 = false
-
-func smallKernelV1() bool { return cudaSmallV1 || os.Getenv("KDBUILD_GPU_SMALL") == "v1" }
 
 // smallWarps, smallRecChunk and smallRefChunk are kd_small::kWarps,
 // kRecChunk and kRefChunk of kernels/kdtree.cu: roots per block of
@@ -45,10 +27,6 @@ const (
 	smallRefChunk = 64
 )
 
-// smallPackRoots is the most small roots whose words runSmallCUDA makes
-// in one array and sends in one copy (a variable for the tests).
-var smallPackRoots = 1 << 15
-
 // smallWarpBytes is sizeof(kd_small::Warp), a warp's shared memory in
 // kdtree_small_w_f32 (dynamic shared memory: a block's smallWarps of them
 // are more than the 48 KiB of static shared memory a block may have).
@@ -57,13 +35,8 @@ const smallWarpBytes = 12944
 // smallPlaceLimit is kdtree_small_w_f32's placeLimit: the most nodes and
 // leaf references a small subtree may have for the layout to place its
 // records with a thread each (kdtree_small_place_u32; else every root's
-// records are walked). 0xFFFF: the places' 16-bit fields. Tests lower it.
-var smallPlaceLimit uint32 = 0xFFFF
-
-// smallCaps are the output room of the device small phase's attempts, in
-// records and leaf references per reference of the small roots (tests
-// shrink it to force a retry or the Go fallback).
-var smallCaps = [][2]int{{6, 4}, {16, 8}, {64, 32}}
+// records are walked) is gpuConfig.smallPlaceLimit: 0xFFFF, the places'
+// 16-bit fields (tests lower it).
 
 // smallDev is the output of the device small phase: the subtrees of every
 // small root as small records (see smallRecords) and their leaves'
@@ -73,16 +46,16 @@ type smallDev struct {
 	nrec, nrefs int
 	roots       int
 	bufs        []*exec.Buf[uint32]
-	// size holds kdtree_small_size_u32's output (nodes and leaf references
-	// of every small root's subtree, 2·roots words) when the kernel
-	// kdtree_small_w_f32 wrote it; nil after kdtree_small_f32. hostSize is
-	// its copy on the host (read back with the kernel's counters).
+	// size holds the nodes and leaf references of every small root's
+	// subtree (2·roots words, kdtree_small_w_f32's; smallSizes is its Go
+	// reference); hostSize is its copy on the host (read back with the
+	// kernel's counters).
 	size     *exec.Buf[uint32]
 	hostSize []uint32
 	// place and chunkRoot: every record's place in its root's depth-first
 	// order and the root of every record chunk, from kdtree_small_w_f32,
 	// for kdtree_small_place_u32 (the layout's emit, a thread per record);
-	// nil after kdtree_small_f32 or when a subtree was too large for the
+	// nil when a subtree was too large for the
 	// places' 16-bit fields (the layout then walks each root's records).
 	// Both are views of rec's allocation.
 	place, chunkRoot *exec.Buf[uint32]
@@ -98,17 +71,17 @@ func (so *smallDev) free() {
 }
 
 // runSmallCUDA runs the small-node phase on the device: one warp per small
-// root (kdtree_small_w_f32, or kdtree_small_f32: see cudaSmallV1). It
+// root (kdtree_small_w_f32). It
 // returns nil (and changes nothing) when the record or reference space
 // overflowed even with the largest room it tries; the caller then runs
 // the Go small phase. When startSmallEarly launched the phase from the
 // roots the device listed, it checks that list against the host's and
 // waits for that launch.
-func (b *builder) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []uint32) (*smallDev, error) {
+func (b *gpuBuild) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []uint32) (*smallDev, error) {
 	R := len(rs.small)
 	if run := d.early; run != nil {
 		d.early = nil
-		earlyRuns.Add(1)
+		b.cfg.counts.add(countEarlyRun)
 		if err := b.checkEarly(d, run, rs, smallOff, smallCnt); err != nil {
 			run.so.free()
 			return nil, err
@@ -151,8 +124,7 @@ type smallRun struct {
 	w       *exec.Buf[uint32]
 	stride  int
 	total   int // the small roots' references, or a bound (the output room's measure)
-	attempt int // the smallCaps entry tried
-	v1      bool
+	attempt int // the gpuConfig.smallCaps entry tried
 	// dependent: the first launch is a programmatic dependent launch,
 	// which runs beside the kernel queued before it (kdtree_top_plan_u32).
 	dependent bool
@@ -174,7 +146,7 @@ func smallAt(stride int) (ctrAt, sizeAt, orderAt, end int) {
 
 // smallHostWords makes the small roots' words on the host from the
 // booker's arrays and sends them.
-func (b *builder) smallHostWords(d *devLevel, rs *records, smallOff, smallCnt []uint32) (*smallRun, error) {
+func (b *gpuBuild) smallHostWords(d *devLevel, rs *records, smallOff, smallCnt []uint32) (*smallRun, error) {
 	t0 := time.Now()
 	R := len(rs.small)
 	run := &smallRun{so: &smallDev{roots: R}, stride: R}
@@ -188,7 +160,7 @@ func (b *builder) smallHostWords(d *devLevel, rs *records, smallOff, smallCnt []
 	}
 	var w *exec.Buf[uint32]
 	var err error
-	if R <= smallPackRoots {
+	if R <= b.cfg.smallPackRoots {
 		// Few roots: one array and one upload (each copy costs the bunny
 		// about 10 µs with the device idle), made in pinned memory that
 		// the context keeps from build to build: no page of it to fault
@@ -255,49 +227,37 @@ func (b *builder) smallHostWords(d *devLevel, rs *records, smallOff, smallCnt []
 	return run, nil
 }
 
-// smallLaunch allocates the output room of run's attempt (smallCaps) and
+// smallLaunch allocates the output room of run's attempt (gpuConfig.smallCaps) and
 // launches the small-phase kernel; it waits for nothing.
-func (b *builder) smallLaunch(d *devLevel, run *smallRun) error {
+func (b *gpuBuild) smallLaunch(d *devLevel, run *smallRun) error {
 	t0 := time.Now()
 	so, w, R := run.so, run.w, run.so.roots
 	if run.args == nil {
 		ctrAt, sizeAt, orderAt, _ := smallAt(run.stride)
 		boxAt := 3 * run.stride
 		p := newSAH(&b.opt)
-		run.v1 = smallKernelV1()
 		run.kernel, run.grid, run.block = "kdtree_small_w_f32", cuda.Linear(smallBlocks(R, d.ctx.Info().SMs)), cuda.Linear(32*smallWarps)
+		so.size = w.Slice(sizeAt, 2*R)
 		run.args = []any{d.ptri.Ptr(), d.pbox.Ptr(), d.tv.Ptr(), w.Slice(0, R).Ptr(), w.Slice(run.stride, R).Ptr(),
 			w.Slice(boxAt, 6*R).Ptr(), w.Slice(2*run.stride, R).Ptr(), uint32(R), int32(b.opt.MaxDepth), p.ct, p.ci,
-			p.keep, nil, nil, nil, nil, w.Slice(ctrAt, smallCtrs).Ptr()}
-		if run.v1 {
-			run.kernel, run.grid, run.block = "kdtree_small_f32", cuda.Linear(R), cuda.Linear(32)
-		} else {
-			so.size = w.Slice(sizeAt, 2*R)
-			run.args = append(run.args, so.size.Ptr(), w.Slice(orderAt, R).Ptr(), nil, nil, smallPlaceLimit)
-		}
+			p.keep, nil, nil, nil, nil, w.Slice(ctrAt, smallCtrs).Ptr(),
+			so.size.Ptr(), w.Slice(orderAt, R).Ptr(), nil, nil, b.cfg.smallPlaceLimit}
 	}
 	// Output space per reference of the small roots: measured on the shared
 	// scenes, at most 3.0 records and 2.8 leaf references (bunny); on
 	// overflow the kernel runs again with more room, then the caller falls
 	// back to the Go small phase.
-	k, total, args := smallCaps[run.attempt], run.total, run.args
-	recCap := 2*R + k[0]*total + 1024
-	refCap := k[1]*total + 1024
-	if !run.v1 {
-		// Room for the chunks a warp leaves partly unused: its last
-		// ones, and the tails skipped when a leaf does not fit.
-		recCap += smallRecChunk * R
-		refCap += smallRefChunk*R + k[1]*total/4
-	}
+	k, total, args := b.cfg.smallCaps[run.attempt], run.total, run.args
+	// Room for the chunks a warp leaves partly unused too: its last ones,
+	// and the tails skipped when a leaf does not fit.
+	recCap := 2*R + k[0]*total + 1024 + smallRecChunk*R
+	refCap := k[1]*total + 1024 + smallRefChunk*R + k[1]*total/4
 	so.rec.Free()
 	so.refs.Free()
-	// The records, then (kdtree_small_w_f32) their places and the
-	// chunks' roots: one allocation.
+	// The records, then their places and the chunks' roots: one
+	// allocation.
 	chunkWords := (recCap-R)/smallRecChunk + 1
-	recWords := 3 * recCap
-	if !run.v1 {
-		recWords += recCap + chunkWords
-	}
+	recWords := 4*recCap + chunkWords
 	var err error
 	if so.rec, err = exec.Alloc[uint32](b.ex, recWords); err != nil {
 		return err
@@ -308,20 +268,15 @@ func (b *builder) smallLaunch(d *devLevel, run *smallRun) error {
 	}
 	so.bufs = append(so.bufs, so.refs)
 	args[12], args[13], args[14], args[15] = so.rec.Ptr(), uint32(recCap), so.refs.Ptr(), uint32(refCap)
-	if !run.v1 {
-		so.place, so.chunkRoot = so.rec.Slice(3*recCap, recCap), so.rec.Slice(4*recCap, chunkWords)
-		args[19], args[20] = so.place.Ptr(), so.chunkRoot.Ptr()
-	}
+	so.place, so.chunkRoot = so.rec.Slice(3*recCap, recCap), so.rec.Slice(4*recCap, chunkWords)
+	args[19], args[20] = so.place.Ptr(), so.chunkRoot.Ptr()
 	b.subPhase("small.alloc", t0) // the output's room (again on a retry)
-	shared := uint32(0)
-	if !run.v1 {
-		shared = smallWarps * smallWarpBytes
-		if err := d.ctx.SetMaxDynamicShared(run.kernel, int(shared)); err != nil {
-			return err
-		}
+	shared := uint32(smallWarps * smallWarpBytes)
+	if err := d.ctx.SetMaxDynamicShared(run.kernel, int(shared)); err != nil {
+		return err
 	}
 	launch := d.ctx.Launch
-	if run.dependent && run.attempt == 0 && !run.v1 {
+	if run.dependent && run.attempt == 0 {
 		launch = d.ctx.LaunchDependent
 	}
 	if err := launch(run.kernel, run.grid, run.block, shared, args...); err != nil {
@@ -332,8 +287,8 @@ func (b *builder) smallLaunch(d *devLevel, run *smallRun) error {
 
 // smallFinish waits for run's kernel and reads its counters back: the
 // output when it fit, else the launch again with the next room of
-// smallCaps, and nil when none fits.
-func (b *builder) smallFinish(d *devLevel, run *smallRun) (*smallDev, error) {
+// gpuConfig.smallCaps, and nil when none fits.
+func (b *gpuBuild) smallFinish(d *devLevel, run *smallRun) (*smallDev, error) {
 	so, R := run.so, run.so.roots
 	ctrAt, _, _, _ := smallAt(run.stride)
 	ctr := run.w.Slice(ctrAt, smallCtrs)
@@ -342,13 +297,10 @@ func (b *builder) smallFinish(d *devLevel, run *smallRun) (*smallDev, error) {
 		return nil, err
 	}
 	for {
-		// The counters, and after them (kdtree_small_w_f32) the sizes,
-		// into pinned memory (as the words: no page faults, no staging),
-		// which the context keeps until the build ends (d.free).
+		// The counters, and after them the sizes, into pinned memory (as
+		// the words: no page faults, no staging), which the context keeps
+		// until the build ends (d.free).
 		nc := smallCtrs + 2*R
-		if run.v1 {
-			nc = smallCtrs
-		}
 		hc, hpin := d.hostWords(nc)
 		var err error
 		if hpin != nil {
@@ -364,15 +316,13 @@ func (b *builder) smallFinish(d *devLevel, run *smallRun) (*smallDev, error) {
 		}
 		if hc[2] == 0 {
 			so.nrec, so.nrefs = int(hc[0]), int(hc[1])
-			if !run.v1 {
-				so.hostSize = hc[smallCtrs:]
-			}
+			so.hostSize = hc[smallCtrs:]
 			if hc[4] != 0 {
 				so.place, so.chunkRoot = nil, nil // views of so.rec
 			}
 			return so, nil
 		}
-		if run.attempt+1 >= len(smallCaps) {
+		if run.attempt+1 >= len(b.cfg.smallCaps) {
 			so.free()
 			return nil, nil
 		}
@@ -399,53 +349,6 @@ func (d *devLevel) hostWords(n int) ([]uint32, *cuda.Pinned) {
 		return pin.U32(n), pin
 	}
 	return make([]uint32, n), nil
-}
-
-// toRecords downloads the small records into rs.shared (the host layout).
-// Only the records reachable from the roots are read: kdtree_small_w_f32
-// leaves unused records in its chunks (rs.shared keeps zero records there,
-// which no walk reaches).
-func (so *smallDev) toRecords(rs *records) error {
-	if so.roots == 0 {
-		return nil
-	}
-	hrec := make([]uint32, 3*so.nrec)
-	if err := so.rec.Slice(0, len(hrec)).CopyToHost(hrec); err != nil {
-		return err
-	}
-	hrefs := make([]uint32, so.nrefs)
-	if err := so.refs.Slice(0, len(hrefs)).CopyToHost(hrefs); err != nil {
-		return err
-	}
-	list := make([]record, so.nrec)
-	seen := make([]bool, so.nrec)
-	var st []uint32
-	for r := 0; r < so.roots && r < len(list); r++ {
-		st = append(st[:0], uint32(r))
-		for len(st) > 0 {
-			i := st[len(st)-1]
-			st = st[:len(st)-1]
-			if seen[i] {
-				return fmt.Errorf("kdtree: small-phase record %d is reached twice", i)
-			}
-			seen[i] = true
-			w0, w1, w2 := hrec[3*i], hrec[3*i+1], hrec[3*i+2]
-			if w0&0xFF == smallLeafFate {
-				if uint64(w1)+uint64(w2) > uint64(len(hrefs)) {
-					return fmt.Errorf("kdtree: small-phase leaf %d refers to [%d, %d+%d) of %d references", i, w1, w1, w2, len(hrefs))
-				}
-				list[i] = record{fate: fateLeaf, refs: hrefs[w1 : w1+w2 : w1+w2]}
-				continue
-			}
-			if w0&0xFF != 0 || w2+1 >= uint32(len(list)) || w0>>8 > 2 {
-				return fmt.Errorf("kdtree: small-phase record %d is corrupt (%d %d %d)", i, w0, w1, w2)
-			}
-			list[i] = record{fate: fateSplit, axis: uint8(w0 >> 8), pos: math.Float32frombits(w1), left: int32(w2)}
-			st = append(st, w2+1, w2)
-		}
-	}
-	rs.shared = list
-	return nil
 }
 
 // smallBoxes downloads the parked boxes of the small roots for the Go small

@@ -3,9 +3,7 @@ package kdtree
 import (
 	"fmt"
 	"math"
-	"os"
 	"slices"
-	"sync/atomic"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
@@ -26,17 +24,6 @@ import (
 // runSmallCUDA then checks the count (and, in tests, every entry) against
 // the booker's list before it uses the output.
 
-// cudaEarlySmall selects the early start; KDBUILD_EARLY_SMALL=0 turns it
-// off (the small phase from the host's words, to compare).
-var cudaEarlySmall = os.Getenv("KDBUILD_EARLY_SMALL") != "0"
-
-// earlyRuns counts the small phases started early (tests).
-var earlyRuns atomic.Int64
-
-// checkEarlyRoots makes runSmallCUDA compare every entry of the device's
-// list with the booker's (tests).
-var checkEarlyRoots = false
-
 // rootsFor is the room of the device's small-root list for n references:
 // the shared scenes have n/19 (bunny) and n/31 (conference) small roots.
 // A build with more uses the host's list.
@@ -46,7 +33,7 @@ func rootsFor(n int) int { return n/8 + 1024 }
 // (see smallRun), then the list of large-phase nodes (topAt), which
 // kdtree_tail_f32 fills. Nothing when the early start is off.
 func (d *devLevel) ensureRoots(n int) error {
-	if !earlySmallOn() {
+	if !d.cfg.earlySmall() {
 		return nil
 	}
 	c := rootsFor(n)
@@ -60,12 +47,6 @@ func (d *devLevel) ensureRoots(n int) error {
 	return err
 }
 
-// earlySmallOn is whether the small phase may start from the device's
-// list: the device small phase and layout, kdtree_small_w_f32.
-func earlySmallOn() bool {
-	return cudaEarlySmall && cudaSmallOnDevice && cudaLayoutOnDevice() && !smallKernelV1()
-}
-
 // startSmallEarly launches the small phase once the pipelined levels are
 // done on the device: roots small roots listed, pk references parked (a
 // bound on the roots' references, which the output's room is made for).
@@ -74,8 +55,8 @@ func earlySmallOn() bool {
 // queued right behind the last level) and leaves the run in d.early.
 // Without a list (room too small, the early start off) or without roots it
 // does nothing.
-func (b *builder) startSmallEarly(d *devLevel, roots, pk int) error {
-	if d.roots == nil || !earlySmallOn() || roots == 0 || roots > d.rootCap {
+func (b *gpuBuild) startSmallEarly(d *devLevel, roots, pk int) error {
+	if d.roots == nil || !d.cfg.earlySmall() || roots == 0 || roots > d.rootCap {
 		return nil
 	}
 	if err := d.freeLevel(false); err != nil {
@@ -107,8 +88,8 @@ func (b *builder) startSmallEarly(d *devLevel, roots, pk int) error {
 
 // checkEarly checks the device's list of small roots against the booker's:
 // the same count and references within the bound the room was made for,
-// and with checkEarlyRoots every entry (offset, count, depth, box bits).
-func (b *builder) checkEarly(d *devLevel, run *smallRun, rs *records, smallOff, smallCnt []uint32) error {
+// and with gpuConfig.checkEarlyRoots every entry (offset, count, depth, box bits).
+func (b *gpuBuild) checkEarly(d *devLevel, run *smallRun, rs *records, smallOff, smallCnt []uint32) error {
 	R := len(rs.small)
 	if run.so.roots != R {
 		return fmt.Errorf("kdtree: the device listed %d small roots, the host booked %d", run.so.roots, R)
@@ -120,7 +101,7 @@ func (b *builder) checkEarly(d *devLevel, run *smallRun, rs *records, smallOff, 
 	if total > run.total {
 		return fmt.Errorf("kdtree: the small roots hold %d references, more than the %d parked", total, run.total)
 	}
-	if !checkEarlyRoots {
+	if !b.cfg.checkEarlyRoots {
 		return nil
 	}
 	c := run.stride

@@ -22,6 +22,9 @@ type Stats struct {
 	HostPeakBytes    uint64 // peak host memory of the build
 	DevicePeakBytes  uint64 // peak device memory of the build
 	Levels           int    // breadth-first levels the builder processed
+	// Limited is empty, or why a guard of the builder cut the tree short
+	// (the large phase's references outgrew 64 per triangle).
+	Limited string
 }
 
 // ComputeShapeStats returns t.Stats() with the tree-shape fields (Nodes,

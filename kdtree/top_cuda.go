@@ -2,8 +2,6 @@ package kdtree
 
 import (
 	"fmt"
-	"os"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
@@ -34,19 +32,6 @@ import (
 // booker only counts and checks the levels (the device's sizes against
 // the host's counts). The tree on the device is complete: the host writes
 // nothing into it.
-
-// cudaDeviceTop selects the device layout of the large-phase nodes for
-// pipelined builds; KDBUILD_DEVICE_TOP=0 turns it off (the booker's
-// records and planTop, to compare).
-var cudaDeviceTop = os.Getenv("KDBUILD_DEVICE_TOP") != "0"
-
-// topFallbacks counts the builds whose lists outgrew their room (tests).
-var topFallbacks atomic.Int64
-
-// deviceTopOn is whether a pipelined build lays its tree out on the
-// device: the small phase started early from the device's list and the
-// device layout.
-func deviceTopOn() bool { return cudaDeviceTop && earlySmallOn() }
 
 // topAt is where the list of large-phase nodes starts in the small-root
 // words of room rootCap (past them: smallAt's end; top_list in
@@ -100,19 +85,19 @@ func (d *devLevel) queueTopPlan(roots int) error {
 // the layout (layoutTopCUDA). ok is false when the small phase's output
 // overflowed every room it tries (the caller builds again without the
 // device layout: the host has no records to run the Go small phase on).
-func (b *builder) finishDeviceTop(d *devLevel, res *buildResult) (_ *buildResult, ok bool, err error) {
+func (b *gpuBuild) finishDeviceTop(d *devLevel, res *buildResult) (_ *buildResult, ok bool, err error) {
 	run := d.early
 	if run == nil {
 		return nil, false, fmt.Errorf("kdtree: the device layout without a small phase")
 	}
-	d.early = nil
-	earlyRuns.Add(1)
 	b.endPhase("large")
 	b.sampleHost()
 	b.startPhase()
-	if b.opt.Progress != nil {
-		b.opt.Progress(b.levels, run.so.roots)
+	if err := b.enter("small", b.levels, run.so.roots); err != nil {
+		return nil, false, err // (d.free frees d.early)
 	}
+	d.early = nil
+	b.cfg.counts.add(countEarlyRun)
 	so, err := b.smallFinish(d, run)
 	if err != nil || so == nil {
 		return nil, false, err
@@ -131,28 +116,16 @@ func (b *builder) finishDeviceTop(d *devLevel, res *buildResult) (_ *buildResult
 // layoutTopCUDA lays the tree out on the device (kdtree_top_layout_u32,
 // then the small subtrees) and downloads it. It times the phases "layout"
 // and "download".
-func (b *builder) layoutTopCUDA(d *devLevel, so *smallDev) ([]Node, []uint32, error) {
+func (b *gpuBuild) layoutTopCUDA(d *devLevel, so *smallDev) ([]Node, []uint32, error) {
+	if err := b.enter("layout", b.levels, 0); err != nil {
+		return nil, nil, err
+	}
 	b.startPhase()
 	t0 := b.phase
 	R := so.roots
-	size := so.hostSize
-	if len(size) != 2*R {
-		return nil, nil, fmt.Errorf("kdtree: %d subtree sizes for %d small roots", len(size), R)
-	}
-	levels := d.topLevels
-	top := int(levels[len(levels)-1])
-	// The tree's nodes: the large-phase nodes less the small roots, which
-	// their subtrees count; its references at most the parked ones (the
-	// large leaves' and the small roots') and the subtrees' leaves'.
-	var sn, sr uint64
-	for q := range R {
-		sn += uint64(size[q])
-		sr += uint64(size[R+q])
-	}
-	numNodes := uint64(top-R) + sn
-	refBound := uint64(d.parked) + sr
-	if numNodes >= MaxChildIndex || refBound >= 1<<32 {
-		return nil, nil, fmt.Errorf("kdtree: tree of %d nodes and up to %d references exceeds the node format (2^30 nodes, 2^32 references)", numNodes, refBound)
+	top, numNodes, refBound, err := d.topSizes(so)
+	if err != nil {
+		return nil, nil, err
 	}
 	// Scratch: the running totals (2 words a small root, and 2) and the
 	// large leaves' copies (3 words a node); the small roots' places (2R)
@@ -167,16 +140,12 @@ func (b *builder) layoutTopCUDA(d *devLevel, so *smallDev) ([]Node, []uint32, er
 	defer work.Free()
 	run, copies := work.Slice(0, 2*(R+1)), work.Slice(2*(R+1), 3*top)
 	base, totals := work.Slice(2*(R+1)+3*top, 2*R), work.Slice(2*(R+1)+3*top+2*R, 2)
-	nodesBuf, err := exec.Alloc[uint32](b.ex, max(2*int(numNodes), 1))
-	if err != nil {
-		return nil, nil, err
-	}
+	nodesBuf, refsBuf, err := d.treeBufs(int(numNodes), int(refBound))
 	defer nodesBuf.Free()
-	refsBuf, err := exec.Alloc[uint32](b.ex, max(int(refBound), 1))
+	defer refsBuf.Free()
 	if err != nil {
 		return nil, nil, err
 	}
-	defer refsBuf.Free()
 	t0 = b.subPhase("layout.alloc", t0)
 	plan, dfs := d.topPlan.Slice(0, topPlanWords*top), d.topPlan.Slice(topPlanWords*top, R)
 	// The running totals (one block), then a thread a node (one block for
@@ -195,46 +164,12 @@ func (b *builder) layoutTopCUDA(d *devLevel, so *smallDev) ([]Node, []uint32, er
 		copies.Ptr(), uint32(top), refsBuf.Ptr()); err != nil {
 		return nil, nil, fmt.Errorf("kdtree: kdtree_copy_ranges_u32: %w", err)
 	}
-	var walkErr *exec.Buf[uint32]
-	if so.place != nil {
-		// A thread per record (kdtree_small_w_f32 left their places).
-		if err := d.launch("kdtree_small_place_u32", so.nrec, so.rec.Ptr(), so.refs.Ptr(), so.place.Ptr(),
-			so.chunkRoot.Ptr(), uint32(so.nrec), uint32(R), base.Ptr(), nodesBuf.Ptr(), refsBuf.Ptr()); err != nil {
-			return nil, nil, err
-		}
-	} else {
-		// A walk per root, its stack overflow word in the totals' place
-		// (read back after).
-		if walkErr, err = exec.Alloc[uint32](b.ex, 1); err != nil {
-			return nil, nil, err
-		}
-		defer walkErr.Free()
-		if err := walkErr.Dev().Memset32(0); err != nil {
-			return nil, nil, err
-		}
-		if err := d.launch("kdtree_small_emit_u32", R, so.rec.Ptr(), so.refs.Ptr(), uint32(R), base.Ptr(),
-			nodesBuf.Ptr(), refsBuf.Ptr(), walkErr.Ptr()); err != nil {
-			return nil, nil, err
-		}
+	walkErr, err := d.emitSmall(so, base, nodesBuf, refsBuf)
+	if err != nil {
+		return nil, nil, err
 	}
-	// The totals (and the walk's word) come home with the wait.
-	hw, hpin := d.hostWords(3)
-	if hpin != nil {
-		if err := d.ctx.CopyToHostAsync(hpin, 0, totals.Ptr(), 8); err != nil {
-			return nil, nil, err
-		}
-		if walkErr != nil {
-			if err := d.ctx.CopyToHostAsync(hpin, 8, walkErr.Ptr(), 4); err != nil {
-				return nil, nil, err
-			}
-		}
-		err = d.ctx.Synchronize()
-	} else {
-		err = totals.CopyToHost(hw[:2])
-		if err == nil && walkErr != nil {
-			err = walkErr.CopyToHost(hw[2:])
-		}
-	}
+	defer walkErr.Free()
+	hw, err := d.totalsHome(totals, walkErr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -257,6 +192,52 @@ func (b *builder) layoutTopCUDA(d *devLevel, so *smallDev) ([]Node, []uint32, er
 	}
 	b.endPhase("download")
 	return nodes, refs, nil
+}
+
+// topSizes returns the large-phase nodes (top) and the tree's nodes and a
+// bound on its references: the large-phase nodes less the small roots,
+// which their subtrees count; at most the parked references (the large
+// leaves' and the small roots') and the subtrees' leaves'.
+func (d *devLevel) topSizes(so *smallDev) (top int, numNodes, refBound uint64, err error) {
+	R, size := so.roots, so.hostSize
+	if len(size) != 2*R {
+		return 0, 0, 0, fmt.Errorf("kdtree: %d subtree sizes for %d small roots", len(size), R)
+	}
+	top = int(d.topLevels[len(d.topLevels)-1])
+	var sn, sr uint64
+	for q := range R {
+		sn += uint64(size[q])
+		sr += uint64(size[R+q])
+	}
+	numNodes = uint64(top-R) + sn
+	refBound = uint64(d.parked) + sr
+	if numNodes >= MaxChildIndex || refBound >= 1<<32 {
+		return 0, 0, 0, fmt.Errorf("kdtree: tree of %d nodes and up to %d references exceeds the node format (2^30 nodes, 2^32 references)", numNodes, refBound)
+	}
+	return top, numNodes, refBound, nil
+}
+
+// totalsHome waits for the device and returns the layout's totals (nodes
+// and references, 2 words of totals) and, when walkErr is not nil, the
+// walk's overflow word after them.
+func (d *devLevel) totalsHome(totals, walkErr *exec.Buf[uint32]) ([]uint32, error) {
+	hw, hpin := d.hostWords(3)
+	var err error
+	if hpin != nil {
+		err = d.ctx.CopyToHostAsync(hpin, 0, totals.Ptr(), 8)
+		if err == nil && walkErr != nil {
+			err = d.ctx.CopyToHostAsync(hpin, 8, walkErr.Ptr(), 4)
+		}
+		if err == nil {
+			err = d.ctx.Synchronize()
+		}
+	} else {
+		err = totals.CopyToHost(hw[:2])
+		if err == nil && walkErr != nil {
+			err = walkErr.CopyToHost(hw[2:])
+		}
+	}
+	return hw, err
 }
 
 // downloadTree copies the first numNodes nodes (2 words each) and numRefs

@@ -130,7 +130,8 @@ func Open(ordinal int) (*Context, error) {
 	if p := imageProblem(info); p != nil {
 		return nil, fmt.Errorf("device %d (%s): %w", ordinal, info.Name, p)
 	}
-	if f, ok := map[string]uint32{"spin": 1, "yield": 2, "block": 4}[os.Getenv(SchedEnv)]; ok {
+	env := ReadEnv()
+	if f, ok := map[string]uint32{"spin": 1, "yield": 2, "block": 4}[env.Sched]; ok {
 		// Refused once the primary context is active (another Context of
 		// the device): it keeps the flags it has.
 		setPrimaryFlags(dev, f)
@@ -141,11 +142,11 @@ func Open(ordinal int) (*Context, error) {
 	}
 	info.Usable = true
 	c := &Context{ctx: ctx, dev: dev, info: info, fns: map[string]cFunction{}, sizes: map[DevPtr]uint64{},
-		times: map[string]*KernelTime{}, batch: newLaunchBatch(graphMin(os.Getenv(GraphsEnv))), cacheLimit: info.TotalMem / 4}
-	if os.Getenv(DebugEnv) == "1" {
+		times: map[string]*KernelTime{}, batch: newLaunchBatch(graphMin(env.Graphs)), cacheLimit: info.TotalMem / 4}
+	if env.Debug == "1" {
 		c.debug.Store(true)
 	}
-	c.pdl = info.Major >= 9 && os.Getenv(PDLEnv) != "0" && pdlAvailable()
+	c.pdl = info.Major >= 9 && env.PDL != "0" && pdlAvailable()
 	if err := c.module(); err != nil {
 		c.batch.free(ctx)
 		releasePrimary(dev)
@@ -158,7 +159,7 @@ func Open(ordinal int) (*Context, error) {
 func (c *Context) module() error {
 	c.modOnce.Do(func() {
 		image := kernels.Image
-		if path := os.Getenv(ImageEnv); path != "" {
+		if path := ReadEnv().Image; path != "" {
 			b, err := os.ReadFile(path)
 			if err != nil {
 				c.modErr = fmt.Errorf("cuda: %s: %w", ImageEnv, err)

@@ -3,6 +3,7 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -165,6 +166,28 @@ func graphMin(v string) int {
 // (for source views in Nsight Compute) or by another nvcc. Every kernel the
 // program launches must be in it.
 const ImageEnv = "KDBUILD_KERNEL_IMAGE"
+
+// DeviceEnv chooses the executor of exec.FromEnv (exec.EnvVar), GPUOffEnv
+// the fast paths the CUDA kd-tree builder turns off (see kdtree's
+// GPUOffEnv); they are named here for ReadEnv.
+const (
+	DeviceEnv = "KDBUILD_DEVICE"
+	GPUOffEnv = "KDBUILD_GPU_OFF"
+)
+
+// Environment is the library's environment variables, the seven above, as
+// ReadEnv found them.
+type Environment struct {
+	Device, GPUOff, Debug, Graphs, PDL, Sched, Image string
+}
+
+// ReadEnv reads the library's environment variables: the one place the
+// library reads the environment (each reader reads it when it opens what
+// the variable configures).
+func ReadEnv() Environment {
+	return Environment{Device: os.Getenv(DeviceEnv), GPUOff: os.Getenv(GPUOffEnv), Debug: os.Getenv(DebugEnv),
+		Graphs: os.Getenv(GraphsEnv), PDL: os.Getenv(PDLEnv), Sched: os.Getenv(SchedEnv), Image: os.Getenv(ImageEnv)}
+}
 
 // reason attaches err as the reason for a sentinel (ErrNoDriver, ...): the
 // message reads "<sentinel>: <err without its cuda: prefix>" and errors.Is

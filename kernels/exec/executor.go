@@ -3,7 +3,6 @@ package exec
 import (
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -13,7 +12,7 @@ import (
 
 // EnvVar names the environment variable that selects the executor for tests
 // and benchmarks: auto, cpu or gpu (default auto).
-const EnvVar = "KDBUILD_DEVICE"
+const EnvVar = cuda.DeviceEnv
 
 // Executor runs data-parallel steps. Exactly one of the two forms holds:
 // CUDA() returns a context (device buffers, kernel launches), or it returns
@@ -96,7 +95,7 @@ var (
 // or for gpu without a device.
 func FromEnv() (Executor, error) {
 	envOnce.Do(func() {
-		envEx, _, envErr = Open(os.Getenv(EnvVar))
+		envEx, _, envErr = Open(cuda.ReadEnv().Device)
 	})
 	return envEx, envErr
 }

@@ -1,0 +1,44 @@
+package kdtree
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// KDBUILD_GPU_OFF's names, "all", spaces and empty entries; an unknown
+// name is an error that lists the known ones.
+func TestParseGPUOff(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want gpuPaths
+	}{
+		{"", 0},
+		{"pipeline", pathPipeline},
+		{" early-small , device-top,", pathEarlySmall | pathDeviceTop},
+		{"queued-prepare,device-small,mapped-log,fused-choose", pathQueuedPrepare | pathDeviceSmall | pathMappedLog | pathFusedChoose},
+		{"all", 1<<numPaths - 1},
+		{"pipeline,all", 1<<numPaths - 1},
+	} {
+		got, err := parseGPUOff(c.in)
+		require.NoError(t, err, c.in)
+		require.Equal(t, c.want, got, c.in)
+	}
+	for _, bad := range []string{"pipe", "layout", "Pipeline", "pipeline;early-small"} {
+		_, err := parseGPUOff(bad)
+		require.ErrorContains(t, err, "known: pipeline, queued-prepare", bad)
+	}
+}
+
+// The paths that need another path are off with it.
+func TestGPUConfigDependencies(t *testing.T) {
+	c := defaultGPUConfig()
+	require.True(t, c.earlySmall() && c.deviceTop())
+	c.off = pathDeviceSmall
+	require.False(t, c.earlySmall() || c.deviceTop())
+	c.off = pathEarlySmall
+	require.False(t, c.deviceTop())
+	c.off = pathDeviceTop
+	require.True(t, c.earlySmall())
+	require.False(t, c.deviceTop())
+}
