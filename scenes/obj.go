@@ -34,8 +34,19 @@ const maxWarnings = 100
 // numbers. Faces of 1 or 2 vertices are skipped with a warning (counted in
 // Stats.SkippedFaces and still numbered as faces); degenerate triangles are
 // kept and counted.
+//
+// Limits (DefaultLimits here; LoadReaderWith takes others): a statement
+// longer than MaxLine and a scene over MaxSceneBytes are errors; so is input
+// that is not OBJ: more than maxJunk statements of unknown keywords before
+// any `v` or `f`, or a file of statements without one `v` or `f`. A file of
+// blank lines and comments only loads with a warning and 0 triangles.
 func LoadOBJ(r io.Reader, name string) (*Scene, error) {
+	return loadOBJ(r, name, DefaultLimits)
+}
+
+func loadOBJ(r io.Reader, name string, lim Limits) (*Scene, error) {
 	p := objParser{
+		lim:   lim.resolved(),
 		name:  name,
 		s:     &Scene{Name: name, Format: "obj", Stats: Stats{Skipped: map[string]int{}}},
 		cr:    &countingReader{r: r},
@@ -47,10 +58,15 @@ func LoadOBJ(r io.Reader, name string) (*Scene, error) {
 	}
 	p.flushCounts()
 	p.s.Stats.Bytes = p.cr.n
+	if err := p.checkGeometry(); err != nil {
+		return nil, err
+	}
 	return p.s.finish(), nil
 }
 
 type objParser struct {
+	lim   Limits
+	junk  objJunk
 	name  string
 	s     *Scene
 	br    *bufio.Reader
@@ -72,6 +88,9 @@ func (p *objParser) readStatement() ([]byte, int, error) {
 	joined := false
 	for {
 		chunk, err := p.br.ReadSlice('\n')
+		if int64(len(p.long)+len(chunk)) > p.lim.MaxLine {
+			return nil, start, lineLimit(p.lim)
+		}
 		if err == bufio.ErrBufferFull {
 			p.long = append(p.long, chunk...)
 			joined = true
@@ -153,13 +172,16 @@ func (p *objParser) run() error {
 			break
 		}
 		if err != nil {
-			return &ParseError{File: p.name, Line: p.line, Msg: "read: " + err.Error()}
+			return p.readErr(err, lineNo)
 		}
 		if p.first {
 			p.first = false
 			ln = bytes.TrimPrefix(ln, []byte("\xef\xbb\xbf"))
 		}
 		kw, rest := nextToken(ln)
+		if err := p.junk.see(p, kw, lineNo); err != nil {
+			return err
+		}
 		switch {
 		case len(kw) == 0:
 			// blank line or comment
@@ -201,7 +223,7 @@ func (p *objParser) skip(kw []byte) {
 	case "p":
 		p.cp++
 	default:
-		p.s.Stats.Skipped[string(kw)]++
+		p.s.Stats.Skipped[skippedKey(p.s.Stats.Skipped, kw)]++
 	}
 }
 

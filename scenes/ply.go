@@ -85,11 +85,22 @@ const maxPLYCount = 1 << 31
 //
 // Errors are *ParseError: with the line for the header and ascii bodies, with
 // the byte offset and element index in binary bodies. Indices must lie in
-// [0, vertex count); coordinates must be finite.
+// [0, vertex count); coordinates must be finite; an element name may appear
+// once. Header lines may end in LF, CRLF or a bare CR (the first line's
+// ending is the file's; an ascii body uses it too). Limits (DefaultLimits
+// here): MaxHeader, MaxLine, MaxSceneBytes. An empty input loads with a
+// warning and 0 triangles.
 func LoadPLY(r io.Reader, name string) (*Scene, error) {
+	return loadPLY(r, name, DefaultLimits)
+}
+
+func loadPLY(r io.Reader, name string, lim Limits) (*Scene, error) {
 	cr := &countingReader{r: r}
 	br := bufio.NewReaderSize(cr, 1<<16)
-	p := &plyParser{name: name, br: br, s: &Scene{Name: name, Format: "ply", Stats: Stats{Skipped: map[string]int{}}}}
+	p := &plyParser{lim: lim.resolved(), eol: '\n', name: name, br: br, s: &Scene{Name: name, Format: "ply", Stats: Stats{Skipped: map[string]int{}}}}
+	if s, ok := emptyInput(br, p.s); ok {
+		return s, nil
+	}
 	if err := p.header(); err != nil {
 		return nil, err
 	}
@@ -98,7 +109,11 @@ func LoadPLY(r io.Reader, name string) (*Scene, error) {
 	}
 	// Whatever follows the last element is ignored, but read, so that
 	// Stats.Bytes is the input size.
-	if n, _ := io.Copy(io.Discard, br); n > 0 {
+	n, err := drainTail(br, p.lim, name)
+	if err != nil {
+		return nil, p.readErr(err)
+	}
+	if n > 0 {
 		p.s.Warnings = append(p.s.Warnings, fmt.Sprintf("%s: %d bytes after the last element ignored", name, n))
 	}
 	p.s.Stats.Bytes = cr.n
@@ -106,6 +121,8 @@ func LoadPLY(r io.Reader, name string) (*Scene, error) {
 }
 
 type plyParser struct {
+	lim    Limits
+	eol    byte // line terminator: '\n' (LF or CRLF) or '\r' (bare CR)
 	name   string
 	br     *bufio.Reader
 	s      *Scene
@@ -124,18 +141,6 @@ func (p *plyParser) errf(format string, args ...any) *ParseError {
 	return parseErr(p.name, p.line, format, args...)
 }
 
-func (p *plyParser) readLine() (string, error) {
-	ln, err := p.br.ReadString('\n')
-	if err != nil && (err != io.EOF || ln == "") {
-		if err == io.EOF {
-			return "", p.errf("unexpected end of file in header (no end_header)")
-		}
-		return "", p.errf("read: %v", err)
-	}
-	p.line++
-	p.off += int64(len(ln))
-	return strings.TrimRight(ln, "\r\n"), nil
-}
 
 func (p *plyParser) header() error {
 	ln, err := p.readLine()
@@ -179,6 +184,9 @@ func (p *plyParser) header() error {
 			n, ok := parseInt([]byte(f[2]))
 			if !ok || n < 0 || n > maxPLYCount {
 				return p.errf("element %s: bad count %q", clipS(f[1]), clipS(f[2]))
+			}
+			if err := p.checkDuplicate(f[1]); err != nil {
+				return err
 			}
 			p.elems = append(p.elems, plyElement{name: f[1], count: n})
 		case "property":
@@ -289,6 +297,11 @@ func (p *plyParser) body() error {
 		for k := int64(0); k < e.count; k++ {
 			var pos [3]float64
 			idx = idx[:0]
+			if k&4095 == 4095 {
+				if err := p.lim.checkScene(s, p.line); err != nil {
+					return err
+				}
+			}
 			if err := p.beginItem(); err != nil {
 				return p.itemErr(e, k, err)
 			}
@@ -353,6 +366,9 @@ func (p *plyParser) body() error {
 func (p *plyParser) itemErr(e *plyElement, k int64, err error) error {
 	if pe, ok := err.(*ParseError); ok {
 		return pe
+	}
+	if le, ok := err.(*LimitError); ok {
+		return limitErr(p.name, p.line, le)
 	}
 	if p.format == plyASCII {
 		return parseErr(p.name, p.line, "element %s %d: %v", e.name, k, err)
@@ -470,11 +486,14 @@ func (p *plyParser) beginItem() error {
 		return nil
 	}
 	for {
-		ln, err := p.br.ReadSlice('\n')
+		ln, err := p.br.ReadSlice(p.eol)
 		if err == bufio.ErrBufferFull {
 			p.buf = append(p.buf[:0], ln...)
 			for err == bufio.ErrBufferFull {
-				ln, err = p.br.ReadSlice('\n')
+				if int64(len(p.buf)) > p.lim.MaxLine {
+					return lineLimit(p.lim)
+				}
+				ln, err = p.br.ReadSlice(p.eol)
 				p.buf = append(p.buf, ln...)
 			}
 			ln = p.buf
@@ -556,7 +575,10 @@ func (p *plyParser) scalar(t plyType) (float64, error) {
 	n := t.size()
 	b := p.scratch[:n]
 	if _, err := io.ReadFull(p.br, b); err != nil {
-		return 0, fmt.Errorf("unexpected end of file")
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return 0, fmt.Errorf("unexpected end of file")
+		}
+		return 0, err // a limit of the input
 	}
 	p.off += int64(n)
 	var bo binary.ByteOrder = binary.LittleEndian
