@@ -141,7 +141,6 @@ func (p *plyParser) errf(format string, args ...any) *ParseError {
 	return parseErr(p.name, p.line, format, args...)
 }
 
-
 func (p *plyParser) header() error {
 	ln, err := p.readLine()
 	if err != nil {
