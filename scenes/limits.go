@@ -36,8 +36,9 @@ type Limits struct {
 	// 64 GiB; flag --max-input-bytes.
 	MaxBytes int64
 	// MaxSceneBytes is the most bytes the scene's arrays may take: 12 per
-	// vertex and 16 per triangle (indices and source face). Default 16 GiB
-	// (about a billion triangles); flag --max-scene-bytes.
+	// vertex and 16 per triangle (indices and source face). Default 4 GiB
+	// (about 200 million triangles with their vertices); flag
+	// --max-scene-bytes.
 	MaxSceneBytes int64
 	// Wait is how long Load waits for data from a FIFO or a character
 	// device before giving up: for a writer to open a FIFO, and for each
@@ -52,7 +53,7 @@ var DefaultLimits = Limits{
 	MaxHeader:     1 << 20,
 	MaxRatio:      100,
 	MaxBytes:      64 << 30,
-	MaxSceneBytes: 16 << 30,
+	MaxSceneBytes: 4 << 30,
 	Wait:          10 * time.Second,
 }
 

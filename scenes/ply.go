@@ -2,6 +2,7 @@ package scenes
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -142,6 +143,9 @@ func (p *plyParser) errf(format string, args ...any) *ParseError {
 }
 
 func (p *plyParser) header() error {
+	if head, _ := p.br.Peek(6); !bytes.HasPrefix(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), []byte("ply")) {
+		return parseErr(p.name, 1, "not a PLY file (it does not begin with \"ply\")")
+	}
 	ln, err := p.readLine()
 	if err != nil {
 		return err

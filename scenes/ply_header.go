@@ -21,12 +21,12 @@ func (p *plyParser) readLine() (string, error) {
 	for {
 		chunk, err := p.br.ReadSlice(p.eol)
 		ln = append(ln, chunk...)
+		if int64(len(ln)) > p.lim.MaxLine {
+			return "", limitErr(p.name, p.line+1, lineLimit(p.lim))
+		}
 		if p.off+int64(len(ln)) > p.lim.MaxHeader {
 			return "", limitErr(p.name, p.line+1, &LimitError{Field: "MaxHeader", Flag: "--max-header", Limit: p.lim.MaxHeader,
 				What: "PLY header longer than the limit"})
-		}
-		if int64(len(ln)) > p.lim.MaxLine {
-			return "", limitErr(p.name, p.line+1, lineLimit(p.lim))
 		}
 		if err == bufio.ErrBufferFull {
 			continue
