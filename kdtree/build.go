@@ -75,6 +75,7 @@ func buildHooked(ctx context.Context, scene *scenes.Scene, opts Options, hook fu
 		HostPeakBytes:    b.hostPeak,
 		DevicePeakBytes:  b.devPeak,
 		Levels:           b.levels,
+		Limited:          b.limited,
 	}
 	// The tree-shape figures wait for the first Stats call (lazyShape).
 	t := NewTree(scene, res.nodes, res.refs, res.bounds, st)
@@ -123,7 +124,8 @@ type builder struct {
 	phases   map[string]float64
 	phase    time.Time
 	levels   int
-	reported int // large-phase levels reported to Progress (levelProgress)
+	reported int    // large-phase levels reported to Progress (levelProgress)
+	limited  string // why a guard cut the tree (Stats.Limited)
 	hostPeak uint64
 	devPeak  uint64
 }
@@ -272,6 +274,7 @@ func (b *builder) recordsGo() (*buildResult, *records, error) {
 		b.levels++
 		if len(cur.tri) > capRefs {
 			// Memory guard: no tree needs this; make the rest leaves.
+			b.limited = memoryGuardText(len(cur.tri), capRefs)
 			for _, n := range nodes {
 				rs.setLeaf(n.rec, cur.tri[n.off:n.off+n.cnt])
 			}

@@ -714,6 +714,9 @@ func (b *builder) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]p
 		// Memory guard as in buildGo: past capRefs the next level's nodes
 		// all become leaves.
 		forceLeaf = n > capRefs
+		if forceLeaf {
+			b.limited = memoryGuardText(n, capRefs)
+		}
 		if nn2 > 0 {
 			if err := b.ctx.Err(); err != nil {
 				return nil, err

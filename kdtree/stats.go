@@ -22,6 +22,10 @@ type Stats struct {
 	HostPeakBytes    uint64 // peak host memory of the build
 	DevicePeakBytes  uint64 // peak device memory of the build
 	Levels           int    // breadth-first levels the builder processed
+
+	// Limited is empty, or says why a guard of the builder cut the tree
+	// short (the memory guard: the rest of the large nodes made leaves).
+	Limited string
 }
 
 // ComputeShapeStats returns t.Stats() with the tree-shape fields (Nodes,
