@@ -83,3 +83,10 @@ func (w *waitReader) Read(p []byte) (int, error) {
 }
 
 func (w *waitReader) Close() error { return w.f.Close() }
+
+// OpenInput opens path as LoadWith does, for callers that wrap the stream
+// (a progress bar) before LoadReaderWith: the open never blocks on a FIFO
+// without a writer, and FIFOs and devices are read with lim.Wait.
+func OpenInput(path string, lim Limits) (io.ReadCloser, error) {
+	return openInput(path, lim.resolved().Wait)
+}

@@ -17,7 +17,7 @@ type builderFlags struct {
 	smallNode, bins, maxDepth                int
 }
 
-func (b builderFlags) options(ex exec.Executor, progress func(level, activeNodes int)) kdtree.Options {
+func (b builderFlags) options(ex exec.Executor, progress func(kdtree.Progress)) kdtree.Options {
 	return kdtree.Options{
 		Executor:      ex,
 		TraversalCost: float32(b.traversalCost),
@@ -26,7 +26,7 @@ func (b builderFlags) options(ex exec.Executor, progress func(level, activeNodes
 		SmallNode:     b.smallNode,
 		Bins:          b.bins,
 		MaxDepth:      b.maxDepth,
-		Progress:      progress,
+		Progress:      kdtree.LevelProgress(progress),
 	}
 }
 
@@ -52,7 +52,7 @@ func buildTree(ctx context.Context, scene *scenes.Scene, ex exec.Executor, bf bu
 	nodes, refs := 0, 0
 	for i := 0; i < runs; i++ {
 		last = nil // no tree of an earlier run stays alive during a build (host peak)
-		var cb func(level, activeNodes int)
+		var cb func(kdtree.Progress)
 		if progress != nil {
 			progress.begin()
 			cb = progress.update

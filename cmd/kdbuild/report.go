@@ -13,13 +13,16 @@ import (
 // scripts may rely on them; new keys may be added, none removed or renamed.
 // build, tree and memory are null with --no-build.
 type report struct {
-	Scene    sceneJSON   `json:"scene"`
-	Load     loadJSON    `json:"load"`
-	Warnings []string    `json:"warnings"` // never null
-	Device   string      `json:"device"`   // "cpu" or the GPU's name; "none" with --no-build
-	Build    *buildJSON  `json:"build"`
-	Tree     *treeJSON   `json:"tree"`
-	Memory   *memoryJSON `json:"memory"`
+	Scene    sceneJSON `json:"scene"`
+	Load     loadJSON  `json:"load"`
+	Warnings []string  `json:"warnings"` // never null
+	Device   string    `json:"device"`   // "cpu" or the GPU's name; "none" with --no-build
+	// DeviceFallback is why --device auto runs the Go executor ("" when
+	// it runs on a GPU, was asked for cpu, or did not build).
+	DeviceFallback string      `json:"device_fallback"`
+	Build          *buildJSON  `json:"build"`
+	Tree           *treeJSON   `json:"tree"`
+	Memory         *memoryJSON `json:"memory"`
 }
 
 type sceneJSON struct {
@@ -32,6 +35,9 @@ type sceneJSON struct {
 	SkippedFaces        int        `json:"skipped_faces"`
 	DegenerateTriangles int        `json:"degenerate_triangles"`
 	Bounds              boundsJSON `json:"bounds"`
+	// Skipped counts the statements or elements the loader skipped, by
+	// keyword (OBJ: vt, vn, l, p, curv, ...; PLY: element names); never null.
+	Skipped map[string]int `json:"skipped"`
 }
 
 // boundsJSON holds the scene box; an empty scene has null corners (JSON
@@ -65,6 +71,9 @@ type treeJSON struct {
 	ReferencesPerTriangle float64 `json:"references_per_triangle"`
 	SAHCost               float64 `json:"sah_cost"`
 	DroppedTriangles      int     `json:"dropped_triangles"`
+	// Limited is "" or why a guard of the builder cut the tree short
+	// (kdtree.Stats.Limited).
+	Limited string `json:"limited"`
 }
 
 type memoryJSON struct {
@@ -92,10 +101,14 @@ func newReport(l *loaded, device string, b *built) *report {
 			Faces:               s.Stats.Faces,
 			SkippedFaces:        s.Stats.SkippedFaces,
 			DegenerateTriangles: s.Stats.DegenerateTriangles,
+			Skipped:             map[string]int{},
 		},
 		Load:     loadJSON{Ms: round3(l.ms), MBPerSec: round3(l.mbPerSec())},
 		Warnings: append([]string{}, s.Warnings...),
 		Device:   device,
+	}
+	for k, n := range s.Stats.Skipped {
+		r.Scene.Skipped[k] = n
 	}
 	if !s.Bounds.Empty() {
 		lo, hi := [3]float32(s.Bounds.Min), [3]float32(s.Bounds.Max)
@@ -117,6 +130,7 @@ func newReport(l *loaded, device string, b *built) *report {
 			ReferencesPerTriangle: round3(st.ReferencesPerTriangle),
 			SAHCost:               finite(st.SAHCost),
 			DroppedTriangles:      st.DroppedTriangles,
+			Limited:               st.Limited,
 		}
 		r.Memory = &memoryJSON{HostPeakBytes: st.HostPeakBytes, DevicePeakBytes: st.DevicePeakBytes}
 	}
@@ -151,10 +165,13 @@ func writeText(w io.Writer, r *report, deviceNote string) {
 	if name == "" {
 		name = "built-in default scene"
 	}
-	fmt.Fprintf(w, "scene       %s (%s)\n", name, s.Format)
+	fmt.Fprintf(w, "scene       %s (%s)\n", termSafe(name), s.Format)
 	fmt.Fprintf(w, "triangles   %s from %s faces (%s skipped, %s degenerate)\n",
 		commas(s.Triangles), commas(s.Faces), commas(s.SkippedFaces), commas(s.DegenerateTriangles))
 	fmt.Fprintf(w, "vertices    %s\n", commas(s.Vertices))
+	if len(s.Skipped) > 0 {
+		fmt.Fprintf(w, "skipped     %s\n", termSafe(skippedList(s.Skipped)))
+	}
 	if s.Bounds.Min != nil {
 		fmt.Fprintf(w, "bounds      %s .. %s\n", vec3(*s.Bounds.Min), vec3(*s.Bounds.Max))
 	} else {
@@ -170,7 +187,7 @@ func writeText(w io.Writer, r *report, deviceNote string) {
 			fmt.Fprintf(w, "warning     ... and %s more (--json lists them all)\n", commas(len(r.Warnings)-i))
 			break
 		}
-		fmt.Fprintf(w, "warning     %s\n", warn)
+		fmt.Fprintf(w, "warning     %s\n", termSafe(warn))
 	}
 	if r.Build == nil {
 		return
@@ -198,7 +215,30 @@ func writeText(w io.Writer, r *report, deviceNote string) {
 	fmt.Fprintf(w, "references  %s (%.2f per triangle), %s triangles dropped\n",
 		commas(t.References), t.ReferencesPerTriangle, commas(t.DroppedTriangles))
 	fmt.Fprintf(w, "SAH cost    %.2f\n", t.SAHCost)
+	if t.Limited != "" {
+		fmt.Fprintf(w, "limited     %s\n", t.Limited)
+	}
 	fmt.Fprintf(w, "peak memory host %s, device %s\n", bytesText(r.Memory.HostPeakBytes), bytesText(r.Memory.DevicePeakBytes))
+}
+
+// skippedList prints skipped statements by kind, most first:
+// "1,024 vt, 12 l, 3 curv".
+func skippedList(m map[string]int) string {
+	kinds := make([]string, 0, len(m))
+	for k := range m {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(a, b int) bool {
+		if m[kinds[a]] != m[kinds[b]] {
+			return m[kinds[a]] > m[kinds[b]]
+		}
+		return kinds[a] < kinds[b]
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = commas(m[k]) + " " + k
+	}
+	return strings.Join(parts, ", ")
 }
 
 // phaseList prints phases longest first: "split 12.1 ms, bounds 3.0 ms".
