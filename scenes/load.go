@@ -81,6 +81,9 @@ func LoadReaderWith(r io.Reader, name string, o LoadOptions) (*Scene, error) {
 		}
 		return nil, err
 	}
+	if err := lim.checkScene(s, 0); err != nil {
+		return nil, err // the loaders check every few thousand elements
+	}
 	return s, nil
 }
 
