@@ -99,13 +99,16 @@ func TestHostileStreams(t *testing.T) {
 		{"endless first line as ply", "l.ply", func() io.Reader {
 			return io.MultiReader(strings.NewReader("ply"), &endless{pattern: []byte{' '}})
 		}, false, Limits{}, "MaxLine", "line", 2 << 20},
-		{"zeros as stl", "z.stl", func() io.Reader { return &endless{pattern: []byte{0}} }, false, Limits{}, "MaxLine", "after the last element", 2 << 20},
+		{"zeros as stl", "z.stl", func() io.Reader { return &endless{pattern: []byte{0}} }, false, Limits{}, "", "0 triangles but data follows", 1 << 20},
 		{"solid and zeros as stl", "s.stl", func() io.Reader {
 			return io.MultiReader(strings.NewReader("solid x\n"), &endless{pattern: []byte{0}})
-		}, false, Limits{}, "MaxLine", "after the last element", 2 << 20},
+		}, false, Limits{}, "", "0 triangles but data follows", 1 << 20},
 		{"solid and zeros as stl.gz", "s.stl.gz", func() io.Reader {
 			return io.MultiReader(strings.NewReader("solid x\n"), &endless{pattern: []byte{0}})
-		}, true, Limits{}, "MaxLine", "after the last element", 2 << 20},
+		}, true, Limits{}, "", "0 triangles but data follows", 1 << 20},
+		{"one triangle and endless zeros as stl", "t.stl", func() io.Reader {
+			return io.MultiReader(bytes.NewReader(binarySTL("x", [][9]float32{{0, 0, 0, 1, 0, 0, 0, 1, 0}})), &endless{pattern: []byte{0}})
+		}, false, Limits{}, "MaxLine", "after the last element", 2 << 20},
 		{"endless ply header", "h.ply", func() io.Reader {
 			return io.MultiReader(strings.NewReader("ply\nformat ascii 1.0\n"), &endless{pattern: []byte("comment again\n")})
 		}, false, Limits{}, "MaxHeader", "header", 2 << 20},

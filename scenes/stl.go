@@ -107,6 +107,13 @@ func stlBinary(r io.Reader, head []byte, s *Scene, lim Limits) error {
 		s.Faces = append(s.Faces, uint32(i))
 	}
 	s.Stats.Faces = int(n)
+	if n == 0 {
+		// Nothing may follow a count of 0: say so before reading on.
+		var one [1]byte
+		if k, _ := io.ReadFull(r, one[:]); k > 0 {
+			return parseErr(s.Name, 0, "binary STL: the header says 0 triangles but data follows (not an STL file?)")
+		}
+	}
 	k, err := drainTail(r, lim, s.Name)
 	switch {
 	case err != nil:
@@ -115,8 +122,6 @@ func stlBinary(r io.Reader, head []byte, s *Scene, lim Limits) error {
 			return pe
 		}
 		return parseErr(s.Name, 0, "read: %v", err)
-	case k > 0 && n == 0:
-		return parseErr(s.Name, 0, "binary STL: the header says 0 triangles but %d bytes follow (not an STL file?)", k)
 	case k > 0:
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: binary STL: %d bytes after %d triangles ignored", s.Name, k, n))
 	}
