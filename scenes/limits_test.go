@@ -118,6 +118,11 @@ func TestHostileStreams(t *testing.T) {
 		{"2^31 vertices ascii, endless data", "v.ply", func() io.Reader {
 			return io.MultiReader(strings.NewReader(plyHead("ascii")), &endless{pattern: []byte("1 2 3\n")})
 		}, false, small, "MaxSceneBytes", "scene", 2 << 20},
+		{"a face of 2^31 indices, endless data", "l.ply", func() io.Reader {
+			return io.MultiReader(strings.NewReader("ply\nformat binary_little_endian 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"+
+				"element face 1\nproperty list uint int vertex_indices\nend_header\n"), bytes.NewReader(make([]byte, 12)),
+				bytes.NewReader([]byte{0, 0, 0, 128}), &endless{pattern: []byte{0}})
+		}, false, Limits{}, "MaxLine", "list vertex_indices", 1 << 20},
 		{"endless vertices as obj", "v.obj", func() io.Reader { return &endless{pattern: []byte("v 1 2 3\n")} }, false, small, "MaxSceneBytes", "scene", 2 << 20},
 		{"endless facets as stl", "f.stl", func() io.Reader {
 			return io.MultiReader(strings.NewReader("solid x\n"),

@@ -328,6 +328,10 @@ func (p *plyParser) body() error {
 				if cnt < 0 || cnt > maxPLYCount {
 					return p.itemErr(e, k, fmt.Errorf("list %s: bad length %v", pr.name, cnt))
 				}
+				if int64(cnt) > p.lim.MaxLine {
+					return p.itemErr(e, k, &LimitError{Field: "MaxLine", Flag: "--max-line", Limit: p.lim.MaxLine,
+						What: fmt.Sprintf("list %s of %v items", pr.name, cnt)})
+				}
 				for j := int64(0); j < int64(cnt); j++ {
 					v, err := p.scalar(pr.typ)
 					if err != nil {
