@@ -52,8 +52,8 @@ type waitReader struct {
 	f      *os.File
 	wait   time.Duration
 	fifo   bool
-	got    bool // some byte was read
-	waited time.Duration
+	got    bool      // some byte was read
+	since  time.Time // when waiting for a writer began
 }
 
 // writerPoll is how often a FIFO without a writer is checked for one.
@@ -69,11 +69,13 @@ func (w *waitReader) Read(p []byte) (int, error) {
 		switch {
 		case err == io.EOF && w.fifo && !w.got && n == 0:
 			// No writer yet: poll for one until wait has passed.
-			if w.waited >= w.wait {
+			if w.since.IsZero() {
+				w.since = time.Now()
+			}
+			if time.Since(w.since) >= w.wait {
 				return 0, fmt.Errorf("%s: no writer opened the FIFO within %v (Limits.Wait; raise it with --read-timeout)", w.f.Name(), w.wait)
 			}
 			time.Sleep(writerPoll)
-			w.waited += writerPoll
 			continue
 		case deadlined && os.IsTimeout(err):
 			return n, fmt.Errorf("%s: no data for %v (Limits.Wait; raise it with --read-timeout)", w.f.Name(), w.wait)
