@@ -16,7 +16,7 @@ const exitInterrupted = 130
 // interruptGrace is how long the tool waits, after Ctrl-C, for the work in
 // progress to return before it exits anyway: the tool ends within half a
 // second whatever it was doing (a load, a build on either executor).
-const interruptGrace = 400 * time.Millisecond
+const interruptGrace = 250 * time.Millisecond
 
 // interruptContext returns a context cancelled by SIGINT or SIGTERM (or
 // e.interrupt, in tests) and a stop function to call when the work is
