@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kdbuild/kdbuild/kdtree"
+	"github.com/kdbuild/kdbuild/scenes"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -192,4 +194,23 @@ func TestDeviceErrorsNameTheirSource(t *testing.T) {
 	require.Equal(t, exitOK, r.code)
 	fb, _ := lookup(decode(t, r.stdout), "device_fallback")
 	assert.NotEmpty(t, fb, "--json says why the GPU was not used")
+}
+
+// TestLimitedIsReported: a tree a builder guard cut short says so in
+// --json (tree.limited) and in the text report.
+func TestLimitedIsReported(t *testing.T) {
+	l := &loaded{scene: scenes.Icosphere(0), file: "proc:icosphere:0", ms: 1}
+	why := "memory guard: 9 references at one level, above the cap of 8"
+	r := newReport(l, "cpu", &built{stats: kdtree.Stats{Limited: why}, runs: 1, ms: 1})
+	var js, text bytes.Buffer
+	require.NoError(t, writeJSON(&js, r))
+	got, _ := lookup(decode(t, js.String()), "tree.limited")
+	assert.Equal(t, why, got)
+	writeText(&text, r, "")
+	assert.Contains(t, text.String(), "limited     "+why)
+
+	r = newReport(l, "cpu", &built{runs: 1, ms: 1})
+	text.Reset()
+	writeText(&text, r, "")
+	assert.NotContains(t, text.String(), "limited")
 }
