@@ -30,7 +30,7 @@ type Limits struct {
 	// --max-header.
 	MaxHeader int64
 	// MaxRatio is the most decompressed bytes per compressed byte of a
-	// gzip input (after the first MaxLine bytes). Real meshes compress 3 to
+	// gzip input (after its first ratioSlack bytes). Real meshes compress 3 to
 	// 20 times; gzip's own limit is about 1032 (long runs of one byte).
 	// Default 100; flag --max-gzip-ratio.
 	MaxRatio int64
@@ -119,9 +119,13 @@ func (l Limits) checkScene(s *Scene, line int) error {
 	return nil
 }
 
+// ratioSlack is how many decompressed bytes a gzip input may have before
+// MaxRatio applies (a small file's ratio says little).
+const ratioSlack = 1 << 20
+
 // boundedReader is the decompressed input of a load: it counts the bytes
 // read and fails once they pass MaxBytes or, for gzip input, MaxRatio times
-// the compressed bytes consumed (plus MaxLine of slack for small files).
+// the compressed bytes consumed (after ratioSlack bytes).
 type boundedReader struct {
 	r          io.Reader
 	n          int64
@@ -137,7 +141,7 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 		return n, limitErr(b.name, 0, &LimitError{Field: "MaxBytes", Flag: "--max-input-bytes", Limit: b.lim.MaxBytes,
 			What: "input bytes (after decompression)"})
 	}
-	if c := b.compressed; c != nil && b.n > b.lim.MaxLine && b.n/b.lim.MaxRatio > c.n {
+	if c := b.compressed; c != nil && b.n > ratioSlack && b.n/b.lim.MaxRatio > c.n {
 		return n, limitErr(b.name, 0, &LimitError{Field: "MaxRatio", Flag: "--max-gzip-ratio", Limit: b.lim.MaxRatio,
 			What: fmt.Sprintf("gzip expansion (%d bytes from %d)", b.n, c.n)})
 	}

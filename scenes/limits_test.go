@@ -94,6 +94,7 @@ func TestHostileStreams(t *testing.T) {
 		{"zeros as obj", "z.obj", func() io.Reader { return &endless{pattern: []byte{0}} }, false, Limits{}, "MaxLine", "line", 2 << 20},
 		{"zeros as obj.gz", "z.obj.gz", func() io.Reader { return &endless{pattern: []byte{0}} }, true, Limits{}, "MaxLine", "line", 2 << 20},
 		{"newlines as obj.gz", "n.obj.gz", func() io.Reader { return &endless{pattern: []byte{'\n'}} }, true, Limits{}, "MaxRatio", "gzip", 64 << 20},
+		{"zeros as obj.gz without a line limit", "z.obj.gz", func() io.Reader { return &endless{pattern: []byte{0}} }, true, Limits{MaxLine: -1}, "MaxRatio", "gzip", 64 << 20},
 		{"zeros as ply", "z.ply", func() io.Reader { return &endless{pattern: []byte{0}} }, false, Limits{}, "", "not a PLY file", 1 << 20},
 		{"zeros as ply.gz", "z.ply.gz", func() io.Reader { return &endless{pattern: []byte{0}} }, true, Limits{}, "", "not a PLY file", 1 << 20},
 		{"endless first line as ply", "l.ply", func() io.Reader {
