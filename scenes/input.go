@@ -49,11 +49,11 @@ func openInput(path string, wait time.Duration) (io.ReadCloser, error) {
 // as usual; such devices either have data at once (/dev/zero, /dev/urandom,
 // whose endless bytes the other limits stop) or are terminals.
 type waitReader struct {
-	f      *os.File
-	wait   time.Duration
-	fifo   bool
-	got    bool      // some byte was read
-	since  time.Time // when waiting for a writer began
+	f     *os.File
+	wait  time.Duration
+	fifo  bool
+	got   bool      // some byte was read
+	since time.Time // when waiting for a writer began
 }
 
 // writerPoll is how often a FIFO without a writer is checked for one.

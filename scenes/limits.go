@@ -123,6 +123,28 @@ func (l Limits) checkScene(s *Scene, line int) error {
 // MaxRatio applies (a small file's ratio says little).
 const ratioSlack = 1 << 20
 
+// sceneGuard checks MaxSceneBytes as a scene grows: cheap enough to call
+// for every statement or element, it checks whenever the scene (plus extra,
+// data held for the element being read) has grown by a step since the last
+// check, so that no element, however large, passes unchecked for long.
+type sceneGuard struct {
+	lim     Limits
+	checked int64 // bytes at the last check
+}
+
+func (g *sceneGuard) grow(s *Scene, extra int64, line int) error {
+	b := sceneBytes(s) + extra
+	if b-g.checked < min(1<<20, g.lim.MaxSceneBytes/8+1) {
+		return nil
+	}
+	g.checked = b
+	if b > g.lim.MaxSceneBytes {
+		return limitErr(s.Name, line, &LimitError{Field: "MaxSceneBytes", Flag: "--max-scene-bytes", Limit: g.lim.MaxSceneBytes,
+			What: fmt.Sprintf("scene of %d vertices and %d triangles (%d bytes with the element being read) so far", len(s.Verts), len(s.Tris), b)})
+	}
+	return nil
+}
+
 // boundedReader is the decompressed input of a load: it counts the bytes
 // read and fails once they pass MaxBytes or, for gzip input, MaxRatio times
 // the compressed bytes consumed (after ratioSlack bytes).

@@ -124,6 +124,12 @@ func TestHostileStreams(t *testing.T) {
 				"element face 1\nproperty list uint int vertex_indices\nend_header\n"), bytes.NewReader(make([]byte, 12)),
 				bytes.NewReader([]byte{0, 0, 0, 128}), &endless{pattern: []byte{0}})
 		}, false, Limits{}, "MaxLine", "list vertex_indices", 1 << 20},
+		{"endless vertices in one facet", "p.stl", func() io.Reader {
+			return io.MultiReader(strings.NewReader("solid x\nfacet normal 0 0 1\nouter loop\n"), &endless{pattern: []byte("vertex 1 2 3\n")})
+		}, false, small, "MaxSceneBytes", "scene", 2 << 20},
+		{"endless huge faces as obj", "h.obj", func() io.Reader {
+			return io.MultiReader(strings.NewReader("v 0 0 0\nv 1 0 0\nv 0 1 0\n"), &endless{pattern: []byte("f " + strings.Repeat("1 2 3 ", 10000) + "\n")})
+		}, false, small, "MaxSceneBytes", "scene", 2 << 20},
 		{"endless vertices as obj", "v.obj", func() io.Reader { return &endless{pattern: []byte("v 1 2 3\n")} }, false, small, "MaxSceneBytes", "scene", 2 << 20},
 		{"endless facets as stl", "f.stl", func() io.Reader {
 			return io.MultiReader(strings.NewReader("solid x\n"),

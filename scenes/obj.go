@@ -47,6 +47,7 @@ func LoadOBJ(r io.Reader, name string) (*Scene, error) {
 func loadOBJ(r io.Reader, name string, lim Limits) (*Scene, error) {
 	p := objParser{
 		lim:   lim.resolved(),
+		junk:  objJunk{guard: sceneGuard{lim: lim.resolved()}},
 		name:  name,
 		s:     &Scene{Name: name, Format: "obj", Stats: Stats{Skipped: map[string]int{}}},
 		cr:    &countingReader{r: r},

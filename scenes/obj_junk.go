@@ -32,6 +32,7 @@ var objKeywords = map[string]bool{
 // objJunk watches an OBJ file's statements for input that is not OBJ and
 // for the scene limit.
 type objJunk struct {
+	guard      sceneGuard
 	statements int  // statements seen (not blank lines or comments)
 	geometry   bool // a `v` or `f` statement was seen
 	unknown    int  // statements of keywords unknown to OBJ before any geometry
@@ -46,10 +47,8 @@ func (j *objJunk) see(p *objParser, kw []byte, line int) error {
 		return nil
 	}
 	j.statements++
-	if j.statements&4095 == 0 {
-		if err := p.lim.checkScene(p.s, line); err != nil {
-			return err
-		}
+	if err := j.guard.grow(p.s, 0, line); err != nil {
+		return err
 	}
 	if j.geometry || (len(kw) == 1 && (kw[0] == 'v' || kw[0] == 'f')) {
 		j.geometry = true

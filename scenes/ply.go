@@ -98,7 +98,7 @@ func LoadPLY(r io.Reader, name string) (*Scene, error) {
 func loadPLY(r io.Reader, name string, lim Limits) (*Scene, error) {
 	cr := &countingReader{r: r}
 	br := bufio.NewReaderSize(cr, 1<<16)
-	p := &plyParser{lim: lim.resolved(), eol: '\n', name: name, br: br, s: &Scene{Name: name, Format: "ply", Stats: Stats{Skipped: map[string]int{}}}}
+	p := &plyParser{lim: lim.resolved(), guard: sceneGuard{lim: lim.resolved()}, eol: '\n', name: name, br: br, s: &Scene{Name: name, Format: "ply", Stats: Stats{Skipped: map[string]int{}}}}
 	if s, ok := emptyInput(br, p.s); ok {
 		return s, nil
 	}
@@ -123,6 +123,7 @@ func loadPLY(r io.Reader, name string, lim Limits) (*Scene, error) {
 
 type plyParser struct {
 	lim    Limits
+	guard  sceneGuard
 	eol    byte // line terminator: '\n' (LF or CRLF) or '\r' (bare CR)
 	name   string
 	br     *bufio.Reader
@@ -300,10 +301,8 @@ func (p *plyParser) body() error {
 		for k := int64(0); k < e.count; k++ {
 			var pos [3]float64
 			idx = idx[:0]
-			if k&4095 == 4095 {
-				if err := p.lim.checkScene(s, p.line); err != nil {
-					return err
-				}
+			if err := p.guard.grow(s, 0, p.line); err != nil {
+				return err
 			}
 			if err := p.beginItem(); err != nil {
 				return p.itemErr(e, k, err)

@@ -78,11 +78,10 @@ func stlBinary(r io.Reader, head []byte, s *Scene, lim Limits) error {
 	s.Tris = make([][3]uint32, 0, min(n, 1<<16))
 	s.Faces = make([]uint32, 0, min(n, 1<<16))
 	var rec [50]byte
+	guard := sceneGuard{lim: lim}
 	for i := int64(0); i < n; i++ {
-		if i&4095 == 4095 {
-			if err := lim.checkScene(s, 0); err != nil {
-				return err
-			}
+		if err := guard.grow(s, 0, 0); err != nil {
+			return err
 		}
 		if _, err := io.ReadFull(r, rec[:]); err != nil {
 			var pe *ParseError
@@ -136,6 +135,7 @@ func stlASCII(src *lineSource, s *Scene, lim Limits) error {
 	inFacet := false
 	var poly []mgl32.Vec3
 	sawSolid := false
+	guard := sceneGuard{lim: lim}
 	for {
 		ln, err := src.next()
 		if err == io.EOF {
@@ -163,15 +163,13 @@ func stlASCII(src *lineSource, s *Scene, lim Limits) error {
 			}
 			inFacet = true
 			poly = poly[:0]
-			if s.Stats.Faces&4095 == 4095 {
-				if err := lim.checkScene(s, line); err != nil {
-					return err
-				}
-			}
 		case "outer", "endloop":
 		case "vertex":
 			if !inFacet {
 				return parseErr(name, line, "vertex outside a facet")
+			}
+			if err := guard.grow(s, 12*int64(len(poly)), line); err != nil {
+				return err
 			}
 			var v mgl32.Vec3
 			for a := 0; a < 3; a++ {
