@@ -2,6 +2,7 @@ package scenes
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -102,6 +103,27 @@ func limitErr(file string, line int, le *LimitError) *ParseError {
 
 func lineLimit(l Limits) *LimitError {
 	return &LimitError{Field: "MaxLine", Flag: "--max-line", Limit: l.MaxLine, What: "line longer than the limit"}
+}
+
+// inputErr is a load's error for a failed read at line: the parse and
+// limit errors of the input layers (boundedReader, lineSource) keep their
+// type, given the line when they have none; other errors become
+// "read: ..." parse errors.
+func inputErr(name string, line int, err error) *ParseError {
+	var pe *ParseError
+	var le *LimitError
+	switch {
+	case errors.As(err, &pe):
+		if pe.Line == 0 && line > 0 {
+			c := *pe
+			c.Line = line
+			return &c
+		}
+		return pe
+	case errors.As(err, &le):
+		return limitErr(name, line, le)
+	}
+	return &ParseError{File: name, Line: line, Msg: fmt.Sprintf("read: %v", err), Err: err}
 }
 
 // sceneBytes is the memory of s's arrays as MaxSceneBytes counts it.

@@ -1,9 +1,6 @@
 package scenes
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // maxJunk is how many statements of unknown keywords an OBJ file may have
 // before its first `v` or `f`: past it the input is not OBJ (junk, a binary
@@ -88,24 +85,8 @@ func (p *objParser) checkGeometry() error {
 	return nil
 }
 
-// readErr turns a read error at line into the load's error: limits and
-// parse errors of the input layers keep their type.
-func (p *objParser) readErr(err error, line int) error {
-	var le *LimitError
-	var pe *ParseError
-	switch {
-	case errors.As(err, &pe):
-		if pe.Line == 0 {
-			c := *pe
-			c.Line = line
-			return &c
-		}
-		return pe
-	case errors.As(err, &le):
-		return limitErr(p.name, line, le)
-	}
-	return &ParseError{File: p.name, Line: line, Msg: "read: " + err.Error(), Err: err}
-}
+// readErr is the load's error for a failed read at line.
+func (p *objParser) readErr(err error, line int) error { return inputErr(p.name, line, err) }
 
 // skippedKey is the Stats.Skipped key for keyword kw: kw itself while
 // fewer than maxSkippedKinds kinds are counted, else otherSkipped.

@@ -3,7 +3,6 @@ package scenes
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -66,19 +65,8 @@ func (p *plyParser) checkDuplicate(name string) error {
 	return nil
 }
 
-// readErr is the load's error for a failed read: the input layers' parse
-// and limit errors keep their type.
-func (p *plyParser) readErr(err error) error {
-	var pe *ParseError
-	var le *LimitError
-	switch {
-	case errors.As(err, &pe):
-		return pe
-	case errors.As(err, &le):
-		return limitErr(p.name, p.line, le)
-	}
-	return &ParseError{File: p.name, Line: p.line, Msg: fmt.Sprintf("read: %v", err), Err: err}
-}
+// readErr is the load's error for a failed read.
+func (p *plyParser) readErr(err error) error { return inputErr(p.name, p.line, err) }
 
 // emptyInput returns s with a warning and ok when br holds no byte at all
 // (an empty file loads as 0 triangles; anything else must parse).

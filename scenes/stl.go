@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -84,9 +83,8 @@ func stlBinary(r io.Reader, head []byte, s *Scene, lim Limits) error {
 			return err
 		}
 		if _, err := io.ReadFull(r, rec[:]); err != nil {
-			var pe *ParseError
-			if errors.As(err, &pe) {
-				return pe // a limit of the input
+			if err != io.EOF && err != io.ErrUnexpectedEOF {
+				return inputErr(s.Name, 0, err) // a limit of the input
 			}
 			return parseErr(s.Name, 0, "binary STL: byte offset %d, triangle %d: truncated (header says %d triangles)", 84+50*i, i, n)
 		}
@@ -116,11 +114,7 @@ func stlBinary(r io.Reader, head []byte, s *Scene, lim Limits) error {
 	k, err := drainTail(r, lim, s.Name)
 	switch {
 	case err != nil:
-		var pe *ParseError
-		if errors.As(err, &pe) {
-			return pe
-		}
-		return parseErr(s.Name, 0, "read: %v", err)
+		return inputErr(s.Name, 0, err)
 	case k > 0:
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: binary STL: %d bytes after %d triangles ignored", s.Name, k, n))
 	}
@@ -142,7 +136,7 @@ func stlASCII(src *lineSource, s *Scene, lim Limits) error {
 			break
 		}
 		if err != nil {
-			return stlReadErr(name, line+1, err)
+			return inputErr(name, line+1, err)
 		}
 		line++
 		if line == 1 {
@@ -225,18 +219,4 @@ func stlASCII(src *lineSource, s *Scene, lim Limits) error {
 		return parseErr(name, line, "ascii STL without a facet")
 	}
 	return nil
-}
-
-// stlReadErr is the error of a failed read at line: the input layers'
-// parse and limit errors keep their type.
-func stlReadErr(name string, line int, err error) error {
-	var pe *ParseError
-	var le *LimitError
-	switch {
-	case errors.As(err, &pe):
-		return pe
-	case errors.As(err, &le):
-		return limitErr(name, line, le)
-	}
-	return parseErr(name, line, "read: %v", err)
 }

@@ -224,16 +224,7 @@ func writeText(w io.Writer, r *report, deviceNote string) {
 // skippedList prints skipped statements by kind, most first:
 // "1,024 vt, 12 l, 3 curv".
 func skippedList(m map[string]int) string {
-	kinds := make([]string, 0, len(m))
-	for k := range m {
-		kinds = append(kinds, k)
-	}
-	sort.Slice(kinds, func(a, b int) bool {
-		if m[kinds[a]] != m[kinds[b]] {
-			return m[kinds[a]] > m[kinds[b]]
-		}
-		return kinds[a] < kinds[b]
-	})
+	kinds := byValue(m)
 	parts := make([]string, len(kinds))
 	for i, k := range kinds {
 		parts[i] = commas(m[k]) + " " + k
@@ -243,21 +234,27 @@ func skippedList(m map[string]int) string {
 
 // phaseList prints phases longest first: "split 12.1 ms, bounds 3.0 ms".
 func phaseList(p map[string]float64) string {
-	names := make([]string, 0, len(p))
-	for k := range p {
-		names = append(names, k)
-	}
-	sort.Slice(names, func(a, b int) bool {
-		if p[names[a]] != p[names[b]] {
-			return p[names[a]] > p[names[b]]
-		}
-		return names[a] < names[b]
-	})
+	names := byValue(p)
 	parts := make([]string, len(names))
 	for i, k := range names {
 		parts[i] = fmt.Sprintf("%s %.2f ms", k, p[k])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// byValue returns m's keys, largest value first, equal values by key.
+func byValue[V int | float64](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		if m[keys[a]] != m[keys[b]] {
+			return m[keys[a]] > m[keys[b]]
+		}
+		return keys[a] < keys[b]
+	})
+	return keys
 }
 
 func vec3(v [3]float32) string {
