@@ -94,7 +94,17 @@ func TestCtrlCExits130(t *testing.T) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	require.NoError(t, cmd.Start())
-	time.Sleep(300 * time.Millisecond) // the process is up and waiting
+	// The process is up and reading once a non-blocking writer can open
+	// the FIFO (ENXIO while no reader has it open); closing that writer
+	// at once leaves the reader waiting for another.
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err == nil {
+			w.Close()
+			break
+		}
+		require.Less(t, time.Since(start), 10*time.Second, "kdbuild never opened the FIFO")
+	}
 	sent := time.Now()
 	require.NoError(t, cmd.Process.Signal(os.Interrupt))
 	err := cmd.Wait()
@@ -102,7 +112,11 @@ func TestCtrlCExits130(t *testing.T) {
 	ee, ok := err.(*exec.ExitError)
 	require.True(t, ok, "exit: %v, stderr %s", err, errb.String())
 	assert.Equal(t, exitInterrupted, ee.ExitCode(), "stderr %s", errb.String())
-	assert.Less(t, took, 500*time.Millisecond)
+	// The tool's bound is interruptGrace (250 ms) after the signal, within
+	// half a second on an idle machine; the test allows a loaded machine's
+	// scheduling on top.
+	t.Logf("exit %v after the signal", took)
+	assert.Less(t, took, interruptGrace+time.Second)
 	assert.Empty(t, out.String())
 	assert.Contains(t, errb.String(), "interrupted")
 }
