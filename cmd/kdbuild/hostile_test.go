@@ -228,3 +228,16 @@ func TestLimitedIsReported(t *testing.T) {
 	writeText(&text, r, "")
 	assert.NotContains(t, text.String(), "limited")
 }
+
+// TestMemoryGuardIsReported builds slivers with a near-free traversal
+// cost, so that the builder's memory guard (64 references per triangle at
+// one level) cuts the tree; --json must say so in tree.limited.
+func TestMemoryGuardIsReported(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a build of several seconds")
+	}
+	r := kdbuild(t, "--device", "cpu", "--json", "--small-node", "1", "--max-depth", "64", "--traversal-cost", "0.01", "proc:slivers:20000")
+	require.Equal(t, exitOK, r.code, "stderr %s", r.stderr)
+	got, _ := lookup(decode(t, r.stdout), "tree.limited")
+	assert.Contains(t, got, "memory guard")
+}
