@@ -98,13 +98,15 @@ func (p *loadProgress) done() {
 
 // levelBar shows a build's progress (kdtree.Progress) once the build has
 // run longer than progressDelay: the phase, its level and nodes, and the
-// build's fraction done as a bar.
+// build's fraction done as a bar (a spinner while the builder reports no
+// fraction).
 type levelBar struct {
-	w     io.Writer
-	start time.Time
-	bar   *progressbar.ProgressBar
-	shown time.Time // last frame
-	phase string    // of the last frame
+	w        io.Writer
+	start    time.Time
+	bar      *progressbar.ProgressBar
+	shown    time.Time // last frame
+	phase    string    // of the last frame
+	fraction bool      // the bar shows a fraction (else a spinner)
 }
 
 // barFrame is the least time between two frames of the build bar (a new
@@ -135,18 +137,29 @@ func (l *levelBar) update(p kdtree.Progress) {
 	if l == nil {
 		return
 	}
+	if l.bar == nil && time.Since(l.start) < progressDelay {
+		return
+	}
+	known := p.Fraction > 0
+	if l.bar != nil && known && !l.fraction {
+		_ = l.bar.Clear() // the spinner gives way to the bar
+		l.bar = nil
+	}
 	if l.bar == nil {
-		if time.Since(l.start) < progressDelay {
-			return
+		// A spinner until the builder reports a fraction.
+		steps := -1
+		if known {
+			steps = barSteps
 		}
-		l.bar = progressbar.NewOptions(barSteps,
+		l.fraction = known
+		l.bar = progressbar.NewOptions(steps,
 			progressbar.OptionSetWriter(l.w),
 			progressbar.OptionSetWidth(30),
 			progressbar.OptionSetPredictTime(false),
+			progressbar.OptionSpinnerType(14),
 			progressbar.OptionClearOnFinish(),
 		)
-	}
-	if p.Phase == l.phase && time.Since(l.shown) < barFrame {
+	} else if p.Phase == l.phase && time.Since(l.shown) < barFrame {
 		return
 	}
 	l.shown, l.phase = time.Now(), p.Phase
@@ -157,8 +170,11 @@ func (l *levelBar) update(p kdtree.Progress) {
 	case "small":
 		desc = fmt.Sprintf("building: small phase, %s small roots", commas(p.Nodes))
 	}
-	f := min(max(p.Fraction, 0), 1)
-	_ = l.bar.Set(int(f * barSteps))
+	if l.fraction {
+		_ = l.bar.Set(int(min(max(p.Fraction, 0), 1) * barSteps))
+	} else {
+		_ = l.bar.Add(1)
+	}
 	l.bar.Describe(desc) // the frame: the new fraction and text
 }
 

@@ -73,6 +73,15 @@ func TestLevelBar(t *testing.T) {
 	assert.Contains(t, out, "25%")
 	assert.Contains(t, out, "97%")
 	assert.Contains(t, out, "building: layout")
+
+	// Without a fraction: a spinner, never a bar stuck at 0%.
+	stderr.Reset()
+	l.begin()
+	l.start = time.Now().Add(-time.Second)
+	l.update(kdtree.Progress{Phase: "large", Level: 3, Nodes: 8})
+	l.done()
+	assert.Contains(t, stderr.String(), "level 3, 8 active nodes")
+	assert.NotContains(t, stderr.String(), "0%")
 }
 
 func TestTextWarningsAreCapped(t *testing.T) {
