@@ -51,8 +51,7 @@ func interruptContext(e *env) (context.Context, func()) {
 		case <-sig:
 			e.exit(exitInterrupted)
 		case <-timer.C:
-			fmt.Fprintln(e.stderr, "kdbuild: interrupted")
-			e.exit(exitInterrupted)
+			e.exit(interrupted(e))
 		}
 	}()
 	return ctx, func() {
@@ -65,6 +64,6 @@ func interruptContext(e *env) (context.Context, func()) {
 // interrupted reports an interruption on stderr and returns its exit
 // code; nothing goes to stdout (no report of unfinished work).
 func interrupted(e *env) int {
-	fmt.Fprintln(e.stderr, "kdbuild: interrupted")
+	e.saidInterrupted.Do(func() { fmt.Fprintln(e.stderr, "kdbuild: interrupted") })
 	return exitInterrupted
 }

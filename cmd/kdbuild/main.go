@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"sync"
 )
 
 // Exit codes of every kdbuild command.
@@ -63,6 +64,9 @@ type env struct {
 	stdin     io.Reader
 	exit      func(code int)
 	interrupt func() (context.Context, context.CancelFunc)
+	// saidInterrupted: the watchdog and the command both may report an
+	// interruption; stderr gets it once.
+	saidInterrupted sync.Once
 }
 
 func newEnv(stdout, stderr io.Writer) *env {
