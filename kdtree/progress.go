@@ -1,7 +1,5 @@
 package kdtree
 
-import "fmt"
-
 // Progress is one report of a build's progress (Options.Progress in the
 // phase-and-fraction form): Phase is "prepare", "large", "small" or
 // "layout"; Fraction in [0, 1] never decreases over a build; Level and
@@ -22,10 +20,4 @@ func LevelProgress(f func(Progress)) func(level, activeNodes int) {
 		return nil
 	}
 	return func(level, nodes int) { f(Progress{Phase: "large", Level: level, Nodes: nodes}) }
-}
-
-// memoryGuardText is Stats.Limited when the memory guard stops the large
-// phase: refs references at a level, above the cap of 64 per triangle.
-func memoryGuardText(refs, capRefs int) string {
-	return fmt.Sprintf("memory guard: %d references at one level, above the cap of %d (64 per triangle); the remaining large nodes became leaves", refs, capRefs)
 }
