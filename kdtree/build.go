@@ -283,7 +283,7 @@ func (b *builder) recordsGo() (*buildResult, *records, error) {
 		b.levels++
 		if len(cur.tri) > capRefs {
 			// Memory guard: no tree needs this; make the rest leaves.
-			b.limited = limitedRefs
+			b.limited = memoryGuardText(len(cur.tri), capRefs)
 			for _, n := range nodes {
 				rs.setLeaf(n.rec, cur.tri[n.off:n.off+n.cnt])
 			}
@@ -316,10 +316,6 @@ func (b *builder) hostWorkers() int {
 	}
 	return b.ex.Workers()
 }
-
-// limitedRefs is Stats.Limited when the memory guard of the large phase
-// tripped.
-const limitedRefs = "references over 64 per triangle: the large nodes left became leaves"
 
 // smallGo builds the subtrees of every small root in Go, in parallel, and
 // reports its progress from the calling goroutine; it returns ctx.Err()

@@ -77,4 +77,14 @@
 // Build reports Progress on the calling goroutine and returns ctx.Err()
 // when ctx is cancelled, in every phase on both executors, with nothing of
 // the build left running and its device memory freed.
+//
+// # Coordinate range
+//
+// The float32 watertight ray-triangle test (intersect.go)
+// multiplies up to three coordinate differences, so its hits are exact
+// (a scene scaled by a power of two has the same hits, T scaled alike) for
+// coordinates up to scenes.MaxExactCoordinate (2^40 ≈ 1.1e12) in magnitude
+// and scene extents down to scenes.MinExactExtent (2^-32 ≈ 2.3e-10); beyond,
+// products over- or underflow and hits are lost. scenes documents the
+// arithmetic and warns at load time.
 package kdtree

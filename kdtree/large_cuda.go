@@ -95,7 +95,7 @@ func (b *gpuBuild) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]
 		// all become leaves.
 		forceLeaf = n > capRefs
 		if forceLeaf {
-			b.limited = limitedRefs
+			b.limited = memoryGuardText(n, capRefs)
 		}
 		if err := b.nextLevel(d, level+1, nn2, n, forceLeaf); err != nil {
 			return nil, err

@@ -48,23 +48,6 @@ type AttrStat struct {
 	Present, Kept int
 }
 
-// LoadOptions choose what a loader keeps beside positions. The zero value
-// keeps positions only: the fastest and smallest load.
-type LoadOptions struct {
-	Normals bool // per-corner normals
-	UVs     bool // per-corner texture coordinates
-	Colors  bool // per-vertex colours (PLY red green blue [alpha], OBJ v x y z r g b, glTF COLOR_0)
-	Names   bool // groups, objects and material names per triangle
-	// Weld merges vertices of bit-identical positions (+0 and -0 alike)
-	// after loading, so that STL triangles share their corners; per-vertex
-	// colours of the first vertex of each position are kept.
-	Weld bool
-	// Dir is the folder against which a glTF file's relative buffer URIs
-	// are resolved; Load sets it to the file's folder when empty. With
-	// Dir empty, LoadReaderWith refuses external buffers.
-	Dir string
-}
-
 // AllAttributes asks for every attribute.
 func AllAttributes() LoadOptions {
 	return LoadOptions{Normals: true, UVs: true, Colors: true, Names: true}

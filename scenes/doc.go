@@ -23,11 +23,21 @@
 // HugeAmongTiny, Slivers, Default (the tool's scene when given no file), and
 // Procedural(spec) to build any of them from a string such as "soup:1000:42".
 //
+// Hostile input: every load is bounded by Limits (line and header length,
+// gzip expansion, input and scene size; LoadWith and LoadReaderWith take
+// them, with LoadOptions); FIFOs and devices are opened without blocking
+// and waited for at most Limits.Wait. MaxExactCoordinate and
+// MinExactExtent bound the coordinates for which kdtree's hits are exact;
+// a load outside them warns.
+//
 // Files: scene.go (types), finish.go (bounds, degenerate triangles,
-// Validate), load.go (format choice, gzip), obj.go, ply.go, stl.go (the
-// parsers), obj_attr.go, obj_floats.go, ply_attr.go (attributes), gltf*.go
-// (glTF: document walk, container and buffers, accessors, transforms,
-// attributes), attributes.go (Attributes, LoadOptions), mesh.go (Mesh,
-// MeshOf, Merge), weld.go, chunks.go, number.go (exact float32 and integer
-// parsing), procedural.go, errors.go.
+// Validate), load.go (format choice, gzip), input.go (LoadOptions, opening
+// FIFOs and devices), limits.go (Limits, the bounded reader), obj.go,
+// obj_junk.go (input that is not OBJ), ply.go, ply_header.go (header lines,
+// CR endings), stl.go (the parsers), obj_attr.go, obj_floats.go,
+// ply_attr.go (attributes), gltf*.go (glTF: document walk, container and
+// buffers, accessors, transforms, attributes), attributes.go (Attributes),
+// mesh.go (Mesh, MeshOf, Merge), weld.go, chunks.go, number.go (exact
+// float32 and integer parsing), coordrange.go (the exact coordinate range),
+// procedural.go, errors.go.
 package scenes

@@ -10,7 +10,11 @@ type ParseError struct {
 	File string // name given to the loader (path for Load)
 	Line int    // 1-based line, 0 when not applicable
 	Msg  string // what was wrong
+	Err  error  // the cause when there is one (a *LimitError), else nil
 }
+
+// Unwrap returns the cause (errors.As(err, &limitErr) finds a limit).
+func (e *ParseError) Unwrap() error { return e.Err }
 
 // Error returns "file:line: msg", or "file: msg" when there is no line.
 func (e *ParseError) Error() string {

@@ -62,7 +62,8 @@ func (s *Scene) Degenerate(t int) bool {
 }
 
 // finish computes the derived fields every loader and generator fills:
-// Bounds over all vertices and the count of degenerate triangles.
+// Bounds over all vertices, the count of degenerate triangles and the
+// warning of a scene outside the exact coordinate range.
 func (s *Scene) finish() *Scene {
 	s.Bounds = VertexBounds(s.Verts)
 	n := 0
@@ -72,6 +73,7 @@ func (s *Scene) finish() *Scene {
 		}
 	}
 	s.Stats.DegenerateTriangles = n
+	s.rangeWarning()
 	if s.Stats.Skipped == nil {
 		s.Stats.Skipped = map[string]int{}
 	}

@@ -39,13 +39,23 @@ const maxWarnings = 100
 // numbers. Faces of 1 or 2 vertices are skipped with a warning (counted in
 // Stats.SkippedFaces and still numbered as faces); degenerate triangles are
 // kept and counted.
+//
+// Limits (DefaultLimits here; LoadReaderWith takes others): a statement
+// longer than MaxLine and a scene over MaxSceneBytes are errors; so is input
+// that is not OBJ: more than maxJunk statements of unknown keywords before
+// any `v` or `f`, or a file of statements without one `v` or `f`. A file of
+// blank lines and comments only loads with a warning and 0 triangles.
 func LoadOBJ(r io.Reader, name string) (*Scene, error) {
 	return loadOBJ(r, name, &LoadOptions{})
 }
 
-// loadOBJ is LoadOBJ keeping the attributes opt asks for (obj_attr.go).
+// loadOBJ is LoadOBJ keeping the attributes opt asks for (obj_attr.go),
+// within opt.Limits.
 func loadOBJ(r io.Reader, name string, opt *LoadOptions) (*Scene, error) {
+	lim := opt.Limits
 	p := objParser{
+		lim:   lim.resolved(),
+		junk:  objJunk{guard: sceneGuard{lim: lim.resolved()}},
 		name:  name,
 		s:     &Scene{Name: name, Format: "obj", Stats: Stats{Skipped: map[string]int{}}},
 		cr:    &countingReader{r: r},
@@ -68,10 +78,15 @@ func loadOBJ(r io.Reader, name string, opt *LoadOptions) (*Scene, error) {
 	p.finishAttr()
 	p.endObject()
 	p.s.Stats.Bytes = p.cr.n
+	if err := p.checkGeometry(); err != nil {
+		return nil, err
+	}
 	return p.s.finish(), nil
 }
 
 type objParser struct {
+	lim   Limits
+	junk  objJunk
 	name  string
 	s     *Scene
 	br    *bufio.Reader
@@ -95,6 +110,9 @@ func (p *objParser) readStatement() ([]byte, int, error) {
 	joined := false
 	for {
 		chunk, err := p.br.ReadSlice('\n')
+		if int64(len(p.long)+len(chunk)) > p.lim.MaxLine {
+			return nil, start, lineLimit(p.lim)
+		}
 		if err == bufio.ErrBufferFull {
 			p.long = append(p.long, chunk...)
 			joined = true
@@ -178,13 +196,16 @@ func (p *objParser) run() error {
 			break
 		}
 		if err != nil {
-			return &ParseError{File: p.name, Line: p.line, Msg: "read: " + err.Error()}
+			return p.readErr(err, lineNo)
 		}
 		if p.first {
 			p.first = false
 			ln = bytes.TrimPrefix(ln, []byte("\xef\xbb\xbf"))
 		}
 		kw, rest := nextToken(ln)
+		if err := p.junk.see(p, kw, lineNo); err != nil {
+			return err
+		}
 		switch {
 		case len(kw) == 0:
 			// blank line or comment
@@ -267,7 +288,7 @@ func (p *objParser) skip(kw, rest []byte) {
 	case "p":
 		p.cp++
 	default:
-		p.s.Stats.Skipped[string(kw)]++
+		p.s.Stats.Skipped[skippedKey(p.s.Stats.Skipped, kw)]++
 	}
 }
 

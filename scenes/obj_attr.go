@@ -114,6 +114,9 @@ func (p *objParser) attrLoop() error {
 			return err
 		}
 		kw, rest := nextToken(ln)
+		if err := p.junk.see(p, kw, lineNo); err != nil {
+			return err
+		}
 		switch {
 		case len(kw) == 0:
 		case len(kw) == 1 && kw[0] == 'v':

@@ -2,6 +2,7 @@ package scenes
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -85,16 +86,25 @@ const maxPLYCount = 1 << 31
 //
 // Errors are *ParseError: with the line for the header and ascii bodies, with
 // the byte offset and element index in binary bodies. Indices must lie in
-// [0, vertex count); coordinates must be finite.
+// [0, vertex count); coordinates must be finite; an element name may appear
+// once. Header lines may end in LF, CRLF or a bare CR (the first line's
+// ending is the file's; an ascii body uses it too). Limits (DefaultLimits
+// here): MaxHeader, MaxLine, MaxSceneBytes. An empty input loads with a
+// warning and 0 triangles.
 func LoadPLY(r io.Reader, name string) (*Scene, error) {
 	return loadPLY(r, name, &LoadOptions{})
 }
 
-// loadPLY is LoadPLY keeping the attributes opt asks for (ply_attr.go).
+// loadPLY is LoadPLY keeping the attributes opt asks for (ply_attr.go),
+// within opt.Limits.
 func loadPLY(r io.Reader, name string, opt *LoadOptions) (*Scene, error) {
+	lim := opt.Limits
 	cr := &countingReader{r: r}
 	br := bufio.NewReaderSize(cr, 1<<16)
-	p := &plyParser{name: name, br: br, opt: opt, s: &Scene{Name: name, Format: "ply", Stats: Stats{Skipped: map[string]int{}}}}
+	p := &plyParser{lim: lim.resolved(), guard: sceneGuard{lim: lim.resolved()}, eol: '\n', name: name, br: br, opt: opt, s: &Scene{Name: name, Format: "ply", Stats: Stats{Skipped: map[string]int{}}}}
+	if s, ok := emptyInput(br, p.s); ok {
+		return s, nil
+	}
 	if err := p.header(); err != nil {
 		return nil, err
 	}
@@ -103,7 +113,11 @@ func loadPLY(r io.Reader, name string, opt *LoadOptions) (*Scene, error) {
 	}
 	// Whatever follows the last element is ignored, but read, so that
 	// Stats.Bytes is the input size.
-	if n, _ := io.Copy(io.Discard, br); n > 0 {
+	n, err := drainTail(br, p.lim, name)
+	if err != nil {
+		return nil, p.readErr(err)
+	}
+	if n > 0 {
 		p.s.Warnings = append(p.s.Warnings, fmt.Sprintf("%s: %d bytes after the last element ignored", name, n))
 	}
 	p.s.Stats.Bytes = cr.n
@@ -112,6 +126,9 @@ func loadPLY(r io.Reader, name string, opt *LoadOptions) (*Scene, error) {
 }
 
 type plyParser struct {
+	lim    Limits
+	guard  sceneGuard
+	eol    byte // line terminator: '\n' (LF or CRLF) or '\r' (bare CR)
 	name   string
 	br     *bufio.Reader
 	s      *Scene
@@ -132,20 +149,10 @@ func (p *plyParser) errf(format string, args ...any) *ParseError {
 	return parseErr(p.name, p.line, format, args...)
 }
 
-func (p *plyParser) readLine() (string, error) {
-	ln, err := p.br.ReadString('\n')
-	if err != nil && (err != io.EOF || ln == "") {
-		if err == io.EOF {
-			return "", p.errf("unexpected end of file in header (no end_header)")
-		}
-		return "", p.errf("read: %v", err)
-	}
-	p.line++
-	p.off += int64(len(ln))
-	return strings.TrimRight(ln, "\r\n"), nil
-}
-
 func (p *plyParser) header() error {
+	if head, _ := p.br.Peek(6); !bytes.HasPrefix(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), []byte("ply")) {
+		return parseErr(p.name, 1, "not a PLY file (it does not begin with \"ply\")")
+	}
 	ln, err := p.readLine()
 	if err != nil {
 		return err
@@ -187,6 +194,9 @@ func (p *plyParser) header() error {
 			n, ok := parseInt([]byte(f[2]))
 			if !ok || n < 0 || n > maxPLYCount {
 				return p.errf("element %s: bad count %q", clipS(f[1]), clipS(f[2]))
+			}
+			if err := p.checkDuplicate(f[1]); err != nil {
+				return err
 			}
 			p.elems = append(p.elems, plyElement{name: f[1], count: n})
 		case "property":
@@ -298,6 +308,9 @@ func (p *plyParser) body() error {
 		for k := int64(0); k < e.count; k++ {
 			var pos [3]float64
 			idx = idx[:0]
+			if err := p.guard.grow(s, 0, p.line); err != nil {
+				return err
+			}
 			if err := p.beginItem(); err != nil {
 				return p.itemErr(e, k, err)
 			}
@@ -323,6 +336,10 @@ func (p *plyParser) body() error {
 				}
 				if cnt < 0 || cnt > maxPLYCount {
 					return p.itemErr(e, k, fmt.Errorf("list %s: bad length %v", pr.name, cnt))
+				}
+				if int64(cnt) > p.lim.MaxLine {
+					return p.itemErr(e, k, &LimitError{Field: "MaxLine", Flag: "--max-line", Limit: p.lim.MaxLine,
+						What: fmt.Sprintf("list %s of %v items", pr.name, cnt)})
 				}
 				for j := int64(0); j < int64(cnt); j++ {
 					v, err := p.scalar(pr.typ)
@@ -368,6 +385,9 @@ func (p *plyParser) body() error {
 func (p *plyParser) itemErr(e *plyElement, k int64, err error) error {
 	if pe, ok := err.(*ParseError); ok {
 		return pe
+	}
+	if le, ok := err.(*LimitError); ok {
+		return limitErr(p.name, p.line, le)
 	}
 	if p.format == plyASCII {
 		return parseErr(p.name, p.line, "element %s %d: %v", e.name, k, err)
@@ -485,11 +505,14 @@ func (p *plyParser) beginItem() error {
 		return nil
 	}
 	for {
-		ln, err := p.br.ReadSlice('\n')
+		ln, err := p.br.ReadSlice(p.eol)
 		if err == bufio.ErrBufferFull {
 			p.buf = append(p.buf[:0], ln...)
 			for err == bufio.ErrBufferFull {
-				ln, err = p.br.ReadSlice('\n')
+				if int64(len(p.buf)) > p.lim.MaxLine {
+					return lineLimit(p.lim)
+				}
+				ln, err = p.br.ReadSlice(p.eol)
 				p.buf = append(p.buf, ln...)
 			}
 			ln = p.buf
@@ -571,7 +594,10 @@ func (p *plyParser) scalar(t plyType) (float64, error) {
 	n := t.size()
 	b := p.scratch[:n]
 	if _, err := io.ReadFull(p.br, b); err != nil {
-		return 0, fmt.Errorf("unexpected end of file")
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return 0, fmt.Errorf("unexpected end of file")
+		}
+		return 0, err // a limit of the input
 	}
 	p.off += int64(n)
 	var bo binary.ByteOrder = binary.LittleEndian

@@ -14,56 +14,58 @@ import (
 // LoadSTL parses an STL mesh, binary or ascii, from r; name is used in
 // errors.
 //
-// A file is binary when its size is exactly 84 + 50*n bytes, n being the
-// little-endian count at byte 80, whatever its first 80 bytes say (exporters
-// often begin binary headers with "solid"). When the header does not begin
-// with "solid" the input is streamed as binary; otherwise it is read into
-// memory first to learn its size; such a file that contains a NUL byte but
-// has the wrong size for binary is an error. STL shares no vertices: every facet adds
-// three new vertices (no welding), so len(Verts) == 3*len(Tris). Ascii
-// facets with more than three vertices are fan-triangulated; fewer are
-// skipped with a warning. Facet normals are ignored.
+// A file is binary when its first 84 bytes (the 80-byte header and the
+// little-endian triangle count) hold a byte that ascii STL never has (NUL
+// or another control character than tab, CR, LF, VT, FF) or do not begin
+// with "solid" (exporters often begin binary headers with "solid", but
+// their count or padding has a NUL); else it is ascii. Both are streamed.
+// A binary file's bytes after its triangles are ignored with a warning
+// (more than Limits.MaxLine of them is an error, as are any after a count
+// of 0). STL shares no vertices: every facet adds three new vertices (no
+// welding), so len(Verts) == 3*len(Tris). Ascii facets with more than three
+// vertices are fan-triangulated; fewer are skipped with a warning; a solid
+// without a facet is an error. Facet normals are ignored. An empty input
+// loads with a warning and 0 triangles.
 func LoadSTL(r io.Reader, name string) (*Scene, error) {
+	return loadSTL(r, name, DefaultLimits)
+}
+
+func loadSTL(r io.Reader, name string, lim Limits) (*Scene, error) {
+	lim = lim.resolved()
 	cr := &countingReader{r: r}
 	br := bufio.NewReaderSize(cr, 1<<16)
 	s := &Scene{Name: name, Format: "stl", Stats: Stats{Skipped: map[string]int{}}}
+	if s, ok := emptyInput(br, s); ok {
+		return s, nil
+	}
 	head, _ := br.Peek(84)
-	if len(head) == 84 && !bytes.HasPrefix(bytes.TrimLeft(head[:80], " \t\r\n"), []byte("solid")) {
-		if err := stlBinary(br, head, s, -1); err != nil {
+	if len(head) == 84 && stlLooksBinary(head) {
+		if err := stlBinary(br, head, s, lim); err != nil {
 			return nil, err
 		}
-		s.Stats.Bytes = cr.n
-		return s.finish(), nil
-	}
-	all, err := io.ReadAll(br)
-	if err != nil {
-		return nil, parseErr(name, 0, "read: %v", err)
-	}
-	if len(all) >= 84 {
-		n := int64(binary.LittleEndian.Uint32(all[80:84]))
-		if 84+50*n == int64(len(all)) {
-			if err := stlBinary(bytes.NewReader(all), all[:84], s, int64(len(all))); err != nil {
-				return nil, err
-			}
-			s.Stats.Bytes = int64(len(all))
-			return s.finish(), nil
-		}
-	}
-	if len(all) >= 84 && bytes.IndexByte(all, 0) >= 0 {
-		// Text has no NUL bytes: this is a binary file of the wrong size.
-		n := int64(binary.LittleEndian.Uint32(all[80:84]))
-		return nil, parseErr(name, 0, "binary STL: header says %d triangles (%d bytes) but the file has %d bytes", n, 84+50*n, len(all))
-	}
-	if err := stlASCII(all, s); err != nil {
+	} else if err := stlASCII(&lineSource{br: br, max: lim.MaxLine}, s, lim); err != nil {
 		return nil, err
 	}
-	s.Stats.Bytes = int64(len(all))
+	s.Stats.Bytes = cr.n
 	return s.finish(), nil
 }
 
-// stlBinary reads a binary STL whose 84-byte header is head; size is the
-// known total size or -1 when streaming.
-func stlBinary(r io.Reader, head []byte, s *Scene, size int64) error {
+// stlLooksBinary reports whether an STL file's first 84 bytes are those of
+// a binary file (see LoadSTL).
+func stlLooksBinary(head []byte) bool {
+	if !bytes.HasPrefix(bytes.TrimLeft(head[:80], " \t\r\n"), []byte("solid")) {
+		return true
+	}
+	for _, c := range head {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f' {
+			return true
+		}
+	}
+	return false
+}
+
+// stlBinary reads a binary STL whose 84-byte header is head.
+func stlBinary(r io.Reader, head []byte, s *Scene, lim Limits) error {
 	n := int64(binary.LittleEndian.Uint32(head[80:84]))
 	if _, err := io.ReadFull(r, make([]byte, 84)); err != nil {
 		return parseErr(s.Name, 0, "binary STL: header truncated")
@@ -75,8 +77,15 @@ func stlBinary(r io.Reader, head []byte, s *Scene, size int64) error {
 	s.Tris = make([][3]uint32, 0, min(n, 1<<16))
 	s.Faces = make([]uint32, 0, min(n, 1<<16))
 	var rec [50]byte
+	guard := sceneGuard{lim: lim}
 	for i := int64(0); i < n; i++ {
+		if err := guard.grow(s, 0, 0); err != nil {
+			return err
+		}
 		if _, err := io.ReadFull(r, rec[:]); err != nil {
+			if err != io.EOF && err != io.ErrUnexpectedEOF {
+				return inputErr(s.Name, 0, err) // a limit of the input
+			}
 			return parseErr(s.Name, 0, "binary STL: byte offset %d, triangle %d: truncated (header says %d triangles)", 84+50*i, i, n)
 		}
 		base := uint32(len(s.Verts))
@@ -95,28 +104,39 @@ func stlBinary(r io.Reader, head []byte, s *Scene, size int64) error {
 		s.Faces = append(s.Faces, uint32(i))
 	}
 	s.Stats.Faces = int(n)
-	if size < 0 {
-		if k, _ := io.Copy(io.Discard, r); k > 0 {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: binary STL: extra bytes after %d triangles ignored", s.Name, n))
+	if n == 0 {
+		// Nothing may follow a count of 0: say so before reading on.
+		var one [1]byte
+		if k, _ := io.ReadFull(r, one[:]); k > 0 {
+			return parseErr(s.Name, 0, "binary STL: the header says 0 triangles but data follows (not an STL file?)")
 		}
+	}
+	k, err := drainTail(r, lim, s.Name)
+	switch {
+	case err != nil:
+		return inputErr(s.Name, 0, err)
+	case k > 0:
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: binary STL: %d bytes after %d triangles ignored", s.Name, k, n))
 	}
 	return nil
 }
 
 // stlASCII parses `solid ... facet normal ... outer loop vertex x y z ...
 // endloop endfacet ... endsolid` line by line.
-func stlASCII(data []byte, s *Scene) error {
+func stlASCII(src *lineSource, s *Scene, lim Limits) error {
 	name := s.Name
 	line := 0
 	inFacet := false
 	var poly []mgl32.Vec3
 	sawSolid := false
-	for len(data) > 0 {
-		var ln []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			ln, data = data[:i], data[i+1:]
-		} else {
-			ln, data = data, nil
+	guard := sceneGuard{lim: lim}
+	for {
+		ln, err := src.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return inputErr(name, line+1, err)
 		}
 		line++
 		if line == 1 {
@@ -141,6 +161,9 @@ func stlASCII(data []byte, s *Scene) error {
 		case "vertex":
 			if !inFacet {
 				return parseErr(name, line, "vertex outside a facet")
+			}
+			if err := guard.grow(s, 12*int64(len(poly)), line); err != nil {
+				return err
 			}
 			var v mgl32.Vec3
 			for a := 0; a < 3; a++ {
@@ -190,7 +213,10 @@ func stlASCII(data []byte, s *Scene) error {
 		return parseErr(name, line, "unexpected end of file inside a facet")
 	}
 	if !sawSolid {
-		return parseErr(name, 1, "not an STL file: neither binary (size != 84 + 50*count) nor ascii (no `solid`)")
+		return parseErr(name, 1, "not an STL file: neither binary nor ascii (no `solid`)")
+	}
+	if s.Stats.Faces == 0 {
+		return parseErr(name, line, "ascii STL without a facet")
 	}
 	return nil
 }

@@ -137,7 +137,8 @@ func TestSTLASCIIErrors(t *testing.T) {
 		{"unterminated", "solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\n", 4, "end of file"},
 		{"vertex outside", "solid x\nvertex 0 0 0\n", 2, "outside"},
 		{"not stl", "hello\n", 1, "unknown keyword"},
-		{"empty", "", 1, "not an STL"},
+		{"blank", "\n \n", 1, "not an STL"},
+		{"no facet", "solid x\nendsolid x\n", 2, "without a facet"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := LoadSTL(strings.NewReader(c.in), "bad.stl")

@@ -16,6 +16,7 @@ import (
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/reduce"
 	"github.com/kdbuild/kdbuild/scan"
+	"github.com/kdbuild/kdbuild/scenes"
 )
 
 // benchOps are the benchmarks of kdbuild bench, in the order of the help.
@@ -112,9 +113,9 @@ func runBench(e *env, args []string) int {
 	}
 	quiet := f.quiet || asJSON
 
-	ex, _, err := openExecutor(e, mode, quiet)
+	ex, _, _, err := openExecutor(e, mode, quiet)
 	if err != nil {
-		return fail(e, asJSON, "", err)
+		return fail(e, asJSON, "", fmt.Errorf("%s: %w", deviceSource(e, f.device), err))
 	}
 	defer ex.Close()
 	defer writeKernelTimes(e, ex)
@@ -186,7 +187,7 @@ func benchThesis(e *env, ex exec.Executor, pos []string, out *benchJSON, asJSON,
 	} else {
 		out.Notes = append(out.Notes, "no scene given: the thesis table runs on the built-in default scene, not the bunny (pass stanford-bunny.obj)")
 	}
-	l, err := loadScene(e, arg, quiet)
+	l, err := loadScene(e, arg, quiet, scenes.LoadOptions{})
 	if err != nil {
 		return fail(e, asJSON, arg, err)
 	}

@@ -55,11 +55,7 @@ func buildTree(ctx context.Context, scene *scenes.Scene, ex exec.Executor, bf bu
 		var cb func(kdtree.Progress)
 		if progress != nil {
 			progress.begin()
-			cb = func(p kdtree.Progress) {
-				if p.Phase == "large" || p.Phase == "small" {
-					progress.update(p.Level, p.Nodes)
-				}
-			}
+			cb = progress.update
 		}
 		tree, err := kdtree.Build(ctx, scene, bf.options(ex, cb))
 		progress.done()

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,21 +29,16 @@ func (l *loaded) mbPerSec() float64 {
 	return float64(l.bytes) / (l.ms * 1e3)
 }
 
-// loadScene loads arg: a mesh file, proc:<spec>, or the built-in default
-// scene when arg is empty. A progress bar is shown for long loads when
-// stderr is a terminal and quiet is false.
-func loadScene(e *env, arg string, quiet bool) (*loaded, error) {
-	return loadSceneWith(e, arg, scenes.LoadOptions{}, quiet)
-}
-
-// loadSceneWith is loadScene keeping what opt asks for (attributes from
-// files only; Weld for every scene).
-func loadSceneWith(e *env, arg string, opt scenes.LoadOptions, quiet bool) (*loaded, error) {
+// loadScene loads arg: a mesh file, proc:<spec>, standard input for "-",
+// or the built-in default scene when arg is empty, keeping what opts asks for
+// (format, limits, attributes from files only; Weld for every scene). A progress bar is shown for long loads when stderr is a
+// terminal and quiet is false.
+func loadScene(e *env, arg string, quiet bool, opts scenes.LoadOptions) (*loaded, error) {
 	t0 := time.Now()
 	switch {
 	case arg == "":
 		s := scenes.Default()
-		if opt.Weld {
+		if opts.Weld {
 			s.Weld()
 		}
 		return &loaded{scene: s, ms: msSince(t0)}, nil
@@ -52,26 +47,29 @@ func loadSceneWith(e *env, arg string, opt scenes.LoadOptions, quiet bool) (*loa
 		if err != nil {
 			return nil, err // the error names the spec
 		}
-		if opt.Weld {
+		if opts.Weld {
 			s.Weld()
 		}
 		return &loaded{scene: s, file: arg, ms: msSince(t0)}, nil
 	}
-	f, err := os.Open(arg)
-	if err != nil {
-		return nil, err
+	var in io.Reader = e.stdin
+	size := int64(-1)
+	if arg != stdinArg {
+		f, err := scenes.OpenInput(arg, opts.Limits)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if fi, err := os.Stat(arg); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+		in = f
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
+	cr := newLoadProgress(e, quiet, in, size, filepath.Base(arg))
+	if arg != stdinArg && opts.Dir == "" {
+		opts.Dir = filepath.Dir(arg)
 	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory, not a mesh file", arg)
-	}
-	cr := newLoadProgress(e, quiet, f, fi.Size(), filepath.Base(arg))
-	opt.Dir = filepath.Dir(arg)
-	s, err := scenes.LoadReaderWith(cr, arg, opt)
+	s, err := scenes.LoadReaderWith(cr, arg, opts)
 	cr.done()
 	if err != nil {
 		return nil, err

@@ -1,18 +1,21 @@
 // Command kdbuild loads a triangle scene, builds a kd-tree over it (on the
 // GPU when there is one, else with the Go executor) and prints what it did.
 //
-//	kdbuild [flags] [scene.{obj,ply,stl}[.gz] | proc:<spec>]
+//	kdbuild [flags] [scene.{obj,ply,stl}[.gz] | proc:<spec> | - --format obj|ply|stl]
 //	kdbuild devices [--json]
 //	kdbuild bench copy|scan|segscan|compact|sort|reduce|thesis [flags]
 //
-// Exit codes: 0 success, 1 input or runtime error, 2 usage error.
+// Exit codes: 0 success, 1 input or runtime error, 2 usage error, 130
+// interrupted (Ctrl-C).
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
+	"sync"
 )
 
 // Exit codes of every kdbuild command.
@@ -20,6 +23,7 @@ const (
 	exitOK    = 0 // success
 	exitError = 1 // bad input or a runtime failure; the message is on stderr
 	exitUsage = 2 // unknown flag, too many arguments, bad flag value
+	// exitInterrupted (interrupt.go): Ctrl-C
 )
 
 // version is set at link time (-ldflags "-X main.version=v1.2.3"); without it
@@ -54,10 +58,19 @@ type env struct {
 	getenv         func(string) string
 	// tty reports whether stderr is a terminal (progress bars only then).
 	tty bool
+	// stdin is the scene argument "-"; exit ends the process (the Ctrl-C
+	// watchdog); interrupt, when set (tests), replaces the signals as the
+	// source of cancellation.
+	stdin     io.Reader
+	exit      func(code int)
+	interrupt func() (context.Context, context.CancelFunc)
+	// saidInterrupted: the watchdog and the command both may report an
+	// interruption; stderr gets it once.
+	saidInterrupted sync.Once
 }
 
 func newEnv(stdout, stderr io.Writer) *env {
-	return &env{stdout: stdout, stderr: stderr, getenv: os.Getenv, tty: isTerminal(stderr)}
+	return &env{stdout: stdout, stderr: stderr, getenv: os.Getenv, tty: isTerminal(stderr), stdin: os.Stdin, exit: os.Exit}
 }
 
 // versionString is the one line --version prints.
@@ -84,15 +97,16 @@ func versionString() string {
 
 func writeUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage:
-  kdbuild [flags] [scene.{obj,ply,stl}[.gz] | proc:<spec>]
-      Load a scene (the built-in default scene when none is given), build its
-      kd-tree and print statistics. Flags may come before or after the file.
+  kdbuild [flags] [scene.{obj,ply,stl}[.gz] | proc:<spec> | - --format obj|ply|stl]
+      Load a scene (the built-in default scene when none is given; - reads
+      standard input), build its kd-tree and print statistics. Flags may come
+      before or after the file.
   kdbuild devices [--json]
       List the CUDA driver and GPUs, or say why no GPU can be used.
   kdbuild bench copy|scan|segscan|compact|sort|reduce|thesis [flags]
       Benchmark a primitive over a ladder of sizes (markdown table, --plot PNG).
 
 Run "kdbuild -h" or "kdbuild bench -h" for the flags.
-Exit codes: 0 success, 1 input or runtime error, 2 usage error.
+Exit codes: 0 success, 1 input or runtime error, 2 usage error, 130 interrupted.
 `)
 }

@@ -94,6 +94,8 @@ var loadKeys = map[string]string{
 	"load.mb_per_s":              "number",
 	"warnings":                   "array",
 	"device":                     "string",
+	"device_fallback":            "string",
+	"scene.skipped":              "object",
 }
 
 // Keys a report of a build adds.
@@ -109,6 +111,7 @@ var buildKeys = map[string]string{
 	"tree.references_per_triangle": "number",
 	"tree.sah_cost":                "number",
 	"tree.dropped_triangles":       "number",
+	"tree.limited":                 "string",
 	"memory.host_peak_bytes":       "number",
 	"memory.device_peak_bytes":     "number",
 }

@@ -8,10 +8,10 @@ import (
 )
 
 // loadOptions maps --attributes and --weld to scenes.LoadOptions.
-func (f *sceneFlags) loadOptions() scenes.LoadOptions {
-	var o scenes.LoadOptions
+func (f *sceneFlags) loadOptions(o scenes.LoadOptions) scenes.LoadOptions {
 	if f.attributes {
-		o = scenes.AllAttributes()
+		a := scenes.AllAttributes()
+		o.Normals, o.UVs, o.Colors, o.Names = a.Normals, a.UVs, a.Colors, a.Names
 	}
 	o.Weld = f.weld
 	return o
@@ -27,13 +27,13 @@ func loadScenes(e *env, args []string, opt scenes.LoadOptions, quiet bool) (*loa
 		if len(args) == 1 {
 			arg = args[0]
 		}
-		return loadSceneWith(e, arg, opt, quiet)
+		return loadScene(e, arg, quiet, opt)
 	}
 	t0 := time.Now()
 	parts := make([]*scenes.Scene, 0, len(args))
 	var bytes int64
 	for _, a := range args {
-		l, err := loadSceneWith(e, a, opt, quiet)
+		l, err := loadScene(e, a, quiet, opt)
 		if err != nil {
 			return nil, err
 		}

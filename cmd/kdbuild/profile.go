@@ -8,6 +8,18 @@ import (
 	"runtime/pprof"
 )
 
+// refuseExisting returns the error startCPUProfile would give for an
+// existing file, so that the tool says so before a long load.
+func refuseExisting(path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("--cpuprofile %s: the file exists; remove it or name another", path)
+	}
+	return nil
+}
+
 // startCPUProfile starts a Go CPU profile of the builds (--cpuprofile) into
 // a new file at path; it never replaces an existing file. The returned stop
 // ends the profile and closes the file. An empty path profiles nothing.

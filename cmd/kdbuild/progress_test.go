@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kdbuild/kdbuild/kdtree"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,6 +39,11 @@ func TestLoadProgressOnlyOnTerminalAndWhenSlow(t *testing.T) {
 			assert.Equal(t, data, string(got), "the reader passes bytes through")
 			assert.Equal(t, int64(len(data)), p.n)
 			assert.Equal(t, c.wantBar, strings.Contains(stderr.String(), "loading x.obj"), "stderr: %q", stderr.String())
+			if c.wantBar {
+				// The rate is over the whole load (at least a second
+				// here), never bytes over the bar's first instant.
+				assert.Contains(t, stderr.String(), " 0.0 MB/s", "stderr: %q", stderr.String())
+			}
 		})
 	}
 }
@@ -48,18 +54,34 @@ func TestLevelBar(t *testing.T) {
 	assert.Nil(t, newLevelBar(&env{stderr: &stderr, tty: true}, true), "no bar when quiet")
 	var nilBar *levelBar
 	nilBar.begin()
-	nilBar.update(1, 2) // a nil bar is a valid "no progress"
+	nilBar.update(kdtree.Progress{Phase: "large", Level: 1, Nodes: 2}) // a nil bar is a valid "no progress"
 	nilBar.done()
 
 	l := newLevelBar(&env{stderr: &stderr, tty: true}, false)
 	require.NotNil(t, l)
 	l.begin()
-	l.update(0, 1)
+	l.update(kdtree.Progress{Phase: "prepare"})
 	assert.Empty(t, stderr.String(), "a quick build shows nothing")
 	l.start = time.Now().Add(-time.Second)
-	l.update(7, 123)
+	l.update(kdtree.Progress{Phase: "large", Fraction: 0.25, Level: 7, Nodes: 123})
+	l.update(kdtree.Progress{Phase: "small", Fraction: 0.5, Nodes: 4567})
+	time.Sleep(60 * time.Millisecond) // past the bar's throttle
+	l.update(kdtree.Progress{Phase: "layout", Fraction: 0.97})
 	l.done()
-	assert.Contains(t, stderr.String(), "level 7, 123 active nodes")
+	out := stderr.String()
+	assert.Contains(t, out, "level 7, 123 active nodes")
+	assert.Contains(t, out, "25%")
+	assert.Contains(t, out, "97%")
+	assert.Contains(t, out, "building: layout")
+
+	// Without a fraction: a spinner, never a bar stuck at 0%.
+	stderr.Reset()
+	l.begin()
+	l.start = time.Now().Add(-time.Second)
+	l.update(kdtree.Progress{Phase: "large", Level: 3, Nodes: 8})
+	l.done()
+	assert.Contains(t, stderr.String(), "level 3, 8 active nodes")
+	assert.NotContains(t, stderr.String(), "0%")
 }
 
 func TestTextWarningsAreCapped(t *testing.T) {

@@ -13,19 +13,22 @@ import (
 // scripts may rely on them; new keys may be added, none removed or renamed.
 // build, tree and memory are null with --no-build.
 type report struct {
-	Scene    sceneJSON   `json:"scene"`
-	Load     loadJSON    `json:"load"`
-	Warnings []string    `json:"warnings"` // never null
-	Device   string      `json:"device"`   // "cpu" or the GPU's name; "none" with --no-build
-	Build    *buildJSON  `json:"build"`
-	Tree     *treeJSON   `json:"tree"`
-	Memory   *memoryJSON `json:"memory"`
+	Scene    sceneJSON `json:"scene"`
+	Load     loadJSON  `json:"load"`
+	Warnings []string  `json:"warnings"` // never null
+	Device   string    `json:"device"`   // "cpu" or the GPU's name; "none" with --no-build
+	// DeviceFallback is why --device auto runs the Go executor ("" when
+	// it runs on a GPU, was asked for cpu, or did not build).
+	DeviceFallback string      `json:"device_fallback"`
+	Build          *buildJSON  `json:"build"`
+	Tree           *treeJSON   `json:"tree"`
+	Memory         *memoryJSON `json:"memory"`
 }
 
 type sceneJSON struct {
 	File                string              `json:"file"`   // path, proc:<spec>, or "" for the default scene
 	Name                string              `json:"name"`   // the scene's own name
-	Format              string              `json:"format"` // obj, ply, stl or procedural
+	Format              string              `json:"format"` // obj, ply, stl, gltf, procedural or mixed
 	Vertices            int                 `json:"vertices"`
 	Triangles           int                 `json:"triangles"`
 	Faces               int                 `json:"faces"`
@@ -69,6 +72,9 @@ type treeJSON struct {
 	ReferencesPerTriangle float64 `json:"references_per_triangle"`
 	SAHCost               float64 `json:"sah_cost"`
 	DroppedTriangles      int     `json:"dropped_triangles"`
+	// Limited is "" or why a guard of the builder cut the tree short
+	// (kdtree.Stats.Limited).
+	Limited string `json:"limited"`
 }
 
 type memoryJSON struct {
@@ -96,6 +102,7 @@ func newReport(l *loaded, device string, b *built) *report {
 			Faces:               s.Stats.Faces,
 			SkippedFaces:        s.Stats.SkippedFaces,
 			DegenerateTriangles: s.Stats.DegenerateTriangles,
+			Skipped:             map[string]int{},
 		},
 		Load:     loadJSON{Ms: round3(l.ms), MBPerSec: round3(l.mbPerSec())},
 		Warnings: append([]string{}, s.Warnings...),
@@ -123,6 +130,7 @@ func newReport(l *loaded, device string, b *built) *report {
 			ReferencesPerTriangle: round3(st.ReferencesPerTriangle),
 			SAHCost:               finite(st.SAHCost),
 			DroppedTriangles:      st.DroppedTriangles,
+			Limited:               st.Limited,
 		}
 		r.Memory = &memoryJSON{HostPeakBytes: st.HostPeakBytes, DevicePeakBytes: st.DevicePeakBytes}
 	}
@@ -157,7 +165,7 @@ func writeText(w io.Writer, r *report, deviceNote string) {
 	if name == "" {
 		name = "built-in default scene"
 	}
-	fmt.Fprintf(w, "scene       %s (%s)\n", name, s.Format)
+	fmt.Fprintf(w, "scene       %s (%s)\n", termSafe(name), s.Format)
 	fmt.Fprintf(w, "triangles   %s from %s faces (%s skipped, %s degenerate)\n",
 		commas(s.Triangles), commas(s.Faces), commas(s.SkippedFaces), commas(s.DegenerateTriangles))
 	fmt.Fprintf(w, "vertices    %s\n", commas(s.Vertices))
@@ -177,7 +185,7 @@ func writeText(w io.Writer, r *report, deviceNote string) {
 			fmt.Fprintf(w, "warning     ... and %s more (--json lists them all)\n", commas(len(r.Warnings)-i))
 			break
 		}
-		fmt.Fprintf(w, "warning     %s\n", warn)
+		fmt.Fprintf(w, "warning     %s\n", termSafe(warn))
 	}
 	if r.Build == nil {
 		return
@@ -205,26 +213,46 @@ func writeText(w io.Writer, r *report, deviceNote string) {
 	fmt.Fprintf(w, "references  %s (%.2f per triangle), %s triangles dropped\n",
 		commas(t.References), t.ReferencesPerTriangle, commas(t.DroppedTriangles))
 	fmt.Fprintf(w, "SAH cost    %.2f\n", t.SAHCost)
+	if t.Limited != "" {
+		fmt.Fprintf(w, "limited     %s\n", t.Limited)
+	}
 	fmt.Fprintf(w, "peak memory host %s, device %s\n", bytesText(r.Memory.HostPeakBytes), bytesText(r.Memory.DevicePeakBytes))
+}
+
+// skippedList prints skipped statements by kind, most first:
+// "1,024 vt, 12 l, 3 curv".
+func skippedList(m map[string]int) string {
+	kinds := byValue(m)
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = commas(m[k]) + " " + k
+	}
+	return strings.Join(parts, ", ")
 }
 
 // phaseList prints phases longest first: "split 12.1 ms, bounds 3.0 ms".
 func phaseList(p map[string]float64) string {
-	names := make([]string, 0, len(p))
-	for k := range p {
-		names = append(names, k)
-	}
-	sort.Slice(names, func(a, b int) bool {
-		if p[names[a]] != p[names[b]] {
-			return p[names[a]] > p[names[b]]
-		}
-		return names[a] < names[b]
-	})
+	names := byValue(p)
 	parts := make([]string, len(names))
 	for i, k := range names {
 		parts[i] = fmt.Sprintf("%s %.2f ms", k, p[k])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// byValue returns m's keys, largest value first, equal values by key.
+func byValue[V int | float64](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		if m[keys[a]] != m[keys[b]] {
+			return m[keys[a]] > m[keys[b]]
+		}
+		return keys[a] < keys[b]
+	})
+	return keys
 }
 
 func vec3(v [3]float32) string {

@@ -50,7 +50,7 @@ func writeSceneExtras(w io.Writer, s *sceneJSON) {
 				names = append(names, fmt.Sprintf("... %d more", n-i))
 				break
 			}
-			names = append(names, fmt.Sprintf("%s (%s)", m.Name, commas(m.Triangles)))
+			names = append(names, fmt.Sprintf("%s (%s)", termSafe(m.Name), commas(m.Triangles)))
 		}
 		fmt.Fprintf(w, "meshes      %d: %s\n", n, strings.Join(names, ", "))
 	}
@@ -69,6 +69,9 @@ func writeSceneExtras(w io.Writer, s *sceneJSON) {
 	}
 	if s.WeldedVertices > 0 {
 		fmt.Fprintf(w, "welded      %s vertices removed\n", commas(s.WeldedVertices))
+	}
+	if len(s.Skipped) > 0 {
+		fmt.Fprintf(w, "skipped     %s\n", termSafe(skippedList(s.Skipped)))
 	}
 }
 

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
 
 	"github.com/kdbuild/kdbuild/kdtree"
@@ -21,6 +18,7 @@ type sceneFlags struct {
 	device, cpuProfile            string
 	bench                         int
 	builder                       builderFlags
+	load                          loadFlags
 }
 
 func newSceneFlagSet(f *sceneFlags) *flag.FlagSet {
@@ -42,6 +40,7 @@ func newSceneFlagSet(f *sceneFlags) *flag.FlagSet {
 	fs.IntVar(&b.smallNode, "small-node", 0, fmt.Sprintf("references at or below which a node gets exact SAH, 1..64 (0: the default, %d)", kdtree.DefaultSmallNode))
 	fs.IntVar(&b.bins, "bins", 0, fmt.Sprintf("SAH bins per axis for large nodes, 2..%d (0: the default, %d)", kdtree.MaxBins, kdtree.DefaultBins))
 	fs.IntVar(&b.maxDepth, "max-depth", 0, "maximum tree depth, up to 64 (0: the default, from the triangle count)")
+	addLoadFlags(fs, &f.load)
 	return fs
 }
 
@@ -62,6 +61,17 @@ func runScene(e *env, args []string) int {
 	if err == nil {
 		mode, err = deviceMode(e, f.device)
 	}
+	arg := ""
+	if len(pos) == 1 {
+		arg = pos[0]
+	}
+	var lopts scenes.LoadOptions
+	if err == nil {
+		lopts, err = f.load.options(arg)
+	}
+	if err == nil {
+		err = refuseExisting(f.cpuProfile) // before a long load, not after
+	}
 	if err != nil {
 		return fail(e, f.json || jsonRequested(args), "", err)
 	}
@@ -69,10 +79,15 @@ func runScene(e *env, args []string) int {
 		fmt.Fprintln(e.stdout, versionString())
 		return exitOK
 	}
-	arg := strings.Join(pos, " ")
+	arg = strings.Join(pos, " ")
 	quiet := f.quiet || f.json
+	ctx, stop := interruptContext(e)
+	defer stop()
 
-	l, err := loadScenes(e, pos, f.loadOptions(), quiet)
+	l, err := loadScenes(e, pos, f.loadOptions(lopts), quiet)
+	if ctx.Err() != nil {
+		return interrupted(e)
+	}
 	if err != nil {
 		return fail(e, f.json, arg, err)
 	}
@@ -81,14 +96,12 @@ func runScene(e *env, args []string) int {
 		return output(e, f.json, r, "")
 	}
 
-	ex, note, err := openExecutor(e, mode, quiet)
+	ex, note, fallback, err := openExecutor(e, mode, quiet)
 	if err != nil {
-		return fail(e, f.json, arg, err)
+		return fail(e, f.json, arg, fmt.Errorf("%s: %w", deviceSource(e, f.device), err))
 	}
 	defer ex.Close()
 	defer writeKernelTimes(e, ex)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	stopProfile, err := startCPUProfile(f.cpuProfile)
 	if err != nil {
 		return fail(e, f.json, arg, err)
@@ -97,28 +110,46 @@ func runScene(e *env, args []string) int {
 	if perr := stopProfile(); err == nil && perr != nil {
 		err = fmt.Errorf("--cpuprofile: %w", perr)
 	}
+	if ctx.Err() != nil {
+		// Cancelled: whatever Build returned, no report of it.
+		return interrupted(e)
+	}
 	if err != nil {
 		return fail(e, f.json, arg, fmt.Errorf("%s: build: %w", sceneLabel(l), err))
 	}
-	return output(e, f.json, newReport(l, executorName(ex), b), note)
+	r := newReport(l, executorName(ex), b)
+	r.DeviceFallback = fallback
+	return output(e, f.json, r, note)
 }
 
 // openExecutor opens the executor for mode. With auto and no usable GPU it
-// says once on stderr why the Go executor runs (unless quiet). The note
+// says once on stderr why the Go executor runs (unless quiet) and returns
+// that reason as fallback (the JSON key device_fallback). The note
 // describes the Go executor for the text report ("" on a GPU).
-func openExecutor(e *env, mode string, quiet bool) (exec.Executor, string, error) {
-	ex, fallback, err := exec.Open(mode)
+func openExecutor(e *env, mode string, quiet bool) (ex exec.Executor, note, fallback string, err error) {
+	ex, fb, err := exec.Open(mode)
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
-	note := ""
 	if ex.CUDA() == nil {
 		note = fmt.Sprintf("Go executor, %d workers", ex.Workers())
 	}
-	if fallback != nil && !quiet {
-		fmt.Fprintf(e.stderr, "kdbuild: no usable GPU, running the Go executor: %v\n", fallback)
+	if fb != nil {
+		fallback = fb.Error()
+		if !quiet {
+			fmt.Fprintf(e.stderr, "kdbuild: no usable GPU, running the Go executor: %s\n", termSafe(fallback))
+		}
 	}
-	return ex, note, nil
+	return ex, note, fallback, nil
+}
+
+// deviceSource names where the device choice came from, for its errors:
+// "--device gpu" or "KDBUILD_DEVICE=gpu".
+func deviceSource(e *env, flagValue string) string {
+	if flagValue != "" {
+		return "--device " + strings.ToLower(strings.TrimSpace(flagValue))
+	}
+	return "KDBUILD_DEVICE=" + strings.ToLower(strings.TrimSpace(e.getenv("KDBUILD_DEVICE")))
 }
 
 // executorName is the JSON "device": "cpu" or the GPU's name.
@@ -169,7 +200,7 @@ func fail(e *env, asJSON bool, file string, err error) int {
 	if isUsage(err) {
 		code = exitUsage
 	}
-	fmt.Fprintf(e.stderr, "kdbuild: %v\n", err)
+	fmt.Fprintf(e.stderr, "kdbuild: %s\n", termSafe(err.Error()))
 	if code == exitUsage {
 		fmt.Fprintln(e.stderr, `Run "kdbuild -h" for usage.`)
 	}

@@ -71,7 +71,7 @@ func Open(mode string) (ex Executor, fallback error, err error) {
 	case "gpu", "cuda":
 		ex, err := GPU()
 		if err != nil {
-			return nil, nil, fmt.Errorf("--device gpu: %w", err)
+			return nil, nil, fmt.Errorf("no usable GPU: %w", err)
 		}
 		return ex, nil, nil
 	case "auto", "":
