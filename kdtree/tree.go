@@ -25,6 +25,7 @@ type Tree struct {
 	Scene  *scenes.Scene // the triangles
 
 	stats Stats
+	opts  Options       // the build's options, resolved, without Executor and Progress
 	shape *lazyShape    // non-nil: stats lacks the tree-shape fields, made on first use
 	soup  *triangleSoup // vertex positions per triangle, made on first use
 }
