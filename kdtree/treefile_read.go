@@ -1,13 +1,14 @@
 package kdtree
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"math"
 	"os"
+	"sync"
+	"unsafe"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/kdbuild/kdbuild/scenes"
@@ -49,15 +50,22 @@ func ReadTree(r io.Reader) (*Tree, error) {
 	if known && left < int64(body) {
 		return nil, fmt.Errorf("kdtree: tree file truncated: %d bytes after the header, the counts need %d", left, body)
 	}
-	sr := &sectionReader{r: r, h: h, off: treeHeaderSize, known: known}
-	nodes := readSection[Node](sr, 0)
-	refs := readSection[uint32](sr, 1)
-	verts := readSection[mgl32.Vec3](sr, 2)
-	tris := readSection[[3]uint32](sr, 3)
-	faces := readSection[uint32](sr, 4)
-	metaBytes := readSection[byte](sr, 5)
-	if sr.err != nil {
-		return nil, sr.err
+	buf, err := readBody(r, h, known)
+	if err != nil {
+		return nil, err
+	}
+	sec, err := h.sections(buf)
+	if err != nil {
+		return nil, err
+	}
+	nodes := viewAs[Node](sec[0])
+	refs := viewAs[uint32](sec[1])
+	verts := viewAs[mgl32.Vec3](sec[2])
+	tris := viewAs[[3]uint32](sec[3])
+	faces := viewAs[uint32](sec[4])
+	metaBytes := sec[5]
+	if err := h.checkSections(sec, nodes, refs, tris); err != nil {
+		return nil, err
 	}
 	m, err := decodeMeta(metaBytes)
 	if err != nil {
@@ -68,9 +76,6 @@ func ReadTree(r io.Reader) (*Tree, error) {
 		Verts: verts,
 		Tris:  tris, Faces: faces,
 		Bounds: m.sceneBounds, Stats: m.sceneStats,
-	}
-	if err := checkTraversable(nodes, refs, sc); err != nil {
-		return nil, err
 	}
 	t := NewTree(sc, nodes, refs, m.root, m.stats)
 	t.opts = h.options()
@@ -118,122 +123,204 @@ func remaining(r io.Reader) (int64, bool) {
 	return 0, false
 }
 
-// sectionReader reads the sections in order, keeping the first error.
-type sectionReader struct {
-	r     io.Reader
-	h     *treeHeader
-	off   uint64 // file offset
-	known bool   // the input's size was checked against the counts
-	err   error
+// checkNodes and checkIndices make sure traversal of loaded arrays stays
+// in range. Nodes: in depth-first order (the below child of node i is
+// i+1; the above child is the node after the below subtree; every node
+// reached once), depth at most MaxTreeDepth, leaf reference ranges inside
+// the nrefs references. Indices (references, triangle corners): below n.
+// The checksums catch any other damage.
+//
+// checkNodes walks the nodes in index order with a stack of the above
+// children still to come, without a branch that depends on the data (a
+// tree's leaves and interior nodes alternate unpredictably), then asks
+// describeBadNodes for the message when something is wrong.
+func checkNodes(nodes []Node, nrefs int) error {
+	n := uint32(len(nodes))
+	if n == 0 || n >= MaxChildIndex {
+		return describeBadNodes(nodes, nrefs)
+	}
+	// stack[0] is the sentinel n: the node after the last leaf.
+	var stack [MaxTreeDepth + 2]uint32
+	stack[0] = n
+	sp := 1
+	nr := uint64(nrefs)
+	for i := uint32(0); i < n; i++ {
+		w0, w1 := nodes[i].W0, nodes[i].W1
+		leaf := b2u(w1&3 == leafTag)
+		hi := w1 >> 2 // above child or reference count
+		badInterior := b2u(hi <= i+1) | b2u(hi >= n)
+		badLeaf := b2u(uint64(w0)+uint64(hi) > nr)
+		stack[sp] = hi // a push for an interior node, a harmless write above the top for a leaf
+		sp += 1 - 2*int(leaf)
+		badLeaf |= b2u(stack[sp] != i+1) // a leaf pops: the next node is the innermost above child
+		if leaf&badLeaf|(1-leaf)&badInterior|b2u(sp > MaxTreeDepth) != 0 {
+			return describeBadNodes(nodes, nrefs)
+		}
+	}
+	if sp != 0 {
+		return describeBadNodes(nodes, nrefs)
+	}
+	return nil
 }
 
-// readSection reads section i into a new []T (T of elemSize[i] bytes):
-// the zero padding before it, then the words, then checks its checksum.
-func readSection[T any](sr *sectionReader, i int) []T {
-	if sr.err != nil {
-		return nil
-	}
-	if k := padding(sr.off); k > 0 {
-		var pad [sectionAlign]byte
-		if err := sr.full(pad[:k], i); err != nil {
-			return nil
-		}
-		if !bytes.Equal(pad[:k], make([]byte, k)) {
-			sr.err = fmt.Errorf("kdtree: tree file corrupt: padding before the %s section not zero", sectionNames[i])
-			return nil
-		}
-	}
-	n := sr.h.counts[i]
-	var s []T
-	if sr.known || n*elemSize[i] <= growChunk {
-		s = make([]T, n)
-		if sr.full(wordBytes(s), i) != nil {
-			return nil
-		}
-	} else {
-		// Unknown input size: grow by chunks as the data arrives, so that
-		// a lying count costs at most twice the bytes really sent.
-		per := growChunk / elemSize[i]
-		for uint64(len(s)) < n {
-			m := min(n-uint64(len(s)), max(per, uint64(len(s))))
-			s = append(s, make([]T, m)...)
-			if sr.full(wordBytes(s[uint64(len(s))-m:]), i) != nil {
-				return nil
-			}
-		}
-	}
-	b := wordBytes(s) // as read: little-endian
-	if got := crc32.Checksum(b, castagnoli); got != sr.h.crcs[i] {
-		sr.err = fmt.Errorf("kdtree: tree file corrupt: %s section checksum %08x, stored %08x", sectionNames[i], got, sr.h.crcs[i])
-		return nil
-	}
-	if !littleEndian && elemSize[i]%4 == 0 {
-		copy(b, swapWords(b))
-	}
-	return s
-}
-
-// full reads len(b) bytes of section i.
-func (sr *sectionReader) full(b []byte, i int) error {
-	n, err := io.ReadFull(sr.r, b)
-	sr.off += uint64(n)
-	if err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			err = fmt.Errorf("kdtree: tree file truncated in the %s section (at byte %d of %d)", sectionNames[i], sr.off, treeHeaderSize+sr.h.bodySize())
-		} else {
-			err = fmt.Errorf("kdtree: reading the tree file's %s section: %w", sectionNames[i], err)
-		}
-		sr.err = err
-	}
-	return err
-}
-
-// checkTraversable makes sure traversal of the loaded arrays stays in
-// range, in one pass over the nodes: nodes in depth-first order (the below
-// child of node i is i+1, the above child after it, each node reached
-// once), depth at most MaxTreeDepth, leaf reference ranges inside refs,
-// references naming triangles and triangles naming vertices. It is the
-// part of Validate that memory safety needs; the checksums catch the rest
-// of any damage.
-func checkTraversable(nodes []Node, refs []uint32, s *scenes.Scene) error {
-	for i, tri := range s.Tris {
-		if uint64(tri[0]) >= uint64(len(s.Verts)) || uint64(tri[1]) >= uint64(len(s.Verts)) || uint64(tri[2]) >= uint64(len(s.Verts)) {
-			return fmt.Errorf("kdtree: tree file triangle %d index %v out of range (%d vertices)", i, tri, len(s.Verts))
-		}
-	}
-	for k, p := range refs {
-		if uint64(p) >= uint64(len(s.Tris)) {
-			return fmt.Errorf("kdtree: tree file reference %d names triangle %d, the scene has %d", k, p, len(s.Tris))
-		}
-	}
+// describeBadNodes is checkNodes written plainly, for the error message.
+func describeBadNodes(nodes []Node, nrefs int) error {
 	if len(nodes) == 0 {
 		return nil
 	}
-	// depth[i] is 1 + the depth of node i once a parent has named it.
-	depth := make([]uint8, len(nodes))
-	depth[0] = 1
-	for i, n := range nodes {
-		d := depth[i]
-		if d == 0 {
-			return fmt.Errorf("kdtree: tree file node %d is not reached from the root", i)
-		}
-		if n.IsLeaf() {
-			if uint64(n.FirstRef())+uint64(n.RefCount()) > uint64(len(refs)) {
-				return fmt.Errorf("kdtree: tree file leaf %d references [%d, +%d) beyond %d references", i, n.FirstRef(), n.RefCount(), len(refs))
+	if len(nodes) >= MaxChildIndex {
+		return fmt.Errorf("kdtree: tree file has %d nodes, limit %d", len(nodes), MaxChildIndex-1)
+	}
+	var stack [MaxTreeDepth + 1]uint32 // above children to come, innermost last
+	sp := 0
+	last := uint32(len(nodes) - 1)
+	for i := uint32(0); ; i++ {
+		n := nodes[i]
+		if !n.IsLeaf() {
+			above := n.AboveChild()
+			if above <= i+1 || above > last {
+				return fmt.Errorf("kdtree: tree file node %d above child %d not in [%d, %d]", i, above, i+2, last)
 			}
+			if sp == MaxTreeDepth {
+				return fmt.Errorf("kdtree: tree file node %d deeper than MaxTreeDepth %d", i+1, MaxTreeDepth)
+			}
+			stack[sp] = above
+			sp++
 			continue
 		}
-		if int(d) > MaxTreeDepth {
-			return fmt.Errorf("kdtree: tree file node %d has children below depth %d", i, MaxTreeDepth)
+		if uint64(n.FirstRef())+uint64(n.RefCount()) > uint64(nrefs) {
+			return fmt.Errorf("kdtree: tree file leaf %d references [%d, +%d) beyond %d references", i, n.FirstRef(), n.RefCount(), nrefs)
 		}
-		above := uint64(n.AboveChild())
-		if above <= uint64(i)+1 || above >= uint64(len(nodes)) {
-			return fmt.Errorf("kdtree: tree file node %d above child %d not in [%d, %d)", i, above, i+2, len(nodes))
+		if sp == 0 {
+			if i != last {
+				return fmt.Errorf("kdtree: tree file nodes %d to %d not reached from the root", i+1, last)
+			}
+			return nil
 		}
-		if depth[i+1] != 0 || depth[above] != 0 {
-			return fmt.Errorf("kdtree: tree file node %d shares a child with another node", i)
+		sp--
+		if stack[sp] != i+1 {
+			return fmt.Errorf("kdtree: tree file node %d follows leaf %d, its parent names %d (not depth-first)", i+1, i, stack[sp])
 		}
-		depth[i+1], depth[above] = d+1, d+1
+	}
+}
+
+func checkIndices(idx []uint32, n int, what string) error {
+	var worst uint32
+	for _, v := range idx {
+		worst = max(worst, v)
+	}
+	if len(idx) > 0 && uint64(worst) >= uint64(n) {
+		for k, v := range idx {
+			if uint64(v) >= uint64(n) {
+				return fmt.Errorf("kdtree: tree file %s %d is %d, not below %d", what, k, v, n)
+			}
+		}
+	}
+	return nil
+}
+
+// readBody reads the bytes after the header into one buffer: with a known
+// input size (checked already) one read, else chunks appended as they
+// arrive, so that a count the data does not back costs little memory.
+func readBody(r io.Reader, h *treeHeader, known bool) ([]byte, error) {
+	size := h.bodySize()
+	var buf []byte
+	if known || size <= growChunk {
+		buf = make([]byte, size)
+		n, err := io.ReadFull(r, buf)
+		return buf, h.bodyErr(uint64(n), err)
+	}
+	for uint64(len(buf)) < size {
+		m := min(size-uint64(len(buf)), max(growChunk, uint64(len(buf))))
+		buf = append(buf, make([]byte, m)...)
+		n, err := io.ReadFull(r, buf[uint64(len(buf))-m:])
+		if err != nil {
+			return nil, h.bodyErr(uint64(len(buf))-m+uint64(n), err)
+		}
+	}
+	return buf, nil
+}
+
+// bodyErr describes a read of the body that stopped after n bytes.
+func (h *treeHeader) bodyErr(n uint64, err error) error {
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("kdtree: reading the tree file: %w", err)
+	}
+	off, name := uint64(treeHeaderSize), sectionNames[0]
+	for i, c := range h.counts {
+		off += padding(off)
+		if treeHeaderSize+n >= off {
+			name = sectionNames[i]
+		}
+		off += c * elemSize[i]
+	}
+	return fmt.Errorf("kdtree: tree file truncated in the %s section (%d of %d bytes)", name, treeHeaderSize+n, off)
+}
+
+// sections cuts the body into its sections, checking that the padding
+// between them is zero.
+func (h *treeHeader) sections(body []byte) ([numSections][]byte, error) {
+	var sec [numSections][]byte
+	off := uint64(0) // in body; the body starts at a multiple of sectionAlign
+	for i, c := range h.counts {
+		pad := padding(off)
+		for _, b := range body[off : off+pad] {
+			if b != 0 {
+				return sec, fmt.Errorf("kdtree: tree file corrupt: padding before the %s section not zero", sectionNames[i])
+			}
+		}
+		off += pad
+		n := c * elemSize[i]
+		sec[i] = body[off : off+n : off+n]
+		off += n
+	}
+	return sec, nil
+}
+
+// viewAs views b (from a make([]byte), so aligned for any word type, at a
+// multiple of sectionAlign) as a []T with a capacity of its length.
+func viewAs[T any](b []byte) []T {
+	var z T
+	n := len(b) / int(unsafe.Sizeof(z))
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
+}
+
+// checkSections checks every section's checksum, puts the words in host
+// order and checks that traversal stays in range (checkTraversable), a
+// goroutine per section. It returns the first error in section order.
+func (h *treeHeader) checkSections(sec [numSections][]byte, nodes []Node, refs []uint32, tris [][3]uint32) error {
+	var errs [numSections + 3]error
+	var wg sync.WaitGroup
+	for i := range sec {
+		wg.Go(func() {
+			if got := crc32.Checksum(sec[i], castagnoli); got != h.crcs[i] {
+				errs[i] = fmt.Errorf("kdtree: tree file corrupt: %s section checksum %08x, stored %08x", sectionNames[i], got, h.crcs[i])
+				return
+			}
+			if !littleEndian && elemSize[i]%4 == 0 {
+				copy(sec[i], swapWords(sec[i]))
+			}
+			switch i {
+			case 0:
+				errs[i] = checkNodes(nodes, len(refs))
+			case 1:
+				errs[i] = checkIndices(refs, len(tris), "reference")
+			case 3:
+				errs[i] = checkIndices(viewAs[uint32](sec[i]), int(h.counts[2]), "triangle vertex index")
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
