@@ -3,7 +3,7 @@ package kdtree
 import (
 	"math"
 
-	"github.com/go-gl/mathgl/mgl32"
+	"github.com/kdbuild/kdbuild/scenes"
 )
 
 // Error bounds of the watertight test, pbrt-v3's gamma(n) = nε/(1−nε) in
@@ -15,20 +15,38 @@ const (
 	gamma5     = float32(5*machineEps) / float32(1-5*machineEps)
 )
 
+// triVerts is one triangle as traversal reads it: the vertices A, B, C in
+// this order, each as x, y, z and a zero fourth word (48 bytes). The fourth
+// word makes each vertex one aligned 16-byte load on a GPU (a float4) and
+// lets the test index a vertex with a permuted axis k&3 without a bounds
+// check. Tree keeps one per triangle of the scene, in Scene.Tris order.
+type triVerts [3][4]float32
+
+// vertsOf returns triangle i of s as triVerts.
+func vertsOf(s *scenes.Scene, i int) triVerts {
+	tri := s.Tris[i]
+	a, b, c := s.Verts[tri[0]], s.Verts[tri[1]], s.Verts[tri[2]]
+	return triVerts{{a[0], a[1], a[2], 0}, {b[0], b[1], b[2], 0}, {c[0], c[1], c[2], 0}}
+}
+
 // rayPre is a ray prepared for the watertight ray-triangle test (Woop,
 // Benthin, Wald 2013): the axis of the largest |Dir| component becomes z,
 // and the shear that maps Dir to +z. The fields are computed once per ray.
 type rayPre struct {
-	org        mgl32.Vec3
-	kx, ky, kz int
-	sx, sy, sz float32
+	kx, ky, kz uint    // permuted axes, each 0, 1 or 2
+	ox, oy, oz float32 // Org[kx], Org[ky], Org[kz]
+	sx, sy, sz float32 // −Dir[kx]/Dir[kz], −Dir[ky]/Dir[kz], 1/Dir[kz]
 	tmin, tmax float32
 }
 
+// prepare computes rayPre for r:
+//
+//	kz = pbrt-v3's MaxDimension(|Dir|): x unless beaten strictly, then y vs z
+//	kx = kz+1 mod 3, ky = kx+1 mod 3
+//	sx = −Dir[kx]/Dir[kz], sy = −Dir[ky]/Dir[kz], sz = 1/Dir[kz]   (float32 divisions)
 func prepare(r *Ray) rayPre {
 	ax, ay, az := abs32(r.Dir[0]), abs32(r.Dir[1]), abs32(r.Dir[2])
-	// pbrt-v3's MaxDimension: x unless beaten strictly, then y vs z.
-	kz := 0
+	var kz uint
 	if ax > ay {
 		if ax <= az {
 			kz = 2
@@ -48,30 +66,48 @@ func prepare(r *Ray) rayPre {
 	}
 	dx, dy, dz := r.Dir[kx], r.Dir[ky], r.Dir[kz]
 	return rayPre{
-		org: r.Org, kx: kx, ky: ky, kz: kz,
+		kx: kx, ky: ky, kz: kz,
+		ox: r.Org[kx], oy: r.Org[ky], oz: r.Org[kz],
 		sx: -dx / dz, sy: -dy / dz, sz: 1 / dz,
 		tmin: r.TMin, tmax: r.TMax,
 	}
 }
 
 // triangle is the watertight ray-triangle test as pbrt-v3 writes it in
-// float32: translate the vertices to the ray origin, permute and shear so
-// that the ray runs along +z, take the 2D edge functions (recomputed in
-// float64 when one is exactly 0, so that edges and vertices shared by
-// triangles are never missed by both), reject by sign and determinant, check
-// t against TMax in scaled form and against pbrt-v3's conservative bound
-// (t must exceed the accumulated rounding error, which also makes t > 0),
-// and finally against TMin. It returns t and the barycentrics of b and c.
+// float32. It returns t and the barycentrics of B and C. Every operation is
+// a float32 operation rounded on its own (each product is wrapped in
+// float32() so that no compiler fuses it into an FMA); the GPU mirrors it
+// op by op:
 //
-// Every product is wrapped in float32() so that no compiler fuses it into
-// an FMA: the result is the same bits on every architecture.
-func (p *rayPre) triangle(a, b, c mgl32.Vec3) (t, u, v float32, ok bool) {
-	kx, ky, kz := p.kx, p.ky, p.kz
-	o := p.org
+//	translate, permute:  pNx = V[kx]−ox, pNy = V[ky]−oy, pNz = V[kz]−oz   (N = 0, 1, 2 for A, B, C)
+//	shear x and y:       pNx = pNx + sx·pNz, pNy = pNy + sy·pNz
+//	edge functions:      e0 = p1x·p2y − p1y·p2x, e1 = p2x·p0y − p2y·p0x, e2 = p0x·p1y − p0y·p1x
+//	if any e is exactly 0, all three again in float64 from the float32 p's,
+//	                     e0 = f32(p2y·p1x − p2x·p1y), e1 = f32(p0y·p2x − p0x·p2y), e2 = f32(p1y·p0x − p1x·p0y)
+//	reject if some e < 0 and some e > 0
+//	det = (e0 + e1) + e2; reject if det == 0
+//	scale z:             pNz = pNz·sz
+//	tScaled = (e0·p0z + e1·p1z) + e2·p2z
+//	reject if det < 0 and (tScaled >= 0 or tScaled < tmax·det)
+//	reject if det > 0 and (tScaled <= 0 or tScaled > tmax·det)
+//	invDet = 1/det; u = e1·invDet, v = e2·invDet, t = tScaled·invDet
+//	maxZt = max(|p0z|, |p1z|, |p2z|), maxXt, maxYt alike, maxE = max(|e0|, |e1|, |e2|)
+//	deltaZ = γ3·maxZt, deltaX = γ5·(maxXt + maxZt), deltaY = γ5·(maxYt + maxZt)
+//	deltaE = 2·((γ2·maxXt·maxYt + deltaY·maxXt) + deltaX·maxYt)
+//	deltaT = 3·((γ3·maxE·maxZt + deltaE·maxZt) + deltaZ·maxE)·|invDet|
+//	reject unless t > deltaT (pbrt-v3 §3.9.6: conservatively t > 0; also rejects NaN); reject if t < tmin
+//
+// Sums are evaluated left to right; max(a, b, c) is Go's (NaN-propagating,
+// but no operand is NaN once the sign test has passed with finite input).
+// The edge functions recomputed in float64 keep edges and vertices shared by
+// triangles from being missed by both.
+func (p *rayPre) triangle(v *triVerts) (t, u, w float32, ok bool) {
+	kx, ky, kz := p.kx&3, p.ky&3, p.kz&3
+	ox, oy, oz := p.ox, p.oy, p.oz
 	// Translate, permute.
-	p0x, p0y, p0z := a[kx]-o[kx], a[ky]-o[ky], a[kz]-o[kz]
-	p1x, p1y, p1z := b[kx]-o[kx], b[ky]-o[ky], b[kz]-o[kz]
-	p2x, p2y, p2z := c[kx]-o[kx], c[ky]-o[ky], c[kz]-o[kz]
+	p0x, p0y, p0z := v[0][kx]-ox, v[0][ky]-oy, v[0][kz]-oz
+	p1x, p1y, p1z := v[1][kx]-ox, v[1][ky]-oy, v[1][kz]-oz
+	p2x, p2y, p2z := v[2][kx]-ox, v[2][ky]-oy, v[2][kz]-oz
 	// Shear x and y; z is scaled only once the hit is likely.
 	p0x += float32(p.sx * p0z)
 	p0y += float32(p.sy * p0z)
