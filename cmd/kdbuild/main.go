@@ -1,7 +1,9 @@
 // Command kdbuild loads a triangle scene, builds a kd-tree over it (on the
 // GPU when there is one, else with the Go executor) and prints what it did.
 //
-//	kdbuild [flags] [scene.{obj,ply,stl}[.gz] | proc:<spec>]
+//	kdbuild [flags] [scene.{obj,ply,stl}[.gz] | proc:<spec>] [-o tree.kdt]
+//	kdbuild [flags] tree.kdt
+//	kdbuild render <scene | tree.kdt> --out image.png [flags]
 //	kdbuild devices [--json]
 //	kdbuild bench copy|scan|segscan|compact|sort|reduce|thesis [flags]
 //
@@ -40,6 +42,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runDevices(env, args[1:])
 		case "bench":
 			return runBench(env, args[1:])
+		case "render":
+			return runRender(env, args[1:])
 		case "help":
 			writeUsage(stdout)
 			return exitOK
@@ -87,6 +91,11 @@ func writeUsage(w io.Writer) {
   kdbuild [flags] [scene.{obj,ply,stl}[.gz] | proc:<spec>]
       Load a scene (the built-in default scene when none is given), build its
       kd-tree and print statistics. Flags may come before or after the file.
+      -o tree.kdt saves the tree; "kdbuild tree.kdt" loads one and prints its
+      statistics.
+  kdbuild render <scene | tree.kdt> --out image.png [--size WxH] [--ao N] [--heat]
+      Render the scene through its tree: shaded, with ambient occlusion, or
+      as a heat map of the traversal cost per pixel.
   kdbuild devices [--json]
       List the CUDA driver and GPUs, or say why no GPU can be used.
   kdbuild bench copy|scan|segscan|compact|sort|reduce|thesis [flags]

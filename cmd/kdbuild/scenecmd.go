@@ -17,6 +17,8 @@ import (
 type sceneFlags struct {
 	json, quiet, version, noBuild bool
 	device, cpuProfile            string
+	out                           string // -o: write the tree file
+	force                         bool
 	bench                         int
 	builder                       builderFlags
 }
@@ -29,6 +31,8 @@ func newSceneFlagSet(f *sceneFlags) *flag.FlagSet {
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	fs.StringVar(&f.device, "device", "", "executor: auto, cpu or gpu (default $KDBUILD_DEVICE, else auto)")
 	fs.BoolVar(&f.noBuild, "no-build", false, "load the scene only, do not build the tree")
+	fs.StringVar(&f.out, "o", "", "write the tree to `file.kdt` (a tree file; kdbuild file.kdt loads it)")
+	fs.BoolVar(&f.force, "force", false, "let -o replace an existing file")
 	fs.IntVar(&f.bench, "bench", 1, "build `N` times and report the median build time")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the builds to `file` (a new file; for go tool pprof)")
 	b := &f.builder
@@ -73,6 +77,14 @@ func runScene(e *env, args []string) int {
 		arg = pos[0]
 	}
 	quiet := f.quiet || f.json
+	if isTreeFile(arg) {
+		return runTreeFile(e, f, arg)
+	}
+	if f.out != "" {
+		if err := checkNewFile(f.out, "-o", f.force); err != nil {
+			return fail(e, f.json, arg, err)
+		}
+	}
 
 	l, err := loadScene(e, arg, quiet)
 	if err != nil {
@@ -102,7 +114,14 @@ func runScene(e *env, args []string) int {
 	if err != nil {
 		return fail(e, f.json, arg, fmt.Errorf("%s: build: %w", sceneLabel(l), err))
 	}
-	return output(e, f.json, newReport(l, executorName(ex), b), note)
+	r := newReport(l, executorName(ex), b)
+	if f.out != "" {
+		if r.TreeFile, err = saveTree(b.tree, f.out, f.force); err != nil {
+			return fail(e, f.json, arg, err)
+		}
+		r.TreeFile.Written = true
+	}
+	return output(e, f.json, r, note)
 }
 
 // openExecutor opens the executor for mode. With auto and no usable GPU it
