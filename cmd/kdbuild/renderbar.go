@@ -10,11 +10,11 @@ import (
 // progressDelay, on a terminal and unless quiet. A nil *rowBar does
 // nothing.
 type rowBar struct {
-	e     *env
-	rows  int
+	e        *env
+	rows     int
 	rowsDone int
-	start time.Time
-	bar   *progressbar.ProgressBar
+	start    time.Time
+	bar      *progressbar.ProgressBar
 }
 
 func newRowBar(e *env, quiet bool, rows int) *rowBar {

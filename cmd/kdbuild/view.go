@@ -56,7 +56,7 @@ func interiorCamera(tree *kdtree.Tree) kdtree.Camera {
 		axis = 2
 	}
 	eye, look := c, c
-	eye[axis] = b.Min[axis] + 0.12*ext[axis]
+	eye[axis] = b.Min[axis] + 0.2*ext[axis]
 	eye[1] = b.Min[1] + 0.3*ext[1]
 	look[axis] = b.Max[axis]
 	look[1] = eye[1] + 0.12*ext[1]
