@@ -57,7 +57,14 @@ func writeNewFile(path, flagName string, force bool, write func(io.Writer) error
 		return 0, fmt.Errorf("%s %s: %w", flagName, path, err)
 	}
 	defer os.Remove(tmp.Name()) // gone once moved or linked; else the leftover
-	err = write(tmp)
+	mode := fs.FileMode(0o644)  // what os.Create gives under the usual umask; a replaced file keeps its own
+	if fi, serr := os.Stat(path); serr == nil && fi.Mode().IsRegular() {
+		mode = fi.Mode().Perm()
+	}
+	err = tmp.Chmod(mode)
+	if err == nil {
+		err = write(tmp)
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

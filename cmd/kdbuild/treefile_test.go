@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,4 +76,23 @@ func TestTreeFileCLIErrors(t *testing.T) {
 	r := kdbuild(t, good, "-o", filepath.Join(dir, "again.kdt"))
 	assert.Equal(t, 2, r.code)
 	assert.True(t, strings.Contains(r.stderr, "already saved"), r.stderr)
+}
+
+// TestWriteNewFileMode: a new file is readable by others like os.Create's
+// (not the 0600 of a temporary file); a replaced one keeps its mode.
+func TestWriteNewFileMode(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.bin")
+	write := func(w io.Writer) error { _, err := w.Write([]byte("x")); return err }
+	_, err := writeNewFile(p, "--out", false, write)
+	require.NoError(t, err)
+	fi, err := os.Stat(p)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
+	require.NoError(t, os.Chmod(p, 0o600))
+	_, err = writeNewFile(p, "--out", true, write)
+	require.NoError(t, err)
+	fi, err = os.Stat(p)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 }
