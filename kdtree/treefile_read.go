@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"sync"
 	"unsafe"
 
@@ -225,6 +226,9 @@ func checkIndices(idx []uint32, n int, what string) error {
 func readBody(r io.Reader, h *treeHeader, known bool) ([]byte, error) {
 	size := h.bodySize()
 	var buf []byte
+	if f, ok := r.(*os.File); ok && known && size >= 2*parallelReadChunk {
+		return h.readFileBody(f, size)
+	}
 	if known || size <= growChunk {
 		buf = make([]byte, size)
 		n, err := io.ReadFull(r, buf)
@@ -237,6 +241,45 @@ func readBody(r io.Reader, h *treeHeader, known bool) ([]byte, error) {
 		if err != nil {
 			return nil, h.bodyErr(uint64(len(buf))-m+uint64(n), err)
 		}
+	}
+	return buf, nil
+}
+
+// parallelReadChunk is the least share of a file's body one goroutine of
+// readFileBody reads.
+const parallelReadChunk = 1 << 20
+
+// readFileBody reads the body of a file (its size checked) with parallel
+// ReadAt calls, one per core up to a chunk of parallelReadChunk each: the
+// time of a load is mostly the first touch of the fresh buffer's pages,
+// which the kernel then serves on every core. The file offset is left at
+// the end of the body, as a sequential read leaves it.
+func (h *treeHeader) readFileBody(f *os.File, size uint64) ([]byte, error) {
+	start, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, fmt.Errorf("kdtree: reading the tree file: %w", err)
+	}
+	buf := make([]byte, size)
+	parts := min(uint64(runtime.GOMAXPROCS(0)), size/parallelReadChunk)
+	step := (size/parts + sectionAlign - 1) &^ (sectionAlign - 1)
+	short := make([]uint64, parts) // bytes read per part, to name the section of a short read
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := min(p*step, size), min((p+1)*step, size)
+		wg.Go(func() {
+			n, err := f.ReadAt(buf[lo:hi], start+int64(lo))
+			short[p], errs[p] = lo+uint64(n), err
+		})
+	}
+	wg.Wait()
+	for p, err := range errs {
+		if err != nil {
+			return nil, h.bodyErr(short[p], err)
+		}
+	}
+	if _, err := f.Seek(start+int64(size), io.SeekStart); err != nil {
+		return nil, fmt.Errorf("kdtree: reading the tree file: %w", err)
 	}
 	return buf, nil
 }

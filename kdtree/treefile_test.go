@@ -288,34 +288,67 @@ func TestTreeFileUntraversable(t *testing.T) {
 	}
 }
 
-// TestTreeFileFromDisk: writing and reading an *os.File (the sized path).
+// TestTreeFileFromDisk: writing and reading an *os.File (the sized
+// path, in parallel chunks for the larger tree): two trees written one
+// after the other read back in turn, so each read leaves the file offset
+// at the end of its tree.
 func TestTreeFileFromDisk(t *testing.T) {
-	s, _ := scenes.Procedural("icosphere:2")
-	tree, err := Build(context.Background(), s, Options{})
-	if err != nil {
-		t.Fatal(err)
+	var trees []*Tree
+	for _, spec := range []string{"icosphere:6", "icosphere:2"} {
+		s, err := scenes.Procedural(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, err := Build(context.Background(), s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		trees = append(trees, tree)
 	}
 	path := filepath.Join(t.TempDir(), "t.kdt")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tree.WriteTo(f); err != nil {
-		t.Fatal(err)
+	var sizes []int64
+	for _, tree := range trees {
+		n, err := tree.WriteTo(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, n)
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if sizes[0] < 2*parallelReadChunk+treeHeaderSize {
+		t.Fatalf("first tree file %d bytes: too small to read in parallel", sizes[0])
 	}
 	f, err = os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	got, err := ReadTree(f)
-	if err != nil {
+	for _, tree := range trees {
+		got, err := ReadTree(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSameTree(t, tree, got, RandomRays(tree.Scene.Bounds, 500))
+	}
+	if _, err := ReadTree(f); !errors.Is(err, ErrNotTreeFile) {
+		t.Fatalf("read past the last tree: %v", err)
+	}
+	// Cut inside the first tree's body: refused before reading.
+	if err := os.Truncate(path, sizes[0]-1); err != nil {
 		t.Fatal(err)
 	}
-	checkSameTree(t, tree, got, RandomRays(s.Bounds, 500))
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadTree(f); err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Fatalf("truncated file: %v", err)
+	}
 }
 
 // BenchmarkReadTreeBunny loads the bunny's tree file from disk (page
