@@ -73,95 +73,123 @@ func prepare(r *Ray) rayPre {
 	}
 }
 
-// triangle is the watertight ray-triangle test as pbrt-v3 writes it in
-// float32. It returns t and the barycentrics of B and C. Every operation is
-// a float32 operation rounded on its own (each product is wrapped in
-// float32() so that no compiler fuses it into an FMA); the GPU mirrors it
-// op by op:
+// leafHits runs the watertight ray-triangle test, pbrt-v3's in float32, on
+// the triangles tris[refs[k]] in order, and keeps in *best the closest hit
+// (smaller T, equal T broken by the smaller triangle index, Hit.closer) with
+// Prim = refs[k], T and the barycentrics U, V of B and C. With anyHit it
+// stops at the first hit. It returns the number of triangles tested.
 //
-//	translate, permute:  pNx = V[kx]−ox, pNy = V[ky]−oy, pNz = V[kz]−oz   (N = 0, 1, 2 for A, B, C)
+// The test is written out here once, inside the loop, so that no call is
+// paid per triangle; IntersectBrute runs the same code. Every operation is a
+// float32 operation rounded on its own (each product is wrapped in
+// float32() so that no compiler fuses it into an FMA); the GPU mirrors it
+// op by op, for a triangle with vertices V0 = A, V1 = B, V2 = C:
+//
+//	translate, permute:  pNx = VN[kx]−ox, pNy = VN[ky]−oy, pNz = VN[kz]−oz   (N = 0, 1, 2)
 //	shear x and y:       pNx = pNx + sx·pNz, pNy = pNy + sy·pNz
 //	edge functions:      e0 = p1x·p2y − p1y·p2x, e1 = p2x·p0y − p2y·p0x, e2 = p0x·p1y − p0y·p1x
-//	if any e is exactly 0, all three again in float64 from the float32 p's,
+//	if any e is exactly 0, all three again in float64 from the float32 p's, rounded once:
 //	                     e0 = f32(p2y·p1x − p2x·p1y), e1 = f32(p0y·p2x − p0x·p2y), e2 = f32(p1y·p0x − p1x·p0y)
-//	reject if some e < 0 and some e > 0
+//	reject if (e0 < 0 or e1 < 0 or e2 < 0) and (e0 > 0 or e1 > 0 or e2 > 0)
 //	det = (e0 + e1) + e2; reject if det == 0
 //	scale z:             pNz = pNz·sz
 //	tScaled = (e0·p0z + e1·p1z) + e2·p2z
 //	reject if det < 0 and (tScaled >= 0 or tScaled < tmax·det)
 //	reject if det > 0 and (tScaled <= 0 or tScaled > tmax·det)
 //	invDet = 1/det; u = e1·invDet, v = e2·invDet, t = tScaled·invDet
-//	maxZt = max(|p0z|, |p1z|, |p2z|), maxXt, maxYt alike, maxE = max(|e0|, |e1|, |e2|)
+//	maxZt = max3(|p0z|, |p1z|, |p2z|); maxXt, maxYt alike; maxE = max3(|e0|, |e1|, |e2|)
 //	deltaZ = γ3·maxZt, deltaX = γ5·(maxXt + maxZt), deltaY = γ5·(maxYt + maxZt)
 //	deltaE = 2·((γ2·maxXt·maxYt + deltaY·maxXt) + deltaX·maxYt)
 //	deltaT = 3·((γ3·maxE·maxZt + deltaE·maxZt) + deltaZ·maxE)·|invDet|
 //	reject unless t > deltaT (pbrt-v3 §3.9.6: conservatively t > 0; also rejects NaN); reject if t < tmin
 //
-// Sums are evaluated left to right; max(a, b, c) is Go's (NaN-propagating,
-// but no operand is NaN once the sign test has passed with finite input).
-// The edge functions recomputed in float64 keep edges and vertices shared by
-// triangles from being missed by both.
-func (p *rayPre) triangle(v *triVerts) (t, u, w float32, ok bool) {
+// Products of more than two factors are evaluated left to right, γn are the
+// float32 constants above, max3(a, b, c) = max(max(a, b), c) with
+// max(a, b) = (a > b ? a : b): no NaN reaches it in an accepted hit (a NaN
+// p or e makes t NaN, which the last test rejects), so any max gives the same
+// bits. The edge functions recomputed in float64 keep edges and vertices
+// shared by triangles from being missed by both.
+func (p *rayPre) leafHits(tris []triVerts, refs []uint32, best *Hit, anyHit bool) uint32 {
 	kx, ky, kz := p.kx&3, p.ky&3, p.kz&3
 	ox, oy, oz := p.ox, p.oy, p.oz
-	// Translate, permute.
-	p0x, p0y, p0z := v[0][kx]-ox, v[0][ky]-oy, v[0][kz]-oz
-	p1x, p1y, p1z := v[1][kx]-ox, v[1][ky]-oy, v[1][kz]-oz
-	p2x, p2y, p2z := v[2][kx]-ox, v[2][ky]-oy, v[2][kz]-oz
-	// Shear x and y; z is scaled only once the hit is likely.
-	p0x += float32(p.sx * p0z)
-	p0y += float32(p.sy * p0z)
-	p1x += float32(p.sx * p1z)
-	p1y += float32(p.sy * p1z)
-	p2x += float32(p.sx * p2z)
-	p2y += float32(p.sy * p2z)
+	sx, sy := p.sx, p.sy
+	for k, prim := range refs {
+		v := &tris[prim]
+		// Translate, permute.
+		p0x, p0y, p0z := v[0][kx]-ox, v[0][ky]-oy, v[0][kz]-oz
+		p1x, p1y, p1z := v[1][kx]-ox, v[1][ky]-oy, v[1][kz]-oz
+		p2x, p2y, p2z := v[2][kx]-ox, v[2][ky]-oy, v[2][kz]-oz
+		// Shear x and y; z is scaled only once the hit is likely.
+		p0x += float32(sx * p0z)
+		p0y += float32(sy * p0z)
+		p1x += float32(sx * p1z)
+		p1y += float32(sy * p1z)
+		p2x += float32(sx * p2z)
+		p2y += float32(sy * p2z)
 
-	// Edge functions.
-	e0 := float32(p1x*p2y) - float32(p1y*p2x)
-	e1 := float32(p2x*p0y) - float32(p2y*p0x)
-	e2 := float32(p0x*p1y) - float32(p0y*p1x)
-	if e0 == 0 || e1 == 0 || e2 == 0 {
-		e0 = float32(float64(p2y)*float64(p1x) - float64(p2x)*float64(p1y))
-		e1 = float32(float64(p0y)*float64(p2x) - float64(p0x)*float64(p2y))
-		e2 = float32(float64(p1y)*float64(p0x) - float64(p1x)*float64(p0y))
-	}
-	if (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 || e2 > 0) {
-		return 0, 0, 0, false
-	}
-	det := e0 + e1 + e2
-	if det == 0 {
-		return 0, 0, 0, false
-	}
+		// Edge functions.
+		e0 := float32(p1x*p2y) - float32(p1y*p2x)
+		e1 := float32(p2x*p0y) - float32(p2y*p0x)
+		e2 := float32(p0x*p1y) - float32(p0y*p1x)
+		if e0 == 0 || e1 == 0 || e2 == 0 {
+			e0 = float32(float64(p2y)*float64(p1x) - float64(p2x)*float64(p1y))
+			e1 = float32(float64(p0y)*float64(p2x) - float64(p0x)*float64(p2y))
+			e2 = float32(float64(p1y)*float64(p0x) - float64(p1x)*float64(p0y))
+		}
+		if (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 || e2 > 0) {
+			continue
+		}
+		det := e0 + e1 + e2
+		if det == 0 {
+			continue
+		}
 
-	// Scaled distance, checked against TMax without a division.
-	p0z = float32(p0z * p.sz)
-	p1z = float32(p1z * p.sz)
-	p2z = float32(p2z * p.sz)
-	tScaled := float32(e0*p0z) + float32(e1*p1z) + float32(e2*p2z)
-	if det < 0 && (tScaled >= 0 || tScaled < float32(p.tmax*det)) {
-		return 0, 0, 0, false
-	}
-	if det > 0 && (tScaled <= 0 || tScaled > float32(p.tmax*det)) {
-		return 0, 0, 0, false
-	}
-	invDet := 1 / det
-	b1, b2 := float32(e1*invDet), float32(e2*invDet)
-	t = float32(tScaled * invDet)
+		// Scaled distance, checked against TMax without a division.
+		p0z = float32(p0z * p.sz)
+		p1z = float32(p1z * p.sz)
+		p2z = float32(p2z * p.sz)
+		tScaled := float32(e0*p0z) + float32(e1*p1z) + float32(e2*p2z)
+		if det < 0 && (tScaled >= 0 || tScaled < float32(p.tmax*det)) {
+			continue
+		}
+		if det > 0 && (tScaled <= 0 || tScaled > float32(p.tmax*det)) {
+			continue
+		}
+		invDet := 1 / det
+		t := float32(tScaled * invDet)
 
-	// Conservatively t > 0 (pbrt-v3 §3.9.6).
-	maxZt := max(abs32(p0z), abs32(p1z), abs32(p2z))
-	deltaZ := float32(gamma3 * maxZt)
-	maxXt := max(abs32(p0x), abs32(p1x), abs32(p2x))
-	maxYt := max(abs32(p0y), abs32(p1y), abs32(p2y))
-	deltaX := float32(gamma5 * (maxXt + maxZt))
-	deltaY := float32(gamma5 * (maxYt + maxZt))
-	deltaE := 2 * (float32(float32(gamma2*maxXt)*maxYt) + float32(deltaY*maxXt) + float32(deltaX*maxYt))
-	maxE := max(abs32(e0), abs32(e1), abs32(e2))
-	deltaT := float32(float32(3*(float32(float32(gamma3*maxE)*maxZt)+float32(deltaE*maxZt)+float32(deltaZ*maxE))) * abs32(invDet))
-	if !(t > deltaT) || t < p.tmin { // also rejects NaN (a zero or NaN ray)
-		return 0, 0, 0, false
+		// Conservatively t > 0 (pbrt-v3 §3.9.6).
+		maxZt := max3(abs32(p0z), abs32(p1z), abs32(p2z))
+		deltaZ := float32(gamma3 * maxZt)
+		maxXt := max3(abs32(p0x), abs32(p1x), abs32(p2x))
+		maxYt := max3(abs32(p0y), abs32(p1y), abs32(p2y))
+		deltaX := float32(gamma5 * (maxXt + maxZt))
+		deltaY := float32(gamma5 * (maxYt + maxZt))
+		deltaE := 2 * (float32(float32(gamma2*maxXt)*maxYt) + float32(deltaY*maxXt) + float32(deltaX*maxYt))
+		maxE := max3(abs32(e0), abs32(e1), abs32(e2))
+		deltaT := float32(float32(3*(float32(float32(gamma3*maxE)*maxZt)+float32(deltaE*maxZt)+float32(deltaZ*maxE))) * abs32(invDet))
+		if !(t > deltaT) || t < p.tmin { // also rejects NaN (a zero or NaN ray)
+			continue
+		}
+		if best.closer(t, prim) {
+			*best = Hit{T: t, U: float32(e1 * invDet), V: float32(e2 * invDet), Prim: prim}
+			if anyHit {
+				return uint32(k) + 1
+			}
+		}
 	}
-	return t, b1, b2, true
+	return uint32(len(refs))
+}
+
+// max3 is the larger of a, b, c for operands that are not NaN.
+func max3(a, b, c float32) float32 {
+	if b > a {
+		a = b
+	}
+	if c > a {
+		a = c
+	}
+	return a
 }
 
 func abs32(x float32) float32 {

@@ -174,7 +174,10 @@ func (t *Tree) descend(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax float3
 					if reach := tp + slack; !(reach < tmin) { // NaN too
 						stack[sp] = stackEntry{near, tmin, tmax}
 						sp++
-						node, tmax = far, min(tmax, reach)
+						node = far
+						if reach < tmax {
+							tmax = reach
+						}
 					} else {
 						node = near
 					}
@@ -192,24 +195,24 @@ func (t *Tree) descend(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax float3
 				case hi < tmin:
 					node = far
 				default:
-					stack[sp] = stackEntry{far, max(tmin, lo), tmax}
+					// lo and hi are not NaN here: plain compares.
+					stack[sp] = stackEntry{far, tmin, tmax}
+					if lo > tmin {
+						stack[sp].tmin = lo
+					}
 					sp++
-					node, tmax = near, min(tmax, hi)
+					node = near
+					if hi < tmax {
+						tmax = hi
+					}
 				}
 				continue
 			}
 			first, cnt := n.W0, n.W1>>2
-			for k, prim := range refs[first : first+cnt] {
-				th, u, v, hit := pre.triangle(&tris[prim])
-				if hit && best.closer(th, prim) {
-					best = Hit{T: th, U: u, V: v, Prim: prim}
-					if anyHit {
-						nTris += uint32(k) + 1
-						return finishStats(best, st, nNodes, nTris)
-					}
-				}
+			nTris += pre.leafHits(tris, refs[first:first+cnt], &best, anyHit)
+			if anyHit && best.Prim != NoHit {
+				return finishStats(best, st, nNodes, nTris)
 			}
-			nTris += cnt
 		}
 		if sp == 0 {
 			return finishStats(best, st, nNodes, nTris)
@@ -237,11 +240,14 @@ func finishStats(h Hit, st *RayStats, nodes, tris uint32) Hit {
 func IntersectBrute(scene *scenes.Scene, r Ray) (Hit, bool) {
 	best := missHit()
 	pre := prepare(&r)
+	var one [1]triVerts
+	ref := [1]uint32{0}
 	for i := range scene.Tris {
-		v := vertsOf(scene, i)
-		th, u, w, hit := pre.triangle(&v)
-		if hit && best.closer(th, uint32(i)) && !scene.Degenerate(i) {
-			best = Hit{T: th, U: u, V: w, Prim: uint32(i)}
+		one[0] = vertsOf(scene, i)
+		h := missHit()
+		if pre.leafHits(one[:], ref[:], &h, false); h.Prim == 0 && best.closer(h.T, uint32(i)) && !scene.Degenerate(i) {
+			best = h
+			best.Prim = uint32(i)
 		}
 	}
 	if best.Prim == NoHit {
