@@ -79,8 +79,8 @@ func prepare(r *Ray) rayPre {
 // Prim = refs[k], T and the barycentrics U, V of B and C. With anyHit it
 // stops at the first hit. It returns the number of triangles tested.
 //
-// The test is written out here once, inside the loop, so that no call is
-// paid per triangle; IntersectBrute runs the same code. Every operation is a
+// The test's rejection steps are written out inside the loop, so that no
+// call is paid per rejected triangle; IntersectBrute runs the same code. Every operation is a
 // float32 operation rounded on its own (each product is wrapped in
 // float32() so that no compiler fuses it into an FMA); the GPU mirrors it
 // op by op, for a triangle with vertices V0 = A, V1 = B, V2 = C:
@@ -111,30 +111,26 @@ func prepare(r *Ray) rayPre {
 // shared by triangles from being missed by both.
 func (p *rayPre) leafHits(tris []triVerts, refs []uint32, best *Hit, anyHit bool) uint32 {
 	kx, ky, kz := p.kx&3, p.ky&3, p.kz&3
-	ox, oy, oz := p.ox, p.oy, p.oz
-	sx, sy := p.sx, p.sy
 	for k, prim := range refs {
 		v := &tris[prim]
-		// Translate, permute.
-		p0x, p0y, p0z := v[0][kx]-ox, v[0][ky]-oy, v[0][kz]-oz
-		p1x, p1y, p1z := v[1][kx]-ox, v[1][ky]-oy, v[1][kz]-oz
-		p2x, p2y, p2z := v[2][kx]-ox, v[2][ky]-oy, v[2][kz]-oz
-		// Shear x and y; z is scaled only once the hit is likely.
-		p0x += float32(sx * p0z)
-		p0y += float32(sy * p0z)
-		p1x += float32(sx * p1z)
-		p1y += float32(sy * p1z)
-		p2x += float32(sx * p2z)
-		p2y += float32(sy * p2z)
+		// Translate, permute, shear x and y (z is scaled only once the hit
+		// is likely). Only what the rejection tests need stays live: the
+		// rare later steps recompute the rest with the same operations
+		// (sheared, edges64, deltaT), so the loop needs no spills.
+		p0z, p1z, p2z := v[0][kz]-p.oz, v[1][kz]-p.oz, v[2][kz]-p.oz
+		p0x := v[0][kx] - p.ox + float32(p.sx*p0z)
+		p0y := v[0][ky] - p.oy + float32(p.sy*p0z)
+		p1x := v[1][kx] - p.ox + float32(p.sx*p1z)
+		p1y := v[1][ky] - p.oy + float32(p.sy*p1z)
+		p2x := v[2][kx] - p.ox + float32(p.sx*p2z)
+		p2y := v[2][ky] - p.oy + float32(p.sy*p2z)
 
 		// Edge functions.
 		e0 := float32(p1x*p2y) - float32(p1y*p2x)
 		e1 := float32(p2x*p0y) - float32(p2y*p0x)
 		e2 := float32(p0x*p1y) - float32(p0y*p1x)
 		if e0 == 0 || e1 == 0 || e2 == 0 {
-			e0 = float32(float64(p2y)*float64(p1x) - float64(p2x)*float64(p1y))
-			e1 = float32(float64(p0y)*float64(p2x) - float64(p0x)*float64(p2y))
-			e2 = float32(float64(p1y)*float64(p0x) - float64(p1x)*float64(p0y))
+			e0, e1, e2 = p.edges64(v)
 		}
 		if (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 || e2 > 0) {
 			continue
@@ -157,18 +153,10 @@ func (p *rayPre) leafHits(tris []triVerts, refs []uint32, best *Hit, anyHit bool
 		}
 		invDet := 1 / det
 		t := float32(tScaled * invDet)
-
-		// Conservatively t > 0 (pbrt-v3 §3.9.6).
-		maxZt := max3(abs32(p0z), abs32(p1z), abs32(p2z))
-		deltaZ := float32(gamma3 * maxZt)
-		maxXt := max3(abs32(p0x), abs32(p1x), abs32(p2x))
-		maxYt := max3(abs32(p0y), abs32(p1y), abs32(p2y))
-		deltaX := float32(gamma5 * (maxXt + maxZt))
-		deltaY := float32(gamma5 * (maxYt + maxZt))
-		deltaE := 2 * (float32(float32(gamma2*maxXt)*maxYt) + float32(deltaY*maxXt) + float32(deltaX*maxYt))
-		maxE := max3(abs32(e0), abs32(e1), abs32(e2))
-		deltaT := float32(float32(3*(float32(float32(gamma3*maxE)*maxZt)+float32(deltaE*maxZt)+float32(deltaZ*maxE))) * abs32(invDet))
-		if !(t > deltaT) || t < p.tmin { // also rejects NaN (a zero or NaN ray)
+		if t > best.T {
+			continue // loses to the best hit whatever the bound says: no need for it
+		}
+		if !(t > p.deltaT(v, e0, e1, e2, invDet)) || t < p.tmin { // also rejects NaN (a zero or NaN ray)
 			continue
 		}
 		if best.closer(t, prim) {
@@ -179,6 +167,51 @@ func (p *rayPre) leafHits(tris []triVerts, refs []uint32, best *Hit, anyHit bool
 		}
 	}
 	return uint32(len(refs))
+}
+
+// sheared returns the triangle's vertices translated to the ray origin,
+// permuted, and sheared in x and y (z not yet scaled): the first step of
+// leafHits, with the same operations.
+//
+//go:noinline
+func (p *rayPre) sheared(v *triVerts) (p0x, p0y, p0z, p1x, p1y, p1z, p2x, p2y, p2z float32) {
+	kx, ky, kz := p.kx&3, p.ky&3, p.kz&3
+	p0z, p1z, p2z = v[0][kz]-p.oz, v[1][kz]-p.oz, v[2][kz]-p.oz
+	p0x = v[0][kx] - p.ox + float32(p.sx*p0z)
+	p0y = v[0][ky] - p.oy + float32(p.sy*p0z)
+	p1x = v[1][kx] - p.ox + float32(p.sx*p1z)
+	p1y = v[1][ky] - p.oy + float32(p.sy*p1z)
+	p2x = v[2][kx] - p.ox + float32(p.sx*p2z)
+	p2y = v[2][ky] - p.oy + float32(p.sy*p2z)
+	return
+}
+
+// edges64 returns the edge functions computed in float64 from the float32
+// sheared vertices and rounded once, for when one of the float32 ones is 0.
+func (p *rayPre) edges64(v *triVerts) (e0, e1, e2 float32) {
+	p0x, p0y, _, p1x, p1y, _, p2x, p2y, _ := p.sheared(v)
+	e0 = float32(float64(p2y)*float64(p1x) - float64(p2x)*float64(p1y))
+	e1 = float32(float64(p0y)*float64(p2x) - float64(p0x)*float64(p2y))
+	e2 = float32(float64(p1y)*float64(p0x) - float64(p1x)*float64(p0y))
+	return
+}
+
+// deltaT is pbrt-v3's bound on the rounding error of t (§3.9.6), from the
+// sheared, scaled vertices and the edge functions: t must exceed it.
+func (p *rayPre) deltaT(v *triVerts, e0, e1, e2, invDet float32) float32 {
+	p0x, p0y, p0z, p1x, p1y, p1z, p2x, p2y, p2z := p.sheared(v)
+	p0z = float32(p0z * p.sz)
+	p1z = float32(p1z * p.sz)
+	p2z = float32(p2z * p.sz)
+	maxZt := max3(abs32(p0z), abs32(p1z), abs32(p2z))
+	deltaZ := float32(gamma3 * maxZt)
+	maxXt := max3(abs32(p0x), abs32(p1x), abs32(p2x))
+	maxYt := max3(abs32(p0y), abs32(p1y), abs32(p2y))
+	deltaX := float32(gamma5 * (maxXt + maxZt))
+	deltaY := float32(gamma5 * (maxYt + maxZt))
+	deltaE := 2 * (float32(float32(gamma2*maxXt)*maxYt) + float32(deltaY*maxXt) + float32(deltaX*maxYt))
+	maxE := max3(abs32(e0), abs32(e1), abs32(e2))
+	return float32(float32(3*(float32(float32(gamma3*maxE)*maxZt)+float32(deltaE*maxZt)+float32(deltaZ*maxE))) * abs32(invDet))
 }
 
 // max3 is the larger of a, b, c for operands that are not NaN.

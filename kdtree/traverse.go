@@ -143,9 +143,13 @@ func (t *Tree) descend(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax float3
 	node := uint32(0)
 	for {
 		if tmin <= best.T {
-			nNodes++
+			// Down to a leaf. tmin and the best hit do not change on the
+			// way, so the test above holds for every node of the descent;
+			// the loop makes no call, so its state stays in registers.
 			n := nodes[node]
-			if a := n.W1 & 3; a != leafTag {
+			for n.W1&3 != leafTag {
+				nNodes++
+				a := n.W1 & 3
 				// Order the children by the origin's side of the plane.
 				s := math.Float32frombits(n.W0)
 				o, dir := ax.org[a], ax.dir[a]
@@ -153,25 +157,20 @@ func (t *Tree) descend(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax float3
 				if o > s || (o == s && dir > 0) {
 					near, far = far, near
 				}
-				if dir == 0 {
+				switch tp := (s - o) * ax.inv[a]; {
+				case dir == 0:
 					// Parallel to the plane: the side of the origin, or
 					// both when the ray runs (nearly) inside the plane.
-					if abs32(o-s) > traversalSlack*(abs32(o)+abs32(s)) {
-						node = near
-						continue
+					if abs32(o-s) <= traversalSlack*(abs32(o)+abs32(s)) {
+						stack[sp] = stackEntry{far, tmin, tmax}
+						sp++
 					}
-					stack[sp] = stackEntry{far, tmin, tmax}
-					sp++
 					node = near
-					continue
-				}
-				tp := (s - o) * ax.inv[a]
-				slack := traversalSlack*abs32(tp) + ax.slack[a]
-				if (o < s) != (dir > 0) || o == s {
+				case (o < s) != (dir > 0) || o == s:
 					// Moving away from the plane: the near child holds the
 					// whole interval; the far one only what rounding may
 					// put there when the origin is (nearly) on the plane.
-					if reach := tp + slack; !(reach < tmin) { // NaN too
+					if reach := tp + (traversalSlack*abs32(tp) + ax.slack[a]); !(reach < tmin) { // NaN too
 						stack[sp] = stackEntry{near, tmin, tmax}
 						sp++
 						node = far
@@ -181,37 +180,40 @@ func (t *Tree) descend(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax float3
 					} else {
 						node = near
 					}
-					continue
-				}
-				// Moving towards the plane, crossing it at tp.
-				lo, hi := tp-slack, tp+slack
-				switch {
-				case lo != lo || hi != hi: // NaN: a direction too small to invert
-					stack[sp] = stackEntry{far, tmin, tmax}
-					sp++
-					node = near
-				case lo > tmax:
-					node = near
-				case hi < tmin:
-					node = far
 				default:
-					// lo and hi are not NaN here: plain compares.
-					stack[sp] = stackEntry{far, tmin, tmax}
-					if lo > tmin {
-						stack[sp].tmin = lo
-					}
-					sp++
-					node = near
-					if hi < tmax {
-						tmax = hi
+					// Moving towards the plane, crossing it at tp.
+					slack := traversalSlack*abs32(tp) + ax.slack[a]
+					lo, hi := tp-slack, tp+slack
+					switch {
+					case lo != lo || hi != hi: // NaN: a direction too small to invert
+						stack[sp] = stackEntry{far, tmin, tmax}
+						sp++
+						node = near
+					case lo > tmax:
+						node = near
+					case hi < tmin:
+						node = far
+					default:
+						// lo and hi are not NaN here: plain compares.
+						stack[sp] = stackEntry{far, tmin, tmax}
+						if lo > tmin {
+							stack[sp].tmin = lo
+						}
+						sp++
+						node = near
+						if hi < tmax {
+							tmax = hi
+						}
 					}
 				}
-				continue
+				n = nodes[node]
 			}
-			first, cnt := n.W0, n.W1>>2
-			nTris += pre.leafHits(tris, refs[first:first+cnt], &best, anyHit)
-			if anyHit && best.Prim != NoHit {
-				return finishStats(best, st, nNodes, nTris)
+			nNodes++
+			if first, cnt := n.W0, n.W1>>2; cnt != 0 { // empty leaves are common: no call for them
+				nTris += pre.leafHits(tris, refs[first:first+cnt], &best, anyHit)
+				if anyHit && best.Prim != NoHit {
+					return finishStats(best, st, nNodes, nTris)
+				}
 			}
 		}
 		if sp == 0 {
