@@ -16,17 +16,18 @@ const (
 )
 
 // triVerts is one triangle as traversal reads it: the vertices A, B, C in
-// this order, each as x, y, z and a zero fourth word (48 bytes). The fourth
-// word makes each vertex one aligned 16-byte load on a GPU (a float4) and
-// lets the test index a vertex with a permuted axis k&3 without a bounds
-// check. Tree keeps one per triangle of the scene, in Scene.Tris order.
-type triVerts [3][4]float32
+// this order, each as x, y, z (36 bytes, TraceBytesPerTriangle). Tree keeps
+// one per triangle of the scene, in Scene.Tris order: one read per
+// triangle instead of the index and three vertices. (A 48-byte form with a
+// pad word per vertex, which spares the bounds checks of the permuted
+// index, traced no faster and takes a third more memory.)
+type triVerts [3][3]float32
 
 // vertsOf returns triangle i of s as triVerts.
 func vertsOf(s *scenes.Scene, i int) triVerts {
 	tri := s.Tris[i]
 	a, b, c := s.Verts[tri[0]], s.Verts[tri[1]], s.Verts[tri[2]]
-	return triVerts{{a[0], a[1], a[2], 0}, {b[0], b[1], b[2], 0}, {c[0], c[1], c[2], 0}}
+	return triVerts{{a[0], a[1], a[2]}, {b[0], b[1], b[2]}, {c[0], c[1], c[2]}}
 }
 
 // rayPre is a ray prepared for the watertight ray-triangle test (Woop,
@@ -110,7 +111,7 @@ func prepare(r *Ray) rayPre {
 // bits. The edge functions recomputed in float64 keep edges and vertices
 // shared by triangles from being missed by both.
 func (p *rayPre) leafHits(tris []triVerts, refs []uint32, best *Hit, anyHit bool) uint32 {
-	kx, ky, kz := p.kx&3, p.ky&3, p.kz&3
+	kx, ky, kz := p.kx, p.ky, p.kz
 	for k, prim := range refs {
 		v := &tris[prim]
 		// Translate, permute, shear x and y (z is scaled only once the hit
@@ -175,7 +176,7 @@ func (p *rayPre) leafHits(tris []triVerts, refs []uint32, best *Hit, anyHit bool
 //
 //go:noinline
 func (p *rayPre) sheared(v *triVerts) (p0x, p0y, p0z, p1x, p1y, p1z, p2x, p2y, p2z float32) {
-	kx, ky, kz := p.kx&3, p.ky&3, p.kz&3
+	kx, ky, kz := p.kx, p.ky, p.kz
 	p0z, p1z, p2z = v[0][kz]-p.oz, v[1][kz]-p.oz, v[2][kz]-p.oz
 	p0x = v[0][kx] - p.ox + float32(p.sx*p0z)
 	p0y = v[0][ky] - p.oy + float32(p.sy*p0z)

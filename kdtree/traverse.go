@@ -29,37 +29,20 @@ type stackEntry struct {
 // for concurrent use.
 func (t *Tree) Intersect(r Ray) (Hit, bool) {
 	h := t.trace(&r, false, nil)
-	if h.Prim == NoHit {
-		return h, false
-	}
-	t.setNormal(&h)
-	return h, true
+	return h, h.Prim != NoHit
 }
 
 // IntersectStats is Intersect that also adds to *st the nodes it visited
 // and the ray-triangle tests it ran.
 func (t *Tree) IntersectStats(r Ray, st *RayStats) (Hit, bool) {
 	h := t.trace(&r, false, st)
-	if h.Prim == NoHit {
-		return h, false
-	}
-	t.setNormal(&h)
-	return h, true
+	return h, h.Prim != NoHit
 }
 
 // Occluded reports whether any triangle meets r within [r.TMin, r.TMax]
 // (shadow rays); it stops at the first hit found.
 func (t *Tree) Occluded(r Ray) bool {
 	return t.trace(&r, true, nil).Prim != NoHit
-}
-
-// setNormal fills h.N from the hit triangle.
-func (t *Tree) setNormal(h *Hit) {
-	v := &t.traceData().tris[h.Prim]
-	h.N = geometricNormal(
-		[3]float32{v[0][0], v[0][1], v[0][2]},
-		[3]float32{v[1][0], v[1][1], v[1][2]},
-		[3]float32{v[2][0], v[2][1], v[2][2]})
 }
 
 // unusable reports whether r can hit nothing whatever the scene: a NaN in
@@ -84,8 +67,8 @@ type rayAxes struct {
 	slack [4]float32
 }
 
-// trace returns the closest hit of r (the first found when anyHit) with
-// T, U, V and Prim set, or missHit(). With st non-nil it adds the nodes
+// trace returns the closest hit of r with its normal, or with anyHit the
+// first hit found with T, U, V and Prim set (no normal), or missHit(). With st non-nil it adds the nodes
 // visited and triangles tested.
 func (t *Tree) trace(r *Ray, anyHit bool, st *RayStats) Hit {
 	if len(t.Nodes) == 0 || unusable(r) {
@@ -126,7 +109,12 @@ func (t *Tree) trace(r *Ray, anyHit bool, st *RayStats) Hit {
 		ax.slack[a] = traversalSlack * (d.mag[a] + abs32(ax.org[a])) * abs32(ax.inv[a])
 	}
 	pre := prepare(r)
-	return t.descend(d, &ax, &pre, tmin, tmax, anyHit, st)
+	h := t.descend(d, &ax, &pre, tmin, tmax, anyHit, st)
+	if !anyHit && h.Prim != NoHit {
+		v := &d.tris[h.Prim]
+		h.N = geometricNormal(v[0], v[1], v[2])
+	}
+	return h
 }
 
 // descend traverses the tree front to back from the root with the ray's
