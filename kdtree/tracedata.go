@@ -57,3 +57,12 @@ func makeTraceData(t *Tree) *traceData {
 	}
 	return d
 }
+
+// traceBytes is Stats.TraceBytes: the size of the traceData triangle copy,
+// whether or not a ray has made it yet.
+func (t *Tree) traceBytes() uint64 {
+	if t.Scene == nil {
+		return 0
+	}
+	return uint64(len(t.Scene.Tris)) * TraceBytesPerTriangle
+}

@@ -24,13 +24,15 @@ type traceFlags struct {
 
 // traceJSON is the --json output of kdbuild trace. Its keys are stable.
 type traceJSON struct {
-	Scene    sceneJSON      `json:"scene"`
-	Device   string         `json:"device"` // where the tree was built: "cpu" or the GPU's name
-	Build    *buildJSON     `json:"build"`
-	Rays     string         `json:"rays"` // primary, random or the ray file
-	Trace    traceQueryJSON `json:"trace"`
-	Occluded traceQueryJSON `json:"occluded"`
-	Notes    []string       `json:"notes"` // never null
+	Scene  sceneJSON  `json:"scene"`
+	Device string     `json:"device"` // where the tree was built: "cpu" or the GPU's name
+	Build  *buildJSON `json:"build"`
+	Rays   string     `json:"rays"` // primary, random or the ray file
+	// TraceBytes is the memory traversal adds to the tree (kdtree.Stats.TraceBytes).
+	TraceBytes uint64         `json:"trace_bytes"`
+	Trace      traceQueryJSON `json:"trace"`
+	Occluded   traceQueryJSON `json:"occluded"`
+	Notes      []string       `json:"notes"` // never null
 }
 
 // traceQueryJSON is one batch query: closest hit (trace) or any hit
@@ -123,6 +125,7 @@ func runTrace(e *env, args []string) int {
 		Scene: newReport(l, "", nil).Scene, Device: executorName(ex), Rays: f.rays, Notes: []string{},
 		Build: &buildJSON{Ms: round3(buildMs), DeviceMs: round3(tree.BuildStats().DeviceMs()), Runs: 1, Phases: map[string]float64{}},
 	}
+	out.TraceBytes = tree.Stats().TraceBytes
 	if mode == "auto" && ex.CUDA() != nil {
 		out.Notes = append(out.Notes, "tree built on the GPU, rays traced by the Go executor (no device-resident trees in this build)")
 	}
