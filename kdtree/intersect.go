@@ -74,14 +74,16 @@ func prepare(r *Ray) rayPre {
 	}
 }
 
-// leafHits runs the watertight ray-triangle test, pbrt-v3's in float32, on
-// the triangles tris[refs[k]] in order, and keeps in *best the closest hit
-// (smaller T, equal T broken by the smaller triangle index, Hit.closer) with
-// Prim = refs[k], T and the barycentrics U, V of B and C. With anyHit it
-// stops at the first hit. It returns the number of triangles tested.
+// test is the watertight ray-triangle test, pbrt-v3's in float32, of one
+// triangle: it returns t and the barycentrics of B and C, or false. A hit
+// with t > bestT is rejected before its error bound is computed (it could
+// not win); pass +Inf for the plain test.
 //
-// The test's rejection steps are written out inside the loop, so that no
-// call is paid per rejected triangle; IntersectBrute runs the same code. Every operation is a
+// test is the reference, run by IntersectBrute; the traversal (descend)
+// runs the same operations with the steps up to the sign test written out
+// in its leaf loop, so that no call is paid per rejected triangle, and the
+// rest through finish. Tree-against-brute tests on every shared scene check
+// that the two agree bit for bit. Every operation is a
 // float32 operation rounded on its own (each product is wrapped in
 // float32() so that no compiler fuses it into an FMA); the GPU mirrors it
 // op by op, for a triangle with vertices V0 = A, V1 = B, V2 = C:
@@ -98,6 +100,7 @@ func prepare(r *Ray) rayPre {
 //	reject if det < 0 and (tScaled >= 0 or tScaled < tmax·det)
 //	reject if det > 0 and (tScaled <= 0 or tScaled > tmax·det)
 //	invDet = 1/det; u = e1·invDet, v = e2·invDet, t = tScaled·invDet
+//	reject if t > bestT (a cut that changes no answer: such a hit cannot win)
 //	maxZt = max3(|p0z|, |p1z|, |p2z|); maxXt, maxYt alike; maxE = max3(|e0|, |e1|, |e2|)
 //	deltaZ = γ3·maxZt, deltaX = γ5·(maxXt + maxZt), deltaY = γ5·(maxYt + maxZt)
 //	deltaE = 2·((γ2·maxXt·maxYt + deltaY·maxXt) + deltaX·maxYt)
@@ -110,69 +113,24 @@ func prepare(r *Ray) rayPre {
 // p or e makes t NaN, which the last test rejects), so any max gives the same
 // bits. The edge functions recomputed in float64 keep edges and vertices
 // shared by triangles from being missed by both.
-func (p *rayPre) leafHits(tris []triVerts, refs []uint32, best *Hit, anyHit bool) uint32 {
-	kx, ky, kz := p.kx, p.ky, p.kz
-	for k, prim := range refs {
-		v := &tris[prim]
-		// Translate, permute, shear x and y (z is scaled only once the hit
-		// is likely). Only what the rejection tests need stays live: the
-		// rare later steps recompute the rest with the same operations
-		// (sheared, edges64, deltaT), so the loop needs no spills.
-		p0z, p1z, p2z := v[0][kz]-p.oz, v[1][kz]-p.oz, v[2][kz]-p.oz
-		p0x := v[0][kx] - p.ox + float32(p.sx*p0z)
-		p0y := v[0][ky] - p.oy + float32(p.sy*p0z)
-		p1x := v[1][kx] - p.ox + float32(p.sx*p1z)
-		p1y := v[1][ky] - p.oy + float32(p.sy*p1z)
-		p2x := v[2][kx] - p.ox + float32(p.sx*p2z)
-		p2y := v[2][ky] - p.oy + float32(p.sy*p2z)
-
-		// Edge functions.
-		e0 := float32(p1x*p2y) - float32(p1y*p2x)
-		e1 := float32(p2x*p0y) - float32(p2y*p0x)
-		e2 := float32(p0x*p1y) - float32(p0y*p1x)
-		if e0 == 0 || e1 == 0 || e2 == 0 {
-			e0, e1, e2 = p.edges64(v)
-		}
-		if (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 || e2 > 0) {
-			continue
-		}
-		det := e0 + e1 + e2
-		if det == 0 {
-			continue
-		}
-
-		// Scaled distance, checked against TMax without a division.
-		p0z = float32(p0z * p.sz)
-		p1z = float32(p1z * p.sz)
-		p2z = float32(p2z * p.sz)
-		tScaled := float32(e0*p0z) + float32(e1*p1z) + float32(e2*p2z)
-		if det < 0 && (tScaled >= 0 || tScaled < float32(p.tmax*det)) {
-			continue
-		}
-		if det > 0 && (tScaled <= 0 || tScaled > float32(p.tmax*det)) {
-			continue
-		}
-		invDet := 1 / det
-		t := float32(tScaled * invDet)
-		if t > best.T {
-			continue // loses to the best hit whatever the bound says: no need for it
-		}
-		if !(t > p.deltaT(v, e0, e1, e2, invDet)) || t < p.tmin { // also rejects NaN (a zero or NaN ray)
-			continue
-		}
-		if best.closer(t, prim) {
-			*best = Hit{T: t, U: float32(e1 * invDet), V: float32(e2 * invDet), Prim: prim}
-			if anyHit {
-				return uint32(k) + 1
-			}
-		}
+func (p *rayPre) test(v *triVerts, bestT float32) (t, u, w float32, ok bool) {
+	p0x, p0y, p0z, p1x, p1y, p1z, p2x, p2y, p2z := p.sheared(v)
+	e0 := float32(p1x*p2y) - float32(p1y*p2x)
+	e1 := float32(p2x*p0y) - float32(p2y*p0x)
+	e2 := float32(p0x*p1y) - float32(p0y*p1x)
+	if e0 == 0 || e1 == 0 || e2 == 0 {
+		e0, e1, e2 = p.edges64(v)
 	}
-	return uint32(len(refs))
+	if (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 || e2 > 0) {
+		return 0, 0, 0, false
+	}
+	return p.finish(v, e0, e1, e2, p0z, p1z, p2z, bestT)
 }
 
 // sheared returns the triangle's vertices translated to the ray origin,
 // permuted, and sheared in x and y (z not yet scaled): the first step of
-// leafHits, with the same operations.
+// test. It is not inlined so that the rare steps that need it again
+// (edges64, deltaT) do not keep its values live in the callers' loops.
 //
 //go:noinline
 func (p *rayPre) sheared(v *triVerts) (p0x, p0y, p0z, p1x, p1y, p1z, p2x, p2y, p2z float32) {
@@ -228,4 +186,33 @@ func max3(a, b, c float32) float32 {
 
 func abs32(x float32) float32 {
 	return math.Float32frombits(math.Float32bits(x) &^ (1 << 31))
+}
+
+// finish is the rest of test after the sign test, from the edge functions
+// and the unscaled z of the sheared vertices: determinant, scaled distance
+// against TMax, t, the cut against bestT, the error bound and TMin.
+func (p *rayPre) finish(v *triVerts, e0, e1, e2, p0z, p1z, p2z, bestT float32) (t, u, w float32, ok bool) {
+	det := e0 + e1 + e2
+	if det == 0 {
+		return
+	}
+	p0z = float32(p0z * p.sz)
+	p1z = float32(p1z * p.sz)
+	p2z = float32(p2z * p.sz)
+	tScaled := float32(e0*p0z) + float32(e1*p1z) + float32(e2*p2z)
+	if det < 0 && (tScaled >= 0 || tScaled < float32(p.tmax*det)) {
+		return
+	}
+	if det > 0 && (tScaled <= 0 || tScaled > float32(p.tmax*det)) {
+		return
+	}
+	invDet := 1 / det
+	t = float32(tScaled * invDet)
+	if t > bestT {
+		return 0, 0, 0, false
+	}
+	if !(t > p.deltaT(v, e0, e1, e2, invDet)) || t < p.tmin {
+		return 0, 0, 0, false
+	}
+	return t, float32(e1 * invDet), float32(e2 * invDet), true
 }

@@ -125,6 +125,7 @@ func (t *Tree) trace(r *Ray, anyHit bool, st *RayStats) Hit {
 func (t *Tree) descend(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax float32, anyHit bool, st *RayStats) Hit {
 	var stack [MaxTreeDepth + 1]stackEntry
 	nodes, refs, tris := t.Nodes, t.Refs, d.tris
+	kx, ky, kz := pre.kx, pre.ky, pre.kz
 	best := missHit()
 	var nNodes, nTris uint32
 	sp := 0
@@ -197,10 +198,33 @@ func (t *Tree) descend(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax float3
 				n = nodes[node]
 			}
 			nNodes++
-			if first, cnt := n.W0, n.W1>>2; cnt != 0 { // empty leaves are common: no call for them
-				nTris += pre.leafHits(tris, refs[first:first+cnt], &best, anyHit)
-				if anyHit && best.Prim != NoHit {
-					return finishStats(best, st, nNodes, nTris)
+			// The leaf: rayPre.test on each triangle, its steps up to the
+			// sign test written out here (the same operations).
+			first, cnt := n.W0, n.W1>>2
+			nTris += cnt
+			for k, prim := range refs[first : first+cnt] {
+				v := &tris[prim]
+				p0z, p1z, p2z := v[0][kz]-pre.oz, v[1][kz]-pre.oz, v[2][kz]-pre.oz
+				p0x := v[0][kx] - pre.ox + float32(pre.sx*p0z)
+				p0y := v[0][ky] - pre.oy + float32(pre.sy*p0z)
+				p1x := v[1][kx] - pre.ox + float32(pre.sx*p1z)
+				p1y := v[1][ky] - pre.oy + float32(pre.sy*p1z)
+				p2x := v[2][kx] - pre.ox + float32(pre.sx*p2z)
+				p2y := v[2][ky] - pre.oy + float32(pre.sy*p2z)
+				e0 := float32(p1x*p2y) - float32(p1y*p2x)
+				e1 := float32(p2x*p0y) - float32(p2y*p0x)
+				e2 := float32(p0x*p1y) - float32(p0y*p1x)
+				if e0 == 0 || e1 == 0 || e2 == 0 {
+					e0, e1, e2 = pre.edges64(v)
+				}
+				if (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 || e2 > 0) {
+					continue
+				}
+				if th, u, w, ok := pre.finish(v, e0, e1, e2, p0z, p1z, p2z, best.T); ok && best.closer(th, prim) {
+					best = Hit{T: th, U: u, V: w, Prim: prim}
+					if anyHit {
+						return finishStats(best, st, nNodes, nTris-cnt+uint32(k)+1)
+					}
 				}
 			}
 		}
@@ -230,14 +254,10 @@ func finishStats(h Hit, st *RayStats, nodes, tris uint32) Hit {
 func IntersectBrute(scene *scenes.Scene, r Ray) (Hit, bool) {
 	best := missHit()
 	pre := prepare(&r)
-	var one [1]triVerts
-	ref := [1]uint32{0}
 	for i := range scene.Tris {
-		one[0] = vertsOf(scene, i)
-		h := missHit()
-		if pre.leafHits(one[:], ref[:], &h, false); h.Prim == 0 && best.closer(h.T, uint32(i)) && !scene.Degenerate(i) {
-			best = h
-			best.Prim = uint32(i)
+		v := vertsOf(scene, i)
+		if th, u, w, hit := pre.test(&v, best.T); hit && best.closer(th, uint32(i)) && !scene.Degenerate(i) {
+			best = Hit{T: th, U: u, V: w, Prim: uint32(i)}
 		}
 	}
 	if best.Prim == NoHit {
