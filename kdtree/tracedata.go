@@ -5,7 +5,7 @@ package kdtree
 // goroutine (see Tree.traceData).
 type traceData struct {
 	// tris holds every triangle of the scene as triVerts, in Scene.Tris
-	// order: 48 bytes per triangle (TraceBytesPerTriangle), the one copy
+	// order: 36 bytes per triangle (TraceBytesPerTriangle), the one copy
 	// traversal reads instead of the index and three vertices.
 	tris []triVerts
 	// lo and hi are the root box widened by traversalSlack per axis (the
@@ -20,7 +20,7 @@ type traceData struct {
 
 // TraceBytesPerTriangle is the memory traversal adds to a tree per
 // triangle of its scene: the triVerts copy, made on the first ray.
-const TraceBytesPerTriangle = 48
+const TraceBytesPerTriangle = 36
 
 // traceData returns the tree's traceData, making it on first use. Two
 // goroutines may both make it; one copy wins and the other is dropped.
@@ -56,4 +56,13 @@ func makeTraceData(t *Tree) *traceData {
 		}
 	}
 	return d
+}
+
+// traceBytes is Stats.TraceBytes: the size of the traceData triangle copy,
+// whether or not a ray has made it yet.
+func (t *Tree) traceBytes() uint64 {
+	if t.Scene == nil {
+		return 0
+	}
+	return uint64(len(t.Scene.Tris)) * TraceBytesPerTriangle
 }

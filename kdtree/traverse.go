@@ -29,37 +29,20 @@ type stackEntry struct {
 // for concurrent use.
 func (t *Tree) Intersect(r Ray) (Hit, bool) {
 	h := t.trace(&r, false, nil)
-	if h.Prim == NoHit {
-		return h, false
-	}
-	t.setNormal(&h)
-	return h, true
+	return h, h.Prim != NoHit
 }
 
 // IntersectStats is Intersect that also adds to *st the nodes it visited
 // and the ray-triangle tests it ran.
 func (t *Tree) IntersectStats(r Ray, st *RayStats) (Hit, bool) {
 	h := t.trace(&r, false, st)
-	if h.Prim == NoHit {
-		return h, false
-	}
-	t.setNormal(&h)
-	return h, true
+	return h, h.Prim != NoHit
 }
 
 // Occluded reports whether any triangle meets r within [r.TMin, r.TMax]
 // (shadow rays); it stops at the first hit found.
 func (t *Tree) Occluded(r Ray) bool {
 	return t.trace(&r, true, nil).Prim != NoHit
-}
-
-// setNormal fills h.N from the hit triangle.
-func (t *Tree) setNormal(h *Hit) {
-	v := &t.traceData().tris[h.Prim]
-	h.N = geometricNormal(
-		[3]float32{v[0][0], v[0][1], v[0][2]},
-		[3]float32{v[1][0], v[1][1], v[1][2]},
-		[3]float32{v[2][0], v[2][1], v[2][2]})
 }
 
 // unusable reports whether r can hit nothing whatever the scene: a NaN in
@@ -84,8 +67,8 @@ type rayAxes struct {
 	slack [4]float32
 }
 
-// trace returns the closest hit of r (the first found when anyHit) with
-// T, U, V and Prim set, or missHit(). With st non-nil it adds the nodes
+// trace returns the closest hit of r with its normal, or with anyHit the
+// first hit found with T, U, V and Prim set (no normal), or missHit(). With st non-nil it adds the nodes
 // visited and triangles tested.
 func (t *Tree) trace(r *Ray, anyHit bool, st *RayStats) Hit {
 	if len(t.Nodes) == 0 || unusable(r) {
@@ -126,7 +109,12 @@ func (t *Tree) trace(r *Ray, anyHit bool, st *RayStats) Hit {
 		ax.slack[a] = traversalSlack * (d.mag[a] + abs32(ax.org[a])) * abs32(ax.inv[a])
 	}
 	pre := prepare(r)
-	return t.descend(d, &ax, &pre, tmin, tmax, anyHit, st)
+	h := t.descend(d, &ax, &pre, tmin, tmax, anyHit, st)
+	if !anyHit && h.Prim != NoHit {
+		v := &d.tris[h.Prim]
+		h.N = geometricNormal(v[0], v[1], v[2])
+	}
+	return h
 }
 
 // descend traverses the tree front to back from the root with the ray's
@@ -137,15 +125,20 @@ func (t *Tree) trace(r *Ray, anyHit bool, st *RayStats) Hit {
 func (t *Tree) descend(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax float32, anyHit bool, st *RayStats) Hit {
 	var stack [MaxTreeDepth + 1]stackEntry
 	nodes, refs, tris := t.Nodes, t.Refs, d.tris
+	kx, ky, kz := pre.kx, pre.ky, pre.kz
 	best := missHit()
 	var nNodes, nTris uint32
 	sp := 0
 	node := uint32(0)
 	for {
 		if tmin <= best.T {
-			nNodes++
+			// Down to a leaf. tmin and the best hit do not change on the
+			// way, so the test above holds for every node of the descent;
+			// the loop makes no call, so its state stays in registers.
 			n := nodes[node]
-			if a := n.W1 & 3; a != leafTag {
+			for n.W1&3 != leafTag {
+				nNodes++
+				a := n.W1 & 3
 				// Order the children by the origin's side of the plane.
 				s := math.Float32frombits(n.W0)
 				o, dir := ax.org[a], ax.dir[a]
@@ -153,63 +146,87 @@ func (t *Tree) descend(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax float3
 				if o > s || (o == s && dir > 0) {
 					near, far = far, near
 				}
-				if dir == 0 {
+				switch tp := (s - o) * ax.inv[a]; {
+				case dir == 0:
 					// Parallel to the plane: the side of the origin, or
 					// both when the ray runs (nearly) inside the plane.
-					if abs32(o-s) > traversalSlack*(abs32(o)+abs32(s)) {
-						node = near
-						continue
+					if abs32(o-s) <= traversalSlack*(abs32(o)+abs32(s)) {
+						stack[sp] = stackEntry{far, tmin, tmax}
+						sp++
 					}
-					stack[sp] = stackEntry{far, tmin, tmax}
-					sp++
 					node = near
-					continue
-				}
-				tp := (s - o) * ax.inv[a]
-				slack := traversalSlack*abs32(tp) + ax.slack[a]
-				if (o < s) != (dir > 0) || o == s {
+				case (o < s) != (dir > 0) || o == s:
 					// Moving away from the plane: the near child holds the
 					// whole interval; the far one only what rounding may
 					// put there when the origin is (nearly) on the plane.
-					if reach := tp + slack; !(reach < tmin) { // NaN too
+					if reach := tp + (traversalSlack*abs32(tp) + ax.slack[a]); !(reach < tmin) { // NaN too
 						stack[sp] = stackEntry{near, tmin, tmax}
 						sp++
-						node, tmax = far, min(tmax, reach)
+						node = far
+						if reach < tmax {
+							tmax = reach
+						}
 					} else {
 						node = near
 					}
+				default:
+					// Moving towards the plane, crossing it at tp.
+					slack := traversalSlack*abs32(tp) + ax.slack[a]
+					lo, hi := tp-slack, tp+slack
+					switch {
+					case lo != lo || hi != hi: // NaN: a direction too small to invert
+						stack[sp] = stackEntry{far, tmin, tmax}
+						sp++
+						node = near
+					case lo > tmax:
+						node = near
+					case hi < tmin:
+						node = far
+					default:
+						// lo and hi are not NaN here: plain compares.
+						stack[sp] = stackEntry{far, tmin, tmax}
+						if lo > tmin {
+							stack[sp].tmin = lo
+						}
+						sp++
+						node = near
+						if hi < tmax {
+							tmax = hi
+						}
+					}
+				}
+				n = nodes[node]
+			}
+			nNodes++
+			// The leaf: rayPre.test on each triangle, its steps up to the
+			// sign test written out here (the same operations).
+			first, cnt := n.W0, n.W1>>2
+			nTris += cnt
+			for k, prim := range refs[first : first+cnt] {
+				v := &tris[prim]
+				p0z, p1z, p2z := v[0][kz]-pre.oz, v[1][kz]-pre.oz, v[2][kz]-pre.oz
+				p0x := v[0][kx] - pre.ox + float32(pre.sx*p0z)
+				p0y := v[0][ky] - pre.oy + float32(pre.sy*p0z)
+				p1x := v[1][kx] - pre.ox + float32(pre.sx*p1z)
+				p1y := v[1][ky] - pre.oy + float32(pre.sy*p1z)
+				p2x := v[2][kx] - pre.ox + float32(pre.sx*p2z)
+				p2y := v[2][ky] - pre.oy + float32(pre.sy*p2z)
+				e0 := float32(p1x*p2y) - float32(p1y*p2x)
+				e1 := float32(p2x*p0y) - float32(p2y*p0x)
+				e2 := float32(p0x*p1y) - float32(p0y*p1x)
+				if e0 == 0 || e1 == 0 || e2 == 0 {
+					e0, e1, e2 = pre.edges64(v)
+				}
+				if (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 || e2 > 0) {
 					continue
 				}
-				// Moving towards the plane, crossing it at tp.
-				lo, hi := tp-slack, tp+slack
-				switch {
-				case lo != lo || hi != hi: // NaN: a direction too small to invert
-					stack[sp] = stackEntry{far, tmin, tmax}
-					sp++
-					node = near
-				case lo > tmax:
-					node = near
-				case hi < tmin:
-					node = far
-				default:
-					stack[sp] = stackEntry{far, max(tmin, lo), tmax}
-					sp++
-					node, tmax = near, min(tmax, hi)
-				}
-				continue
-			}
-			first, cnt := n.W0, n.W1>>2
-			for k, prim := range refs[first : first+cnt] {
-				th, u, v, hit := pre.triangle(&tris[prim])
-				if hit && best.closer(th, prim) {
-					best = Hit{T: th, U: u, V: v, Prim: prim}
+				if th, u, w, ok := pre.finish(v, e0, e1, e2, p0z, p1z, p2z, best.T); ok && best.closer(th, prim) {
+					best = Hit{T: th, U: u, V: w, Prim: prim}
 					if anyHit {
-						nTris += uint32(k) + 1
-						return finishStats(best, st, nNodes, nTris)
+						return finishStats(best, st, nNodes, nTris-cnt+uint32(k)+1)
 					}
 				}
 			}
-			nTris += cnt
 		}
 		if sp == 0 {
 			return finishStats(best, st, nNodes, nTris)
@@ -239,8 +256,7 @@ func IntersectBrute(scene *scenes.Scene, r Ray) (Hit, bool) {
 	pre := prepare(&r)
 	for i := range scene.Tris {
 		v := vertsOf(scene, i)
-		th, u, w, hit := pre.triangle(&v)
-		if hit && best.closer(th, uint32(i)) && !scene.Degenerate(i) {
+		if th, u, w, hit := pre.test(&v, best.T); hit && best.closer(th, uint32(i)) && !scene.Degenerate(i) {
 			best = Hit{T: th, U: u, V: w, Prim: uint32(i)}
 		}
 	}

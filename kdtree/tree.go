@@ -62,6 +62,7 @@ func (t *Tree) Stats() Stats {
 		t.shape.once.Do(func() { t.shape.stats = withShape(t, t.stats) })
 		s = t.shape.stats
 	}
+	s.TraceBytes = t.traceBytes()
 	return copyPhases(s)
 }
 

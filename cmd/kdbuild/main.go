@@ -6,6 +6,8 @@
 //	kdbuild render <scene | tree.kdt> --out image.png [flags]
 //	kdbuild devices [--json]
 //	kdbuild bench copy|scan|segscan|compact|sort|reduce|thesis [flags]
+//	kdbuild trace <scene> [--rays primary|random|FILE] [--n N] [--json]
+//	kdbuild bench trace [scenes] [flags]
 //
 // Exit codes: 0 success, 1 input or runtime error, 2 usage error.
 package main
@@ -44,6 +46,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runBench(env, args[1:])
 		case "render":
 			return runRender(env, args[1:])
+		case "trace":
+			return runTrace(env, args[1:])
 		case "help":
 			writeUsage(stdout)
 			return exitOK
@@ -100,6 +104,10 @@ func writeUsage(w io.Writer) {
       List the CUDA driver and GPUs, or say why no GPU can be used.
   kdbuild bench copy|scan|segscan|compact|sort|reduce|thesis [flags]
       Benchmark a primitive over a ladder of sizes (markdown table, --plot PNG).
+  kdbuild trace <scene> [--rays primary|random|FILE] [--n N] [--device ...] [--json]
+      Build the tree, trace rays (closest and any hit, every core), report Mrays/s.
+  kdbuild bench trace [scene ...] [--runs N] [--plot out.png] [--json]
+      Trace primary and random rays, closest and any hit, one and all threads.
 
 Run "kdbuild -h" or "kdbuild bench -h" for the flags.
 Exit codes: 0 success, 1 input or runtime error, 2 usage error.
