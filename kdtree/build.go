@@ -89,6 +89,7 @@ func buildHooked(ctx context.Context, scene *scenes.Scene, opts Options, hook fu
 	// The tree-shape figures wait for the first Stats call (lazyShape).
 	t := NewTree(scene, res.nodes, res.refs, res.bounds, st)
 	t.shape = &lazyShape{}
+	t.opts, t.opts.Executor, t.opts.Progress = o, nil, nil
 	return t, nil
 }
 

@@ -87,4 +87,9 @@
 // and scene extents down to scenes.MinExactExtent (2^-32 ≈ 2.3e-10); beyond,
 // products over- or underflow and hits are lost. scenes documents the
 // arithmetic and warns at load time.
+//
+// # Tree files and cameras
+//
+// A built tree is saved with Tree.WriteTo and loaded with ReadTree (.kdt
+// tree files, the layout in treefile.go); Camera makes primary rays.
 package kdtree

@@ -3,7 +3,7 @@ package kdtree
 import (
 	"math"
 
-	"github.com/go-gl/mathgl/mgl32"
+	"github.com/kdbuild/kdbuild/scenes"
 )
 
 // Error bounds of the watertight test, pbrt-v3's gamma(n) = nε/(1−nε) in
@@ -15,20 +15,39 @@ const (
 	gamma5     = float32(5*machineEps) / float32(1-5*machineEps)
 )
 
+// triVerts is one triangle as traversal reads it: the vertices A, B, C in
+// this order, each as x, y, z (36 bytes, TraceBytesPerTriangle). Tree keeps
+// one per triangle of the scene, in Scene.Tris order: one read per
+// triangle instead of the index and three vertices. (A 48-byte form with a
+// pad word per vertex, which spares the bounds checks of the permuted
+// index, traced no faster and takes a third more memory.)
+type triVerts [3][3]float32
+
+// vertsOf returns triangle i of s as triVerts.
+func vertsOf(s *scenes.Scene, i int) triVerts {
+	tri := s.Tris[i]
+	a, b, c := s.Verts[tri[0]], s.Verts[tri[1]], s.Verts[tri[2]]
+	return triVerts{{a[0], a[1], a[2]}, {b[0], b[1], b[2]}, {c[0], c[1], c[2]}}
+}
+
 // rayPre is a ray prepared for the watertight ray-triangle test (Woop,
 // Benthin, Wald 2013): the axis of the largest |Dir| component becomes z,
 // and the shear that maps Dir to +z. The fields are computed once per ray.
 type rayPre struct {
-	org        mgl32.Vec3
-	kx, ky, kz int
-	sx, sy, sz float32
+	kx, ky, kz uint    // permuted axes, each 0, 1 or 2
+	ox, oy, oz float32 // Org[kx], Org[ky], Org[kz]
+	sx, sy, sz float32 // −Dir[kx]/Dir[kz], −Dir[ky]/Dir[kz], 1/Dir[kz]
 	tmin, tmax float32
 }
 
+// prepare computes rayPre for r:
+//
+//	kz = pbrt-v3's MaxDimension(|Dir|): x unless beaten strictly, then y vs z
+//	kx = kz+1 mod 3, ky = kx+1 mod 3
+//	sx = −Dir[kx]/Dir[kz], sy = −Dir[ky]/Dir[kz], sz = 1/Dir[kz]   (float32 divisions)
 func prepare(r *Ray) rayPre {
 	ax, ay, az := abs32(r.Dir[0]), abs32(r.Dir[1]), abs32(r.Dir[2])
-	// pbrt-v3's MaxDimension: x unless beaten strictly, then y vs z.
-	kz := 0
+	var kz uint
 	if ax > ay {
 		if ax <= az {
 			kz = 2
@@ -48,86 +67,152 @@ func prepare(r *Ray) rayPre {
 	}
 	dx, dy, dz := r.Dir[kx], r.Dir[ky], r.Dir[kz]
 	return rayPre{
-		org: r.Org, kx: kx, ky: ky, kz: kz,
+		kx: kx, ky: ky, kz: kz,
+		ox: r.Org[kx], oy: r.Org[ky], oz: r.Org[kz],
 		sx: -dx / dz, sy: -dy / dz, sz: 1 / dz,
 		tmin: r.TMin, tmax: r.TMax,
 	}
 }
 
-// triangle is the watertight ray-triangle test as pbrt-v3 writes it in
-// float32: translate the vertices to the ray origin, permute and shear so
-// that the ray runs along +z, take the 2D edge functions (recomputed in
-// float64 when one is exactly 0, so that edges and vertices shared by
-// triangles are never missed by both), reject by sign and determinant, check
-// t against TMax in scaled form and against pbrt-v3's conservative bound
-// (t must exceed the accumulated rounding error, which also makes t > 0),
-// and finally against TMin. It returns t and the barycentrics of b and c.
+// test is the watertight ray-triangle test, pbrt-v3's in float32, of one
+// triangle: it returns t and the barycentrics of B and C, or false. A hit
+// with t > bestT is rejected before its error bound is computed (it could
+// not win); pass +Inf for the plain test.
 //
-// Every product is wrapped in float32() so that no compiler fuses it into
-// an FMA: the result is the same bits on every architecture.
-func (p *rayPre) triangle(a, b, c mgl32.Vec3) (t, u, v float32, ok bool) {
-	kx, ky, kz := p.kx, p.ky, p.kz
-	o := p.org
-	// Translate, permute.
-	p0x, p0y, p0z := a[kx]-o[kx], a[ky]-o[ky], a[kz]-o[kz]
-	p1x, p1y, p1z := b[kx]-o[kx], b[ky]-o[ky], b[kz]-o[kz]
-	p2x, p2y, p2z := c[kx]-o[kx], c[ky]-o[ky], c[kz]-o[kz]
-	// Shear x and y; z is scaled only once the hit is likely.
-	p0x += float32(p.sx * p0z)
-	p0y += float32(p.sy * p0z)
-	p1x += float32(p.sx * p1z)
-	p1y += float32(p.sy * p1z)
-	p2x += float32(p.sx * p2z)
-	p2y += float32(p.sy * p2z)
-
-	// Edge functions.
+// test is the reference, run by IntersectBrute; the traversal (descend)
+// runs the same operations with the steps up to the sign test written out
+// in its leaf loop, so that no call is paid per rejected triangle, and the
+// rest through finish. Tree-against-brute tests on every shared scene check
+// that the two agree bit for bit. Every operation is a
+// float32 operation rounded on its own (each product is wrapped in
+// float32() so that no compiler fuses it into an FMA); the GPU mirrors it
+// op by op, for a triangle with vertices V0 = A, V1 = B, V2 = C:
+//
+//	translate, permute:  pNx = VN[kx]−ox, pNy = VN[ky]−oy, pNz = VN[kz]−oz   (N = 0, 1, 2)
+//	shear x and y:       pNx = pNx + sx·pNz, pNy = pNy + sy·pNz
+//	edge functions:      e0 = p1x·p2y − p1y·p2x, e1 = p2x·p0y − p2y·p0x, e2 = p0x·p1y − p0y·p1x
+//	if any e is exactly 0, all three again in float64 from the float32 p's, rounded once:
+//	                     e0 = f32(p2y·p1x − p2x·p1y), e1 = f32(p0y·p2x − p0x·p2y), e2 = f32(p1y·p0x − p1x·p0y)
+//	reject if (e0 < 0 or e1 < 0 or e2 < 0) and (e0 > 0 or e1 > 0 or e2 > 0)
+//	det = (e0 + e1) + e2; reject if det == 0
+//	scale z:             pNz = pNz·sz
+//	tScaled = (e0·p0z + e1·p1z) + e2·p2z
+//	reject if det < 0 and (tScaled >= 0 or tScaled < tmax·det)
+//	reject if det > 0 and (tScaled <= 0 or tScaled > tmax·det)
+//	invDet = 1/det; u = e1·invDet, v = e2·invDet, t = tScaled·invDet
+//	reject if t > bestT (a cut that changes no answer: such a hit cannot win)
+//	maxZt = max3(|p0z|, |p1z|, |p2z|); maxXt, maxYt alike; maxE = max3(|e0|, |e1|, |e2|)
+//	deltaZ = γ3·maxZt, deltaX = γ5·(maxXt + maxZt), deltaY = γ5·(maxYt + maxZt)
+//	deltaE = 2·((γ2·maxXt·maxYt + deltaY·maxXt) + deltaX·maxYt)
+//	deltaT = 3·((γ3·maxE·maxZt + deltaE·maxZt) + deltaZ·maxE)·|invDet|
+//	reject unless t > deltaT (pbrt-v3 §3.9.6: conservatively t > 0; also rejects NaN); reject if t < tmin
+//
+// Products of more than two factors are evaluated left to right, γn are the
+// float32 constants above, max3(a, b, c) = max(max(a, b), c) with
+// max(a, b) = (a > b ? a : b): no NaN reaches it in an accepted hit (a NaN
+// p or e makes t NaN, which the last test rejects), so any max gives the same
+// bits. The edge functions recomputed in float64 keep edges and vertices
+// shared by triangles from being missed by both.
+func (p *rayPre) test(v *triVerts, bestT float32) (t, u, w float32, ok bool) {
+	p0x, p0y, p0z, p1x, p1y, p1z, p2x, p2y, p2z := p.sheared(v)
 	e0 := float32(p1x*p2y) - float32(p1y*p2x)
 	e1 := float32(p2x*p0y) - float32(p2y*p0x)
 	e2 := float32(p0x*p1y) - float32(p0y*p1x)
 	if e0 == 0 || e1 == 0 || e2 == 0 {
-		e0 = float32(float64(p2y)*float64(p1x) - float64(p2x)*float64(p1y))
-		e1 = float32(float64(p0y)*float64(p2x) - float64(p0x)*float64(p2y))
-		e2 = float32(float64(p1y)*float64(p0x) - float64(p1x)*float64(p0y))
+		e0, e1, e2 = p.edges64(v)
 	}
 	if (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 || e2 > 0) {
 		return 0, 0, 0, false
 	}
+	return p.finish(v, e0, e1, e2, p0z, p1z, p2z, bestT)
+}
+
+// sheared returns the triangle's vertices translated to the ray origin,
+// permuted, and sheared in x and y (z not yet scaled): the first step of
+// test. It is not inlined so that the rare steps that need it again
+// (edges64, deltaT) do not keep its values live in the callers' loops.
+//
+//go:noinline
+func (p *rayPre) sheared(v *triVerts) (p0x, p0y, p0z, p1x, p1y, p1z, p2x, p2y, p2z float32) {
+	kx, ky, kz := p.kx, p.ky, p.kz
+	p0z, p1z, p2z = v[0][kz]-p.oz, v[1][kz]-p.oz, v[2][kz]-p.oz
+	p0x = v[0][kx] - p.ox + float32(p.sx*p0z)
+	p0y = v[0][ky] - p.oy + float32(p.sy*p0z)
+	p1x = v[1][kx] - p.ox + float32(p.sx*p1z)
+	p1y = v[1][ky] - p.oy + float32(p.sy*p1z)
+	p2x = v[2][kx] - p.ox + float32(p.sx*p2z)
+	p2y = v[2][ky] - p.oy + float32(p.sy*p2z)
+	return
+}
+
+// edges64 returns the edge functions computed in float64 from the float32
+// sheared vertices and rounded once, for when one of the float32 ones is 0.
+func (p *rayPre) edges64(v *triVerts) (e0, e1, e2 float32) {
+	p0x, p0y, _, p1x, p1y, _, p2x, p2y, _ := p.sheared(v)
+	e0 = float32(float64(p2y)*float64(p1x) - float64(p2x)*float64(p1y))
+	e1 = float32(float64(p0y)*float64(p2x) - float64(p0x)*float64(p2y))
+	e2 = float32(float64(p1y)*float64(p0x) - float64(p1x)*float64(p0y))
+	return
+}
+
+// deltaT is pbrt-v3's bound on the rounding error of t (§3.9.6), from the
+// sheared, scaled vertices and the edge functions: t must exceed it.
+func (p *rayPre) deltaT(v *triVerts, e0, e1, e2, invDet float32) float32 {
+	p0x, p0y, p0z, p1x, p1y, p1z, p2x, p2y, p2z := p.sheared(v)
+	p0z = float32(p0z * p.sz)
+	p1z = float32(p1z * p.sz)
+	p2z = float32(p2z * p.sz)
+	maxZt := max3(abs32(p0z), abs32(p1z), abs32(p2z))
+	deltaZ := float32(gamma3 * maxZt)
+	maxXt := max3(abs32(p0x), abs32(p1x), abs32(p2x))
+	maxYt := max3(abs32(p0y), abs32(p1y), abs32(p2y))
+	deltaX := float32(gamma5 * (maxXt + maxZt))
+	deltaY := float32(gamma5 * (maxYt + maxZt))
+	deltaE := 2 * (float32(float32(gamma2*maxXt)*maxYt) + float32(deltaY*maxXt) + float32(deltaX*maxYt))
+	maxE := max3(abs32(e0), abs32(e1), abs32(e2))
+	return float32(float32(3*(float32(float32(gamma3*maxE)*maxZt)+float32(deltaE*maxZt)+float32(deltaZ*maxE))) * abs32(invDet))
+}
+
+// max3 is the larger of a, b, c for operands that are not NaN.
+func max3(a, b, c float32) float32 {
+	if b > a {
+		a = b
+	}
+	if c > a {
+		a = c
+	}
+	return a
+}
+
+func abs32(x float32) float32 {
+	return math.Float32frombits(math.Float32bits(x) &^ (1 << 31))
+}
+
+// finish is the rest of test after the sign test, from the edge functions
+// and the unscaled z of the sheared vertices: determinant, scaled distance
+// against TMax, t, the cut against bestT, the error bound and TMin.
+func (p *rayPre) finish(v *triVerts, e0, e1, e2, p0z, p1z, p2z, bestT float32) (t, u, w float32, ok bool) {
 	det := e0 + e1 + e2
 	if det == 0 {
-		return 0, 0, 0, false
+		return
 	}
-
-	// Scaled distance, checked against TMax without a division.
 	p0z = float32(p0z * p.sz)
 	p1z = float32(p1z * p.sz)
 	p2z = float32(p2z * p.sz)
 	tScaled := float32(e0*p0z) + float32(e1*p1z) + float32(e2*p2z)
 	if det < 0 && (tScaled >= 0 || tScaled < float32(p.tmax*det)) {
-		return 0, 0, 0, false
+		return
 	}
 	if det > 0 && (tScaled <= 0 || tScaled > float32(p.tmax*det)) {
-		return 0, 0, 0, false
+		return
 	}
 	invDet := 1 / det
-	b1, b2 := float32(e1*invDet), float32(e2*invDet)
 	t = float32(tScaled * invDet)
-
-	// Conservatively t > 0 (pbrt-v3 §3.9.6).
-	maxZt := max(abs32(p0z), abs32(p1z), abs32(p2z))
-	deltaZ := float32(gamma3 * maxZt)
-	maxXt := max(abs32(p0x), abs32(p1x), abs32(p2x))
-	maxYt := max(abs32(p0y), abs32(p1y), abs32(p2y))
-	deltaX := float32(gamma5 * (maxXt + maxZt))
-	deltaY := float32(gamma5 * (maxYt + maxZt))
-	deltaE := 2 * (float32(float32(gamma2*maxXt)*maxYt) + float32(deltaY*maxXt) + float32(deltaX*maxYt))
-	maxE := max(abs32(e0), abs32(e1), abs32(e2))
-	deltaT := float32(float32(3*(float32(float32(gamma3*maxE)*maxZt)+float32(deltaE*maxZt)+float32(deltaZ*maxE))) * abs32(invDet))
-	if !(t > deltaT) || t < p.tmin { // also rejects NaN (a zero or NaN ray)
+	if t > bestT {
 		return 0, 0, 0, false
 	}
-	return t, b1, b2, true
-}
-
-func abs32(x float32) float32 {
-	return math.Float32frombits(math.Float32bits(x) &^ (1 << 31))
+	if !(t > p.deltaT(v, e0, e1, e2, invDet)) || t < p.tmin {
+		return 0, 0, 0, false
+	}
+	return t, float32(e1 * invDet), float32(e2 * invDet), true
 }

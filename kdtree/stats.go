@@ -23,6 +23,7 @@ type Stats struct {
 	DroppedTriangles int    // degenerate triangles left out of the tree
 	HostPeakBytes    uint64 // peak host memory of the build
 	DevicePeakBytes  uint64 // peak device memory of the build
+	TraceBytes       uint64 // host memory traversal adds, made on the first ray: TraceBytesPerTriangle per scene triangle
 	Levels           int    // breadth-first levels the builder processed
 	// Limited is empty, or why a guard of the builder cut the tree short
 	// (the large phase's references outgrew 64 per triangle).
@@ -62,6 +63,7 @@ func withShape(t *Tree, s Stats) Stats {
 		s.ReferencesPerTriangle = float64(s.References) / float64(kept)
 	}
 	s.SAHCost = sh.cost
+	s.TraceBytes = t.traceBytes()
 	return s
 }
 

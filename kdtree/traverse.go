@@ -1,7 +1,8 @@
 package kdtree
 
 import (
-	"github.com/go-gl/mathgl/mgl32"
+	"math"
+
 	"github.com/kdbuild/kdbuild/scenes"
 )
 
@@ -22,146 +23,73 @@ type stackEntry struct {
 // Intersect returns the closest hit of r with the tree's triangles: the
 // smallest T in [r.TMin, r.TMax] of any triangle the watertight test
 // accepts, and on equal T the smallest triangle index: the same hit as
-// IntersectBrute. It does not allocate and is safe for concurrent use.
+// IntersectBrute, with the triangle's geometric normal. A miss returns
+// Hit{T: +Inf, Prim: NoHit} and false; so does a ray with a NaN component
+// in Org or Dir or a zero Dir, at once. It does not allocate and is safe
+// for concurrent use.
 func (t *Tree) Intersect(r Ray) (Hit, bool) {
-	return t.trace(&r, false)
+	h := t.trace(&r, false, nil)
+	return h, h.Prim != NoHit
+}
+
+// IntersectStats is Intersect that also adds to *st the nodes it visited
+// and the ray-triangle tests it ran.
+func (t *Tree) IntersectStats(r Ray, st *RayStats) (Hit, bool) {
+	h := t.trace(&r, false, st)
+	return h, h.Prim != NoHit
 }
 
 // Occluded reports whether any triangle meets r within [r.TMin, r.TMax]
 // (shadow rays); it stops at the first hit found.
 func (t *Tree) Occluded(r Ray) bool {
-	_, ok := t.trace(&r, true)
-	return ok
+	return t.trace(&r, true, nil).Prim != NoHit
 }
 
-// trace walks the tree front to back with a fixed stack: at an interior node
-// the child on the origin's side is visited first, the other one is pushed
-// with the part of the ray interval beyond the split plane; a node whose
-// interval starts after the best hit so far is skipped.
-func (t *Tree) trace(r *Ray, anyHit bool) (Hit, bool) {
-	var best Hit
-	found := false
-	if len(t.Nodes) == 0 || t.Scene == nil {
-		return best, false
+// unusable reports whether r can hit nothing whatever the scene: a NaN in
+// Org or Dir, or a zero Dir (the watertight test rejects every triangle
+// for such a ray).
+func unusable(r *Ray) bool {
+	o, d := &r.Org, &r.Dir
+	if o[0] != o[0] || o[1] != o[1] || o[2] != o[2] || d[0] != d[0] || d[1] != d[1] || d[2] != d[2] {
+		return true
 	}
-	pre := prepare(r)
-	// Per axis: 1/Dir, and the part of a plane crossing's rounding slack
-	// that does not depend on the plane.
-	var inv, absInv, orgSlack mgl32.Vec3
-	for a := 0; a < 3; a++ {
-		inv[a] = 1 / r.Dir[a]
-		absInv[a] = abs32(inv[a])
-		orgSlack[a] = abs32(r.Org[a]) * absInv[a]
-	}
-	tmin, tmax, ok := clipBox(t.Bounds, r, inv)
-	if !ok {
-		return best, false
-	}
-	var stack [MaxTreeDepth + 1]stackEntry
-	nodes, refs := t.Nodes, t.Refs
-	soup := t.triangles()
-	sp := 0
-	node := uint32(0)
-	for {
-		if !found || tmin <= best.T {
-			n := nodes[node]
-			if !n.IsLeaf() {
-				// Order the children by the origin's side of the plane.
-				a, s := n.Axis(), n.Split()
-				o, d := r.Org[a], r.Dir[a]
-				near, far := node+1, n.AboveChild()
-				if o > s || (o == s && d > 0) {
-					near, far = far, near
-				}
-				if d == 0 {
-					// Parallel to the plane: the side of the origin, or
-					// both when the ray runs (nearly) inside the plane.
-					if abs32(o-s) > traversalSlack*(abs32(o)+abs32(s)) {
-						node = near
-						continue
-					}
-					stack[sp] = stackEntry{far, tmin, tmax}
-					sp++
-					node = near
-					continue
-				}
-				tp := (s - o) * inv[a]
-				slack := traversalSlack * (abs32(tp) + abs32(s)*absInv[a] + orgSlack[a])
-				if (o < s) != (d > 0) || o == s {
-					// Moving away from the plane: the near child holds the
-					// whole interval; the far one only what rounding may
-					// put there when the origin is (nearly) on the plane.
-					if reach := tp + slack; !(reach < tmin) { // NaN too
-						stack[sp] = stackEntry{near, tmin, tmax}
-						sp++
-						node, tmax = far, min(tmax, reach)
-					} else {
-						node = near
-					}
-					continue
-				}
-				// Moving towards the plane, crossing it at tp.
-				lo, hi := tp-slack, tp+slack
-				switch {
-				case lo != lo || hi != hi: // NaN: a direction too small to invert
-					stack[sp] = stackEntry{far, tmin, tmax}
-					sp++
-					node = near
-				case lo > tmax:
-					node = near
-				case hi < tmin:
-					node = far
-				default:
-					stack[sp] = stackEntry{far, max(tmin, lo), tmax}
-					sp++
-					node, tmax = near, min(tmax, hi)
-				}
-				continue
-			}
-			first, cnt := n.FirstRef(), n.RefCount()
-			for _, prim := range refs[first : first+cnt] {
-				var th, u, v float32
-				var hit bool
-				if soup != nil {
-					tri := &soup[prim]
-					th, u, v, hit = pre.triangle(tri[0], tri[1], tri[2])
-				} else {
-					tri := t.Scene.Tris[prim]
-					th, u, v, hit = pre.triangle(t.Scene.Verts[tri[0]], t.Scene.Verts[tri[1]], t.Scene.Verts[tri[2]])
-				}
-				if hit && (!found || best.closer(th, prim)) {
-					best, found = Hit{T: th, U: u, V: v, Prim: prim}, true
-					if anyHit {
-						return best, true
-					}
-				}
-			}
-		}
-		if sp == 0 {
-			return best, found
-		}
-		sp--
-		e := stack[sp]
-		node, tmin, tmax = e.node, e.tmin, e.tmax
-	}
+	return d[0] == 0 && d[1] == 0 && d[2] == 0
 }
 
-// clipBox returns the part [tmin, tmax] of the ray's interval (TMin raised
-// to 0: the triangle test never reports t <= 0) inside box b, widened by
-// traversalSlack, and false when the ray misses the widened box.
-func clipBox(b scenes.Bounds, r *Ray, inv mgl32.Vec3) (tmin, tmax float32, ok bool) {
-	tmin, tmax = max(r.TMin, 0), r.TMax
+// rayAxes is a ray's per-axis data for traversal, indexed by a node's axis
+// (0..2; the fourth word is padding so that an index a&3 needs no bounds
+// check).
+type rayAxes struct {
+	org, dir, inv [4]float32
+	// slack is the part of a plane crossing's rounding slack that does not
+	// depend on the crossing: traversalSlack·(mag+|org|)·|inv| (see
+	// traceData.mag).
+	slack [4]float32
+}
+
+// trace returns the closest hit of r with its normal, or with anyHit the
+// first hit found with T, U, V and Prim set (no normal), or missHit(). With st non-nil it adds the nodes
+// visited and triangles tested.
+func (t *Tree) trace(r *Ray, anyHit bool, st *RayStats) Hit {
+	if len(t.Nodes) == 0 || unusable(r) {
+		return missHit()
+	}
+	d := t.traceData()
+	var ax rayAxes
+	tmin, tmax := max(r.TMin, 0), r.TMax
 	for a := 0; a < 3; a++ {
-		tol := traversalSlack * (abs32(b.Min[a]) + abs32(b.Max[a]))
-		lo, hi := b.Min[a]-tol, b.Max[a]+tol
-		o := r.Org[a]
-		if r.Dir[a] == 0 {
+		o, dir := r.Org[a], r.Dir[a]
+		inv := 1 / dir
+		ax.org[a], ax.dir[a], ax.inv[a] = o, dir, inv
+		// Clip to the widened root box.
+		lo, hi := d.lo[a], d.hi[a]
+		if dir == 0 {
 			if o < lo || o > hi {
-				return 0, 0, false
+				return missHit()
 			}
 			continue
 		}
-		t0, t1 := (lo-o)*inv[a], (hi-o)*inv[a]
+		t0, t1 := (lo-o)*inv, (hi-o)*inv
 		if t0 > t1 {
 			t0, t1 = t1, t0
 		}
@@ -174,22 +102,168 @@ func clipBox(b scenes.Bounds, r *Ray, inv mgl32.Vec3) (tmin, tmax float32, ok bo
 			tmax = t1
 		}
 	}
-	return tmin, tmax, tmin <= tmax
+	if !(tmin <= tmax) {
+		return missHit()
+	}
+	for a := 0; a < 3; a++ {
+		ax.slack[a] = traversalSlack * (d.mag[a] + abs32(ax.org[a])) * abs32(ax.inv[a])
+	}
+	pre := prepare(r)
+	h := t.descend(d, &ax, &pre, tmin, tmax, anyHit, st)
+	if !anyHit && h.Prim != NoHit {
+		v := &d.tris[h.Prim]
+		h.N = geometricNormal(v[0], v[1], v[2])
+	}
+	return h
+}
+
+// descend traverses the tree front to back from the root with the ray's
+// interval [tmin, tmax] in the root box: at an interior node the child on
+// the origin's side is visited first, the other one is pushed with the part
+// of the ray interval beyond the split plane, widened by the rounding
+// slack; a node whose interval starts after the best hit so far is skipped.
+func (t *Tree) descend(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax float32, anyHit bool, st *RayStats) Hit {
+	var stack [MaxTreeDepth + 1]stackEntry
+	nodes, refs, tris := t.Nodes, t.Refs, d.tris
+	kx, ky, kz := pre.kx, pre.ky, pre.kz
+	best := missHit()
+	var nNodes, nTris uint32
+	sp := 0
+	node := uint32(0)
+	for {
+		if tmin <= best.T {
+			// Down to a leaf. tmin and the best hit do not change on the
+			// way, so the test above holds for every node of the descent;
+			// the loop makes no call, so its state stays in registers.
+			n := nodes[node]
+			for n.W1&3 != leafTag {
+				nNodes++
+				a := n.W1 & 3
+				// Order the children by the origin's side of the plane.
+				s := math.Float32frombits(n.W0)
+				o, dir := ax.org[a], ax.dir[a]
+				near, far := node+1, n.W1>>2
+				if o > s || (o == s && dir > 0) {
+					near, far = far, near
+				}
+				switch tp := (s - o) * ax.inv[a]; {
+				case dir == 0:
+					// Parallel to the plane: the side of the origin, or
+					// both when the ray runs (nearly) inside the plane.
+					if abs32(o-s) <= traversalSlack*(abs32(o)+abs32(s)) {
+						stack[sp] = stackEntry{far, tmin, tmax}
+						sp++
+					}
+					node = near
+				case (o < s) != (dir > 0) || o == s:
+					// Moving away from the plane: the near child holds the
+					// whole interval; the far one only what rounding may
+					// put there when the origin is (nearly) on the plane.
+					if reach := tp + (traversalSlack*abs32(tp) + ax.slack[a]); !(reach < tmin) { // NaN too
+						stack[sp] = stackEntry{near, tmin, tmax}
+						sp++
+						node = far
+						if reach < tmax {
+							tmax = reach
+						}
+					} else {
+						node = near
+					}
+				default:
+					// Moving towards the plane, crossing it at tp.
+					slack := traversalSlack*abs32(tp) + ax.slack[a]
+					lo, hi := tp-slack, tp+slack
+					switch {
+					case lo != lo || hi != hi: // NaN: a direction too small to invert
+						stack[sp] = stackEntry{far, tmin, tmax}
+						sp++
+						node = near
+					case lo > tmax:
+						node = near
+					case hi < tmin:
+						node = far
+					default:
+						// lo and hi are not NaN here: plain compares.
+						stack[sp] = stackEntry{far, tmin, tmax}
+						if lo > tmin {
+							stack[sp].tmin = lo
+						}
+						sp++
+						node = near
+						if hi < tmax {
+							tmax = hi
+						}
+					}
+				}
+				n = nodes[node]
+			}
+			nNodes++
+			// The leaf: rayPre.test on each triangle, its steps up to the
+			// sign test written out here (the same operations).
+			first, cnt := n.W0, n.W1>>2
+			nTris += cnt
+			for k, prim := range refs[first : first+cnt] {
+				v := &tris[prim]
+				p0z, p1z, p2z := v[0][kz]-pre.oz, v[1][kz]-pre.oz, v[2][kz]-pre.oz
+				p0x := v[0][kx] - pre.ox + float32(pre.sx*p0z)
+				p0y := v[0][ky] - pre.oy + float32(pre.sy*p0z)
+				p1x := v[1][kx] - pre.ox + float32(pre.sx*p1z)
+				p1y := v[1][ky] - pre.oy + float32(pre.sy*p1z)
+				p2x := v[2][kx] - pre.ox + float32(pre.sx*p2z)
+				p2y := v[2][ky] - pre.oy + float32(pre.sy*p2z)
+				e0 := float32(p1x*p2y) - float32(p1y*p2x)
+				e1 := float32(p2x*p0y) - float32(p2y*p0x)
+				e2 := float32(p0x*p1y) - float32(p0y*p1x)
+				if e0 == 0 || e1 == 0 || e2 == 0 {
+					e0, e1, e2 = pre.edges64(v)
+				}
+				if (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 || e2 > 0) {
+					continue
+				}
+				if th, u, w, ok := pre.finish(v, e0, e1, e2, p0z, p1z, p2z, best.T); ok && best.closer(th, prim) {
+					best = Hit{T: th, U: u, V: w, Prim: prim}
+					if anyHit {
+						return finishStats(best, st, nNodes, nTris-cnt+uint32(k)+1)
+					}
+				}
+			}
+		}
+		if sp == 0 {
+			return finishStats(best, st, nNodes, nTris)
+		}
+		sp--
+		e := stack[sp]
+		node, tmin, tmax = e.node, e.tmin, e.tmax
+	}
+}
+
+// finishStats adds the counts to st when it is non-nil and returns h.
+func finishStats(h Hit, st *RayStats, nodes, tris uint32) Hit {
+	if st != nil {
+		st.Nodes += nodes
+		st.Tris += tris
+	}
+	return h
 }
 
 // IntersectBrute is the oracle: the closest hit of r over every
 // non-degenerate triangle of scene (scenes.Scene.Degenerate: the triangles a
 // tree keeps), by the same watertight test, equal T broken by the smaller
-// index. O(len(scene.Tris)) per ray.
+// index, with the triangle's geometric normal. O(len(scene.Tris)) per ray.
+// A miss returns Hit{T: +Inf, Prim: NoHit} and false.
 func IntersectBrute(scene *scenes.Scene, r Ray) (Hit, bool) {
-	var best Hit
-	found := false
+	best := missHit()
 	pre := prepare(&r)
-	for i, tri := range scene.Tris {
-		th, u, v, hit := pre.triangle(scene.Verts[tri[0]], scene.Verts[tri[1]], scene.Verts[tri[2]])
-		if hit && (!found || best.closer(th, uint32(i))) && !scene.Degenerate(i) {
-			best, found = Hit{T: th, U: u, V: v, Prim: uint32(i)}, true
+	for i := range scene.Tris {
+		v := vertsOf(scene, i)
+		if th, u, w, hit := pre.test(&v, best.T); hit && best.closer(th, uint32(i)) && !scene.Degenerate(i) {
+			best = Hit{T: th, U: u, V: w, Prim: uint32(i)}
 		}
 	}
-	return best, found
+	if best.Prim == NoHit {
+		return best, false
+	}
+	tri := scene.Tris[best.Prim]
+	best.N = geometricNormal(scene.Verts[tri[0]], scene.Verts[tri[1]], scene.Verts[tri[2]])
+	return best, true
 }

@@ -2,8 +2,8 @@ package kdtree
 
 import (
 	"sync"
+	"sync/atomic"
 
-	"github.com/go-gl/mathgl/mgl32"
 	"github.com/kdbuild/kdbuild/scenes"
 )
 
@@ -25,8 +25,9 @@ type Tree struct {
 	Scene  *scenes.Scene // the triangles
 
 	stats Stats
-	shape *lazyShape    // non-nil: stats lacks the tree-shape fields, made on first use
-	soup  *triangleSoup // vertex positions per triangle, made on first use
+	opts  Options                   // the build's options, resolved, without Executor and Progress
+	shape *lazyShape                // non-nil: stats lacks the tree-shape fields, made on first use
+	tdata atomic.Pointer[traceData] // traversal's triangle copy, made on the first ray
 }
 
 // lazyShape holds a built tree's statistics with the tree-shape fields,
@@ -38,45 +39,16 @@ type lazyShape struct {
 	stats Stats
 }
 
-// triangleSoup holds each triangle's three vertex positions side by side
-// (36 bytes), so that traversal reads one place per triangle instead of
-// the index and three vertices. It is made once, on the first ray.
-type triangleSoup struct {
-	once sync.Once
-	tris [][3]mgl32.Vec3
-}
-
-// triangles returns the tree's triangle soup, making it on first use; nil
-// for a Tree not made by NewTree (traversal then reads the scene).
-func (t *Tree) triangles() [][3]mgl32.Vec3 {
-	if t.soup == nil {
-		return nil
-	}
-	t.soup.once.Do(func() { t.soup.tris = makeSoup(t.Scene) })
-	return t.soup.tris
-}
-
-func makeSoup(s *scenes.Scene) [][3]mgl32.Vec3 {
-	if s == nil {
-		return nil
-	}
-	out := make([][3]mgl32.Vec3, len(s.Tris))
-	for i, tri := range s.Tris {
-		out[i] = [3]mgl32.Vec3{s.Verts[tri[0]], s.Verts[tri[1]], s.Verts[tri[2]]}
-	}
-	return out
-}
-
 // NewTree wraps the builder's output. It takes ownership of nodes and refs
 // (the caller must not change them afterwards, nor the scene's vertices
 // and triangles). It does no work: the first ray makes a copy of the
-// triangles' vertex positions (36 bytes per triangle) for traversal. The
+// triangles' vertex positions (TraceBytesPerTriangle) for traversal. The
 // tree-shape fields of stats are kept as given (ComputeShapeStats computes
 // them); Build's trees compute them on the first Stats call instead.
 // An empty nodes slice is allowed only for a scene without kept triangles
 // (the tree then misses every ray).
 func NewTree(scene *scenes.Scene, nodes []Node, refs []uint32, bounds scenes.Bounds, stats Stats) *Tree {
-	return &Tree{Nodes: nodes, Refs: refs, Bounds: bounds, Scene: scene, stats: stats, soup: &triangleSoup{}}
+	return &Tree{Nodes: nodes, Refs: refs, Bounds: bounds, Scene: scene, stats: stats}
 }
 
 // Stats returns the statistics of the tree and its build. For a tree from
@@ -90,6 +62,7 @@ func (t *Tree) Stats() Stats {
 		t.shape.once.Do(func() { t.shape.stats = withShape(t, t.stats) })
 		s = t.shape.stats
 	}
+	s.TraceBytes = t.traceBytes()
 	return copyPhases(s)
 }
 

@@ -67,6 +67,9 @@ func newBenchFlagSet(f *benchFlags) *flag.FlagSet {
 
 // runBench is kdbuild bench <op> [scene] [flags].
 func runBench(e *env, args []string) int {
+	if len(args) > 0 && args[0] == "trace" {
+		return runBenchTrace(e, args[1:])
+	}
 	var f benchFlags
 	fs := newBenchFlagSet(&f)
 	pos, err := parseInterspersed(fs, args)

@@ -33,6 +33,7 @@ func (b builderFlags) options(ex exec.Executor, progress func(kdtree.Progress)) 
 // built is the outcome of one or more builds of the same scene.
 type built struct {
 	stats kdtree.Stats // of the build whose time is the median
+	tree  *kdtree.Tree // the last build's tree
 	runs  int
 	ms    float64 // median build time over runs
 }
@@ -77,5 +78,5 @@ func buildTree(ctx context.Context, scene *scenes.Scene, ex exec.Executor, bf bu
 	shape := last.Stats()
 	med.Nodes, med.Leaves, med.EmptyLeaves, med.MaxDepth = shape.Nodes, shape.Leaves, shape.EmptyLeaves, shape.MaxDepth
 	med.References, med.ReferencesPerTriangle, med.SAHCost = shape.References, shape.ReferencesPerTriangle, shape.SAHCost
-	return &built{stats: med, runs: runs, ms: med.BuildMs}, nil
+	return &built{stats: med, tree: last, runs: runs, ms: med.BuildMs}, nil
 }

@@ -1,9 +1,13 @@
 // Command kdbuild loads a triangle scene, builds a kd-tree over it (on the
 // GPU when there is one, else with the Go executor) and prints what it did.
 //
-//	kdbuild [flags] [scene.{obj,ply,stl}[.gz] | proc:<spec> | - --format obj|ply|stl]
+//	kdbuild [flags] [scene.{obj,ply,stl,gltf,glb}[.gz] | proc:<spec> | - --format F]... [-o tree.kdt]
+//	kdbuild [flags] tree.kdt
+//	kdbuild render <scene | tree.kdt> --out image.png [flags]
 //	kdbuild devices [--json]
 //	kdbuild bench copy|scan|segscan|compact|sort|reduce|thesis [flags]
+//	kdbuild trace <scene> [--rays primary|random|FILE] [--n N] [--json]
+//	kdbuild bench trace [scenes] [flags]
 //
 // Exit codes: 0 success, 1 input or runtime error, 2 usage error, 130
 // interrupted (Ctrl-C).
@@ -44,6 +48,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runDevices(env, args[1:])
 		case "bench":
 			return runBench(env, args[1:])
+		case "render":
+			return runRender(env, args[1:])
+		case "trace":
+			return runTrace(env, args[1:])
 		case "help":
 			writeUsage(stdout)
 			return exitOK
@@ -97,14 +105,22 @@ func versionString() string {
 
 func writeUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage:
-  kdbuild [flags] [scene.{obj,ply,stl}[.gz] | proc:<spec> | - --format obj|ply|stl]
-      Load a scene (the built-in default scene when none is given; - reads
-      standard input), build its kd-tree and print statistics. Flags may come
-      before or after the file.
+  kdbuild [flags] [scene.{obj,ply,stl,gltf,glb}[.gz] | proc:<spec> | - --format F]...
+      Load a scene (the built-in default scene when none is given; several
+      make one tree; - reads standard input), build its kd-tree and print
+      statistics. Flags may come before or after the files. -o tree.kdt saves
+      the tree; "kdbuild tree.kdt" loads one and prints its statistics.
+  kdbuild render <scene | tree.kdt> --out image.png [--size WxH] [--ao N] [--heat]
+      Render the scene through its tree: shaded, with ambient occlusion, or
+      as a heat map of the traversal cost per pixel.
   kdbuild devices [--json]
       List the CUDA driver and GPUs, or say why no GPU can be used.
   kdbuild bench copy|scan|segscan|compact|sort|reduce|thesis [flags]
       Benchmark a primitive over a ladder of sizes (markdown table, --plot PNG).
+  kdbuild trace <scene> [--rays primary|random|FILE] [--n N] [--device ...] [--json]
+      Build the tree, trace rays (closest and any hit, every core), report Mrays/s.
+  kdbuild bench trace [scene ...] [--runs N] [--plot out.png] [--json]
+      Trace primary and random rays, closest and any hit, one and all threads.
 
 Run "kdbuild -h" or "kdbuild bench -h" for the flags.
 Exit codes: 0 success, 1 input or runtime error, 2 usage error, 130 interrupted.

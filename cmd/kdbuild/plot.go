@@ -72,6 +72,12 @@ func writePlot(path string, force bool, title string, rows []exec.BenchRow) erro
 	// which a log axis cannot show when the value is small.
 	p.X.Min, p.X.Max = logRange(series, func(q plotter.XY) float64 { return q.X })
 	p.Y.Min, p.Y.Max = logRange(series, func(q plotter.XY) float64 { return q.Y })
+	return savePlot(p, path, force)
+}
+
+// savePlot writes p as an 8×5 inch PNG to path; an existing file is
+// replaced only with force.
+func savePlot(p *plot.Plot, path string, force bool) error {
 	wt, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, "png")
 	if err != nil {
 		return err

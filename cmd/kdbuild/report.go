@@ -23,6 +23,9 @@ type report struct {
 	Build          *buildJSON  `json:"build"`
 	Tree           *treeJSON   `json:"tree"`
 	Memory         *memoryJSON `json:"memory"`
+	// TreeFile is the tree file written with -o or loaded in place of a
+	// scene; absent otherwise.
+	TreeFile *treeFileJSON `json:"tree_file,omitempty"`
 }
 
 type sceneJSON struct {
@@ -190,6 +193,9 @@ func writeText(w io.Writer, r *report, deviceNote string) {
 	if r.Build == nil {
 		return
 	}
+	if tf := r.TreeFile; tf != nil && !tf.Written {
+		fmt.Fprintf(w, "tree file   %s (%s) loaded in %.2f ms; the figures below are of the build that made it\n", tf.Path, bytesText(uint64(tf.Bytes)), tf.Ms)
+	}
 	dev := r.Device
 	if deviceNote != "" {
 		dev += " (" + deviceNote + ")"
@@ -217,6 +223,9 @@ func writeText(w io.Writer, r *report, deviceNote string) {
 		fmt.Fprintf(w, "limited     %s\n", t.Limited)
 	}
 	fmt.Fprintf(w, "peak memory host %s, device %s\n", bytesText(r.Memory.HostPeakBytes), bytesText(r.Memory.DevicePeakBytes))
+	if tf := r.TreeFile; tf != nil && tf.Written {
+		fmt.Fprintf(w, "tree file   %s written (%s, %.2f ms)\n", tf.Path, bytesText(uint64(tf.Bytes)), tf.Ms)
+	}
 }
 
 // skippedList prints skipped statements by kind, most first:

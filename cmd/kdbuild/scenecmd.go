@@ -16,6 +16,8 @@ type sceneFlags struct {
 	json, quiet, version, noBuild bool
 	attributes, weld              bool
 	device, cpuProfile            string
+	out                           string // -o: write the tree file
+	force                         bool
 	bench                         int
 	builder                       builderFlags
 	load                          loadFlags
@@ -31,6 +33,8 @@ func newSceneFlagSet(f *sceneFlags) *flag.FlagSet {
 	fs.BoolVar(&f.noBuild, "no-build", false, "load the scene only, do not build the tree")
 	fs.BoolVar(&f.attributes, "attributes", false, "keep normals, texture coordinates, colours and group/object/material names (reported under scene.attributes)")
 	fs.BoolVar(&f.weld, "weld", false, "merge vertices of identical positions (STL files share no vertices)")
+	fs.StringVar(&f.out, "o", "", "write the tree to `file.kdt` (a tree file; kdbuild file.kdt loads it)")
+	fs.BoolVar(&f.force, "force", false, "let -o replace an existing file")
 	fs.IntVar(&f.bench, "bench", 1, "build `N` times and report the median build time")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the builds to `file` (a new file; for go tool pprof)")
 	b := &f.builder
@@ -83,6 +87,14 @@ func runScene(e *env, args []string) int {
 	quiet := f.quiet || f.json
 	ctx, stop := interruptContext(e)
 	defer stop()
+	if isTreeFile(arg) {
+		return runTreeFile(e, f, arg)
+	}
+	if f.out != "" {
+		if err := checkNewFile(f.out, "-o", f.force); err != nil {
+			return fail(e, f.json, arg, err)
+		}
+	}
 
 	l, err := loadScenes(e, pos, f.loadOptions(lopts), quiet)
 	if ctx.Err() != nil {
@@ -119,6 +131,12 @@ func runScene(e *env, args []string) int {
 	}
 	r := newReport(l, executorName(ex), b)
 	r.DeviceFallback = fallback
+	if f.out != "" {
+		if r.TreeFile, err = saveTree(b.tree, f.out, f.force); err != nil {
+			return fail(e, f.json, arg, err)
+		}
+		r.TreeFile.Written = true
+	}
 	return output(e, f.json, r, note)
 }
 

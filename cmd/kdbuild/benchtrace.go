@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"sort"
+	"time"
+
+	"github.com/kdbuild/kdbuild/kdtree"
+	"github.com/kdbuild/kdbuild/scenes"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// benchTraceJSON is the --json output of kdbuild bench trace.
+type benchTraceJSON struct {
+	Op       string          `json:"op"`     // "trace"
+	Device   string          `json:"device"` // where the rays were traced: "cpu"
+	Runs     int             `json:"runs"`
+	Rows     []traceBenchRow `json:"rows"`  // never null
+	Notes    []string        `json:"notes"` // never null
+	PlotFile string          `json:"plot,omitempty"`
+}
+
+// traceBenchRow is one measurement: a scene, a ray set, a query and a
+// number of threads; Mrays/s from the median wall time of runs passes.
+type traceBenchRow struct {
+	Scene     string  `json:"scene"`
+	Rays      string  `json:"rays"`    // primary or random
+	Query     string  `json:"query"`   // closest or any
+	Threads   int     `json:"threads"` // 1: Intersect/Occluded on one goroutine; more: the batch calls
+	RayCount  int     `json:"ray_count"`
+	Hits      int     `json:"hits"`
+	Ms        float64 `json:"ms"` // median wall time of one pass over the rays
+	MRaysPerS float64 `json:"mrays_per_s"`
+}
+
+type benchTraceFlags struct {
+	runs               int
+	plot, device       string
+	json, force, quiet bool
+}
+
+// runBenchTrace is kdbuild bench trace [scene ...]: for every scene the
+// ANCHORS ray sets (primary, random), closest and any hit, on one goroutine
+// and with the batch calls on every core.
+func runBenchTrace(e *env, args []string) int {
+	var f benchTraceFlags
+	fs := flag.NewFlagSet("kdbuild bench trace", flag.ContinueOnError)
+	fs.IntVar(&f.runs, "runs", 3, "passes over each ray set, the median is reported")
+	fs.StringVar(&f.plot, "plot", "", "also write a PNG bar chart of Mrays/s to `file.png`")
+	fs.BoolVar(&f.force, "force", false, "let --plot replace an existing file")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object on stdout instead of the table")
+	fs.StringVar(&f.device, "device", "", "where to trace: auto or cpu (default $KDBUILD_DEVICE, else auto)")
+	fs.BoolVar(&f.quiet, "q", false, "quiet: no notes on stderr")
+	pos, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(e.stdout, "Usage: kdbuild bench trace [scene ...] [flags]\n%s", flagDefaults(fs))
+		return exitOK
+	}
+	asJSON := f.json || jsonRequested(args)
+	if err == nil && f.runs < 1 {
+		err = usagef("--runs %d: want at least 1", f.runs)
+	}
+	var mode string
+	if err == nil {
+		mode, err = deviceMode(e, f.device)
+	}
+	if err == nil && mode == "gpu" {
+		err = errNoGPUTrace
+	}
+	if err == nil && f.plot != "" {
+		err = checkWritable(f.plot, f.force)
+	}
+	if err != nil {
+		return fail(e, asJSON, "", err)
+	}
+	quiet := f.quiet || asJSON
+	out := benchTraceJSON{Op: "trace", Device: "cpu", Runs: f.runs, Rows: []traceBenchRow{}, Notes: []string{}}
+	if len(pos) == 0 {
+		pos = []string{""}
+		out.Notes = append(out.Notes, "no scene given: the built-in default scene (pass the shared scenes, e.g. stanford-bunny.obj conference.obj.gz)")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	for _, arg := range pos {
+		l, err := loadScene(e, arg, quiet, scenes.LoadOptions{})
+		if err != nil {
+			return fail(e, asJSON, arg, err)
+		}
+		// Built by the Go executor: the same tree as on a GPU, and no
+		// device is held while the CPU traces.
+		tree, err := kdtree.Build(ctx, l.scene, kdtree.Options{})
+		if err != nil {
+			return fail(e, asJSON, arg, fmt.Errorf("%s: build: %w", sceneLabel(l), err))
+		}
+		rows, err := benchTraceScene(ctx, tree, sceneLabel(l), f.runs)
+		if err != nil {
+			return fail(e, asJSON, arg, err)
+		}
+		out.Rows = append(out.Rows, rows...)
+	}
+	if f.plot != "" {
+		if err := writeTracePlot(f.plot, f.force, &out); err != nil {
+			return fail(e, asJSON, "", err)
+		}
+		out.PlotFile = f.plot
+	}
+	if asJSON {
+		if err := writeJSON(e.stdout, out); err != nil {
+			return fail(e, false, "", err)
+		}
+		return exitOK
+	}
+	writeTraceBenchTable(e.stdout, &out)
+	if f.plot != "" && !quiet {
+		fmt.Fprintf(e.stderr, "kdbuild: wrote %s\n", f.plot)
+	}
+	return exitOK
+}
+
+// benchTraceScene measures one tree: primary and random rays × closest and
+// any hit × one thread and every core.
+func benchTraceScene(ctx context.Context, tree *kdtree.Tree, scene string, runs int) ([]traceBenchRow, error) {
+	var rows []traceBenchRow
+	b := tree.Scene.Bounds
+	all := runtime.GOMAXPROCS(0)
+	for _, set := range []string{"primary", "random"} {
+		rays := kdtree.PrimaryRays(b)
+		if set == "random" {
+			rays = kdtree.RandomRays(b, defaultRandomRays)
+		}
+		hits, occ := make([]kdtree.Hit, len(rays)), make([]bool, len(rays))
+		for _, query := range []string{"closest", "any"} {
+			for _, threads := range []int{1, all} {
+				if threads == 1 && all == 1 && len(rows) > 0 && rows[len(rows)-1].Threads == 1 && rows[len(rows)-1].Query == query {
+					continue // one core: the two rows would be the same
+				}
+				pass := func() (int, error) {
+					return tracePass(ctx, tree, rays, hits, occ, query == "any", threads == 1)
+				}
+				ms, n, err := medianMs(runs, pass)
+				if err != nil {
+					return nil, err
+				}
+				rows = append(rows, traceBenchRow{
+					Scene: scene, Rays: set, Query: query, Threads: threads, RayCount: len(rays), Hits: n,
+					Ms: round3(ms), MRaysPerS: round3(float64(len(rays)) / ms / 1e3),
+				})
+			}
+		}
+	}
+	return rows, nil
+}
+
+// tracePass traces rays once and returns the number of hits: with serial,
+// Intersect or Occluded ray by ray on this goroutine, else the batch calls.
+func tracePass(ctx context.Context, tree *kdtree.Tree, rays []kdtree.Ray, hits []kdtree.Hit, occ []bool, anyHit, serial bool) (int, error) {
+	switch {
+	case serial && anyHit:
+		for i := range rays {
+			occ[i] = tree.Occluded(rays[i])
+		}
+	case serial:
+		for i := range rays {
+			hits[i], _ = tree.Intersect(rays[i])
+		}
+	case anyHit:
+		if err := tree.OccludedBatch(ctx, rays, occ); err != nil {
+			return 0, err
+		}
+	default:
+		if err := tree.IntersectBatch(ctx, rays, hits); err != nil {
+			return 0, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range rays {
+		if (anyHit && occ[i]) || (!anyHit && hits[i].Prim != kdtree.NoHit) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// medianMs runs pass runs times and returns the median wall time in ms and
+// the last pass's result.
+func medianMs(runs int, pass func() (int, error)) (float64, int, error) {
+	ms := make([]float64, 0, runs)
+	n := 0
+	for r := 0; r < runs; r++ {
+		t0 := time.Now()
+		var err error
+		if n, err = pass(); err != nil {
+			return 0, 0, err
+		}
+		ms = append(ms, msSince(t0))
+	}
+	sort.Float64s(ms)
+	return ms[len(ms)/2], n, nil
+}
+
+func writeTraceBenchTable(w io.Writer, b *benchTraceJSON) {
+	fmt.Fprintf(w, "kdbuild bench trace on %s, median of %d passes (wall time)\n\n", b.Device, b.Runs)
+	for _, n := range b.Notes {
+		fmt.Fprintf(w, "%s\n\n", n)
+	}
+	fmt.Fprintln(w, "| scene | rays | query | threads | rays traced | hits | ms | Mrays/s |")
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|")
+	for _, r := range b.Rows {
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %s | %.2f |\n",
+			r.Scene, r.Rays, r.Query, r.Threads, commas(r.RayCount), commas(r.Hits), msText(r.Ms), r.MRaysPerS)
+	}
+}
+
+// writeTracePlot draws one bar per row (Mrays/s), labelled scene/rays/query/threads.
+func writeTracePlot(path string, force bool, b *benchTraceJSON) error {
+	if len(b.Rows) == 0 {
+		return fmt.Errorf("--plot %s: nothing measured to draw", path)
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("kdbuild bench trace on %s (median of %d passes)", b.Device, b.Runs)
+	p.Y.Label.Text = "Mrays/s"
+	vals := make(plotter.Values, len(b.Rows))
+	names := make([]string, len(b.Rows))
+	for i, r := range b.Rows {
+		vals[i] = r.MRaysPerS
+		names[i] = fmt.Sprintf("%s %s %s %dT", r.Scene, r.Rays, r.Query, r.Threads)
+	}
+	bars, err := plotter.NewBarChart(vals, vg.Points(12))
+	if err != nil {
+		return err
+	}
+	p.Add(bars)
+	p.NominalX(names...)
+	p.X.Tick.Label.Rotation = 1.2
+	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
+	return savePlot(p, path, force)
+}

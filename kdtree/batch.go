@@ -1,0 +1,84 @@
+package kdtree
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// batchChunk is the number of rays a worker takes from a batch at a time:
+// small enough that rows of an image of uneven cost spread over the
+// workers, large enough that the shared counter is touched rarely.
+const batchChunk = 256
+
+// IntersectBatch sets hits[i] to Intersect(rays[i]) for every i (a miss is
+// Hit{T: +Inf, Prim: NoHit}). The Go executor runs the batch on every core
+// (GOMAXPROCS goroutines taking chunks of rays from a shared counter) and
+// checks ctx between chunks: when ctx is cancelled it returns ctx.Err()
+// with some hits unset. len(hits) must equal len(rays).
+func (t *Tree) IntersectBatch(ctx context.Context, rays []Ray, hits []Hit) error {
+	if len(rays) != len(hits) {
+		return fmt.Errorf("kdtree: IntersectBatch: %d rays but %d hits", len(rays), len(hits))
+	}
+	return t.batch(ctx, len(rays), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			hits[i], _ = t.Intersect(rays[i])
+		}
+	})
+}
+
+// OccludedBatch sets occluded[i] to Occluded(rays[i]) for every i, on every
+// core like IntersectBatch, with the same cancellation. len(occluded) must
+// equal len(rays).
+func (t *Tree) OccludedBatch(ctx context.Context, rays []Ray, occluded []bool) error {
+	if len(rays) != len(occluded) {
+		return fmt.Errorf("kdtree: OccludedBatch: %d rays but %d results", len(rays), len(occluded))
+	}
+	return t.batch(ctx, len(rays), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			occluded[i] = t.Occluded(rays[i])
+		}
+	})
+}
+
+// batch runs do over [0, n) in chunks of batchChunk on GOMAXPROCS
+// goroutines, each taking the next chunk from an atomic counter, and
+// returns ctx.Err() if ctx was cancelled before every chunk ran (nil when
+// every chunk ran).
+func (t *Tree) batch(ctx context.Context, n int, do func(lo, hi int)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	t.traceData() // made once here rather than raced for by the workers
+	chunks := (n + batchChunk - 1) / batchChunk
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	var next, done atomic.Int64
+	var wg sync.WaitGroup
+	work := func() {
+		defer wg.Done()
+		for ctx.Err() == nil {
+			c := int(next.Add(1)) - 1
+			if c >= chunks {
+				return
+			}
+			lo := c * batchChunk
+			do(lo, min(lo+batchChunk, n))
+			done.Add(1)
+		}
+	}
+	wg.Add(workers)
+	for w := 1; w < workers; w++ {
+		go work()
+	}
+	work()
+	wg.Wait()
+	if int(done.Load()) < chunks {
+		return ctx.Err() // a worker stops early only when ctx is done
+	}
+	return nil
+}

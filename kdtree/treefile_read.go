@@ -1,0 +1,377 @@
+package kdtree
+
+import (
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/kdbuild/kdbuild/scenes"
+)
+
+// ReadTree reads a tree file written by Tree.WriteTo: the tree and the
+// scene it indexes (vertices, triangles, source faces, name, format,
+// bounds), the statistics and the build options. The result traces and
+// validates exactly like the tree that was written.
+//
+// Input that is not a tree file, a newer format version, a truncated
+// file, a checksum mismatch, or arrays that do not form a traversable tree
+// (child or reference indices out of range, a node reached twice, depth
+// over MaxTreeDepth) give an error, never a panic. Memory is bounded by the
+// input: when r is a file, a bytes.Reader or another io.Seeker (or has a
+// Len method), the counts are checked against the bytes left before
+// anything is allocated; otherwise the arrays grow as data arrives.
+// ReadTree reads exactly the file's bytes from r.
+func ReadTree(r io.Reader) (*Tree, error) {
+	var hb [treeHeaderSize]byte
+	if n, err := io.ReadFull(r, hb[:]); err != nil {
+		switch {
+		case n == 0 && errors.Is(err, io.EOF):
+			return nil, fmt.Errorf("kdtree: %w: empty input", ErrNotTreeFile)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			if n >= len(treeMagic) && [8]byte(hb[:8]) == treeMagic {
+				return nil, fmt.Errorf("kdtree: tree file truncated in the header (%d of %d bytes)", n, treeHeaderSize)
+			}
+			return nil, fmt.Errorf("kdtree: %w (%d bytes)", ErrNotTreeFile, n)
+		}
+		return nil, fmt.Errorf("kdtree: reading the tree file header: %w", err)
+	}
+	h, err := decodeHeader(hb[:])
+	if err != nil {
+		return nil, err
+	}
+	body := h.bodySize()
+	left, known := remaining(r)
+	if known && left < int64(body) {
+		return nil, fmt.Errorf("kdtree: tree file truncated: %d bytes after the header, the counts need %d", left, body)
+	}
+	buf, err := readBody(r, h, known)
+	if err != nil {
+		return nil, err
+	}
+	sec, err := h.sections(buf)
+	if err != nil {
+		return nil, err
+	}
+	nodes := viewAs[Node](sec[0])
+	refs := viewAs[uint32](sec[1])
+	verts := viewAs[mgl32.Vec3](sec[2])
+	tris := viewAs[[3]uint32](sec[3])
+	faces := viewAs[uint32](sec[4])
+	metaBytes := sec[5]
+	if err := h.checkSections(sec, nodes, refs, tris); err != nil {
+		return nil, err
+	}
+	m, err := decodeMeta(metaBytes)
+	if err != nil {
+		return nil, err
+	}
+	sc := &scenes.Scene{
+		Name: m.name, Format: m.format,
+		Verts: verts,
+		Tris:  tris, Faces: faces,
+		Bounds: m.sceneBounds, Stats: m.sceneStats,
+	}
+	t := NewTree(sc, nodes, refs, m.root, m.stats)
+	t.opts = h.options()
+	return t, nil
+}
+
+// options decodes the stored build options.
+func (h *treeHeader) options() Options {
+	f := math.Float32frombits
+	return Options{
+		TraversalCost: f(h.opts[0]), IntersectCost: f(h.opts[1]), EmptyBonus: f(h.opts[2]),
+		SmallNode: int(h.opts[3]), Bins: int(h.opts[4]), MaxDepth: int(h.opts[5]),
+	}
+}
+
+// remaining returns the bytes left in r when r can tell.
+func remaining(r io.Reader) (int64, bool) {
+	switch v := r.(type) {
+	case interface{ Len() int }: // bytes.Reader, bytes.Buffer, strings.Reader
+		return int64(v.Len()), true
+	case *os.File:
+		fi, err := v.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return 0, false
+		}
+		cur, err := v.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return 0, false
+		}
+		return fi.Size() - cur, true
+	case io.Seeker:
+		cur, err := v.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return 0, false
+		}
+		end, err := v.Seek(0, io.SeekEnd)
+		if err != nil {
+			return 0, false
+		}
+		if _, err := v.Seek(cur, io.SeekStart); err != nil {
+			return 0, false
+		}
+		return end - cur, true
+	}
+	return 0, false
+}
+
+// checkNodes and checkIndices make sure traversal of loaded arrays stays
+// in range. Nodes: in depth-first order (the below child of node i is
+// i+1; the above child is the node after the below subtree; every node
+// reached once), depth at most MaxTreeDepth, leaf reference ranges inside
+// the nrefs references. Indices (references, triangle corners): below n.
+// The checksums catch any other damage.
+//
+// checkNodes walks the nodes in index order with a stack of the above
+// children still to come, without a branch that depends on the data (a
+// tree's leaves and interior nodes alternate unpredictably), then asks
+// describeBadNodes for the message when something is wrong.
+func checkNodes(nodes []Node, nrefs int) error {
+	n := uint32(len(nodes))
+	if n == 0 || n >= MaxChildIndex {
+		return describeBadNodes(nodes, nrefs)
+	}
+	// stack[0] is the sentinel n: the node after the last leaf.
+	var stack [MaxTreeDepth + 2]uint32
+	stack[0] = n
+	sp := 1
+	nr := uint64(nrefs)
+	for i := uint32(0); i < n; i++ {
+		w0, w1 := nodes[i].W0, nodes[i].W1
+		leaf := b2u(w1&3 == leafTag)
+		hi := w1 >> 2 // above child or reference count
+		badInterior := b2u(hi <= i+1) | b2u(hi >= n)
+		badLeaf := b2u(uint64(w0)+uint64(hi) > nr)
+		stack[sp] = hi // a push for an interior node, a harmless write above the top for a leaf
+		sp += 1 - 2*int(leaf)
+		badLeaf |= b2u(stack[sp] != i+1) // a leaf pops: the next node is the innermost above child
+		if leaf&badLeaf|(1-leaf)&badInterior|b2u(sp > MaxTreeDepth) != 0 {
+			return describeBadNodes(nodes, nrefs)
+		}
+	}
+	if sp != 0 {
+		return describeBadNodes(nodes, nrefs)
+	}
+	return nil
+}
+
+// describeBadNodes is checkNodes written plainly, for the error message.
+func describeBadNodes(nodes []Node, nrefs int) error {
+	if len(nodes) == 0 {
+		return nil
+	}
+	if len(nodes) >= MaxChildIndex {
+		return fmt.Errorf("kdtree: tree file has %d nodes, limit %d", len(nodes), MaxChildIndex-1)
+	}
+	var stack [MaxTreeDepth + 1]uint32 // above children to come, innermost last
+	sp := 0
+	last := uint32(len(nodes) - 1)
+	for i := uint32(0); ; i++ {
+		n := nodes[i]
+		if !n.IsLeaf() {
+			above := n.AboveChild()
+			if above <= i+1 || above > last {
+				return fmt.Errorf("kdtree: tree file node %d above child %d not in [%d, %d]", i, above, i+2, last)
+			}
+			if sp == MaxTreeDepth {
+				return fmt.Errorf("kdtree: tree file node %d deeper than MaxTreeDepth %d", i+1, MaxTreeDepth)
+			}
+			stack[sp] = above
+			sp++
+			continue
+		}
+		if uint64(n.FirstRef())+uint64(n.RefCount()) > uint64(nrefs) {
+			return fmt.Errorf("kdtree: tree file leaf %d references [%d, +%d) beyond %d references", i, n.FirstRef(), n.RefCount(), nrefs)
+		}
+		if sp == 0 {
+			if i != last {
+				return fmt.Errorf("kdtree: tree file nodes %d to %d not reached from the root", i+1, last)
+			}
+			return nil
+		}
+		sp--
+		if stack[sp] != i+1 {
+			return fmt.Errorf("kdtree: tree file node %d follows leaf %d, its parent names %d (not depth-first)", i+1, i, stack[sp])
+		}
+	}
+}
+
+func checkIndices(idx []uint32, n int, what string) error {
+	var worst uint32
+	for _, v := range idx {
+		worst = max(worst, v)
+	}
+	if len(idx) > 0 && uint64(worst) >= uint64(n) {
+		for k, v := range idx {
+			if uint64(v) >= uint64(n) {
+				return fmt.Errorf("kdtree: tree file %s %d is %d, not below %d", what, k, v, n)
+			}
+		}
+	}
+	return nil
+}
+
+// readBody reads the bytes after the header into one buffer: with a known
+// input size (checked already) one read, else chunks appended as they
+// arrive, so that a count the data does not back costs little memory.
+func readBody(r io.Reader, h *treeHeader, known bool) ([]byte, error) {
+	size := h.bodySize()
+	var buf []byte
+	if f, ok := r.(*os.File); ok && known && size >= 2*parallelReadChunk {
+		return h.readFileBody(f, size)
+	}
+	if known || size <= growChunk {
+		buf = make([]byte, size)
+		n, err := io.ReadFull(r, buf)
+		return buf, h.bodyErr(uint64(n), err)
+	}
+	for uint64(len(buf)) < size {
+		m := min(size-uint64(len(buf)), max(growChunk, uint64(len(buf))))
+		buf = append(buf, make([]byte, m)...)
+		n, err := io.ReadFull(r, buf[uint64(len(buf))-m:])
+		if err != nil {
+			return nil, h.bodyErr(uint64(len(buf))-m+uint64(n), err)
+		}
+	}
+	return buf, nil
+}
+
+// parallelReadChunk is the least share of a file's body one goroutine of
+// readFileBody reads.
+const parallelReadChunk = 1 << 20
+
+// readFileBody reads the body of a file (its size checked) with parallel
+// ReadAt calls, one per core up to a chunk of parallelReadChunk each: the
+// time of a load is mostly the first touch of the fresh buffer's pages,
+// which the kernel then serves on every core. The file offset is left at
+// the end of the body, as a sequential read leaves it.
+func (h *treeHeader) readFileBody(f *os.File, size uint64) ([]byte, error) {
+	start, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, fmt.Errorf("kdtree: reading the tree file: %w", err)
+	}
+	buf := make([]byte, size)
+	parts := min(uint64(runtime.GOMAXPROCS(0)), size/parallelReadChunk)
+	step := (size/parts + sectionAlign - 1) &^ (sectionAlign - 1)
+	short := make([]uint64, parts) // bytes read per part, to name the section of a short read
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := min(p*step, size), min((p+1)*step, size)
+		wg.Go(func() {
+			n, err := f.ReadAt(buf[lo:hi], start+int64(lo))
+			short[p], errs[p] = lo+uint64(n), err
+		})
+	}
+	wg.Wait()
+	for p, err := range errs {
+		if err != nil {
+			return nil, h.bodyErr(short[p], err)
+		}
+	}
+	if _, err := f.Seek(start+int64(size), io.SeekStart); err != nil {
+		return nil, fmt.Errorf("kdtree: reading the tree file: %w", err)
+	}
+	return buf, nil
+}
+
+// bodyErr describes a read of the body that stopped after n bytes.
+func (h *treeHeader) bodyErr(n uint64, err error) error {
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("kdtree: reading the tree file: %w", err)
+	}
+	off, name := uint64(treeHeaderSize), sectionNames[0]
+	for i, c := range h.counts {
+		off += padding(off)
+		if treeHeaderSize+n >= off {
+			name = sectionNames[i]
+		}
+		off += c * elemSize[i]
+	}
+	return fmt.Errorf("kdtree: tree file truncated in the %s section (%d of %d bytes)", name, treeHeaderSize+n, off)
+}
+
+// sections cuts the body into its sections, checking that the padding
+// between them is zero.
+func (h *treeHeader) sections(body []byte) ([numSections][]byte, error) {
+	var sec [numSections][]byte
+	off := uint64(0) // in body; the body starts at a multiple of sectionAlign
+	for i, c := range h.counts {
+		pad := padding(off)
+		for _, b := range body[off : off+pad] {
+			if b != 0 {
+				return sec, fmt.Errorf("kdtree: tree file corrupt: padding before the %s section not zero", sectionNames[i])
+			}
+		}
+		off += pad
+		n := c * elemSize[i]
+		sec[i] = body[off : off+n : off+n]
+		off += n
+	}
+	return sec, nil
+}
+
+// viewAs views b (from a make([]byte), so aligned for any word type, at a
+// multiple of sectionAlign) as a []T with a capacity of its length.
+func viewAs[T any](b []byte) []T {
+	var z T
+	n := len(b) / int(unsafe.Sizeof(z))
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
+}
+
+// checkSections checks every section's checksum, puts the words in host
+// order and checks that traversal stays in range (checkTraversable), a
+// goroutine per section. It returns the first error in section order.
+func (h *treeHeader) checkSections(sec [numSections][]byte, nodes []Node, refs []uint32, tris [][3]uint32) error {
+	var errs [numSections + 3]error
+	var wg sync.WaitGroup
+	for i := range sec {
+		wg.Go(func() {
+			if got := crc32.Checksum(sec[i], castagnoli); got != h.crcs[i] {
+				errs[i] = fmt.Errorf("kdtree: tree file corrupt: %s section checksum %08x, stored %08x", sectionNames[i], got, h.crcs[i])
+				return
+			}
+			if !littleEndian && elemSize[i]%4 == 0 {
+				copy(sec[i], swapWords(sec[i]))
+			}
+			switch i {
+			case 0:
+				errs[i] = checkNodes(nodes, len(refs))
+			case 1:
+				errs[i] = checkIndices(refs, len(tris), "reference")
+			case 3:
+				errs[i] = checkIndices(viewAs[uint32](sec[i]), int(h.counts[2]), "triangle vertex index")
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// b2u is 1 for true, 0 for false, so that the node check stays branch-free.
+func b2u(v bool) uint32 {
+	if v {
+		return 1
+	}
+	return 0
+}
