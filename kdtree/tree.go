@@ -27,6 +27,7 @@ type Tree struct {
 	stats Stats
 	shape *lazyShape    // non-nil: stats lacks the tree-shape fields, made on first use
 	soup  *triangleSoup // vertex positions per triangle, made on first use
+	dev   *deviceCopy   // the copy in device memory (Upload), nil when none
 }
 
 // lazyShape holds a built tree's statistics with the tree-shape fields,
