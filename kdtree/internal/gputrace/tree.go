@@ -122,7 +122,8 @@ func Upload(ex exec.Executor, in Input) (*Tree, error) {
 	if t.box, err = cuda.NewBuffer[float32](ctx, 6); err != nil {
 		return nil, err
 	}
-	if err = t.box.CopyFromHost(in.Box[:]); err != nil {
+	// A copy: in itself holds Go pointers, which cgo refuses to see.
+	if err = t.box.CopyFromHost(append([]float32(nil), in.Box[:]...)); err != nil {
 		return nil, err
 	}
 	if t.counter, err = cuda.NewBuffer[uint32](ctx, 1); err != nil {
