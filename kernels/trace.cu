@@ -172,106 +172,170 @@ __device__ __forceinline__ bool clip_box(const float *box, const float o[3], con
 	return tmin <= tmax;
 }
 
+// Per-ray constants of the traversal: origin, direction, 1/direction, its
+// magnitude, and the part of a plane crossing's slack that depends only on
+// the axis (traverse.go trace).
+struct RayAxes {
+	float o[3], d[3], inv[3], absInv[3], orgSlack[3];
+};
+
+// interior_step is one step of traverse.go trace at interior node n: the
+// next node and interval, the far (or near) child pushed when both may hold
+// the hit. Its cases are computed as selects and one conditional push, not
+// as branches, so that the lanes of a warp at different cases do not take
+// turns (traverse.go's branches, case by case, in the comments).
+__device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
+                                              Entry *stack, int &sp) {
+	unsigned axis = n.y & 3u;
+	float s = __uint_as_float(n.x);
+	float oa = pick(r.o[0], r.o[1], r.o[2], axis), da = pick(r.d[0], r.d[1], r.d[2], axis);
+	// Children ordered by the origin's side of the plane.
+	bool swap = oa > s || (oa == s && da > 0.0f);
+	unsigned below = node + 1, above = n.y >> 2;
+	unsigned nearc = swap ? above : below, farc = swap ? below : above;
+	float tp = (s - oa) * pick(r.inv[0], r.inv[1], r.inv[2], axis);
+	float slack = kSlack * (fabsf(tp) + fabsf(s) * pick(r.absInv[0], r.absInv[1], r.absInv[2], axis) +
+	                        pick(r.orgSlack[0], r.orgSlack[1], r.orgSlack[2], axis));
+	// Parallel (da == 0): near; far pushed too unless the origin is clearly
+	// off the plane.
+	bool parallel = da == 0.0f;
+	bool inPlane = !(fabsf(oa - s) > kSlack * (fabsf(oa) + fabsf(s)));
+	// Moving away (or the origin on the plane): near pushed and far visited
+	// up to reach when reach >= tmin (or NaN), else near alone.
+	bool away = !parallel && ((oa < s) != (da > 0.0f) || oa == s);
+	float reach = tp + slack;
+	bool awayBoth = !(reach < tmin);
+	// Crossing at tp: NaN bounds: far pushed whole, near; lo > tmax: near;
+	// hi < tmin: far; else far pushed from max(tmin, lo), near up to hi.
+	bool cross = !parallel && !away;
+	float lo = tp - slack, hi = tp + slack;
+	bool undef = lo != lo || hi != hi;
+	bool nearOnly = !undef && lo > tmax;
+	bool farOnly = !undef && !nearOnly && hi < tmin;
+	bool both = cross && !undef && !nearOnly && !farOnly;
+	bool push = parallel ? inPlane : (away ? awayBoth : (undef || both));
+	Entry e{away ? nearc : farc, both ? go_max(tmin, lo) : tmin, tmax};
+	if (push) stack[sp++] = e;
+	node = (away && awayBoth) || (cross && farOnly) ? farc : nearc;
+	tmax = away && awayBoth ? go_min(tmax, reach) : (both ? go_min(tmax, hi) : tmax);
+}
+
+// leaf_test tests leaf n's triangles in reference order, keeping the best
+// hit (smaller t, or equal t and smaller prim); true when ANY found one.
+template <bool ANY>
+__device__ __forceinline__ bool leaf_test(uint2 n, const Pre &pre, const float4 *__restrict__ tris, Best &best) {
+	unsigned end = n.x + (n.y >> 2);
+	for (unsigned r = n.x; r < end; r++) {
+		float4 A = tris[3 * r], B = tris[3 * r + 1], C = tris[3 * r + 2];
+		unsigned prim = __float_as_uint(A.w);
+		float th, u, v;
+		if (triangle(pre, A, B, C, th, u, v) &&
+		    (!best.found || th < best.t || (th == best.t && prim < best.prim))) {
+			best.t = th;
+			best.u = u;
+			best.v = v;
+			best.prim = prim;
+			best.ref = r;
+			best.found = true;
+			if (ANY) return true;
+		}
+	}
+	return false;
+}
+
+// no_hit is the result of a ray that hits nothing.
+__device__ __forceinline__ Best no_hit() {
+	Best b;
+	b.t = __int_as_float(0x7f800000);
+	b.u = b.v = 0.0f;
+	b.prim = kNoHit;
+	b.ref = 0;
+	b.found = false;
+	return b;
+}
+
+// start_ray prepares ray (r0, r1) and clips it to the root box; false when
+// it misses the box (traverse.go trace up to the walk).
+__device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 r0, float4 r1, Pre &pre, RayAxes &r,
+                                          float &tmin, float &tmax) {
+	pre = prepare(r0, r1);
+	r.o[0] = r0.x; r.o[1] = r0.y; r.o[2] = r0.z;
+	r.d[0] = r0.w; r.d[1] = r1.x; r.d[2] = r1.y;
+#pragma unroll
+	for (int a = 0; a < 3; a++) {
+		r.inv[a] = 1.0f / r.d[a];
+		r.absInv[a] = fabsf(r.inv[a]);
+		r.orgSlack[a] = fabsf(r.o[a]) * r.absInv[a];
+	}
+	return clip_box(box, r.o, r.d, r.inv, r1.z, r1.w, tmin, tmax);
+}
+
 // trace_ray is traverse.go trace for one ray: front to back with a stack,
 // the far child pushed with the part of the interval beyond the plane,
 // nodes starting after the best hit skipped. ANY stops at the first hit.
-template <bool ANY>
+//
+// WW selects the loop of Aila and Laine's speculative while-while
+// traversal: a lane that reaches a leaf keeps it and goes on walking
+// interior nodes until every lane of the warp holds a leaf (or a second
+// one), then the warp tests leaves together. A leaf is then visited after
+// nodes behind it were walked; the walk skips nodes only by the best hit so
+// far, so it may visit more nodes, never fewer, and the hit is the same.
+// Without WW each iteration takes one interior step or one leaf.
+template <bool ANY, bool WW>
 __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const float4 *__restrict__ tris,
                                           const float *__restrict__ box, float4 r0, float4 r1) {
-	Best best;
-	best.t = __int_as_float(0x7f800000);
-	best.u = best.v = 0.0f;
-	best.prim = kNoHit;
-	best.ref = 0;
-	best.found = false;
-	Pre pre = prepare(r0, r1);
-	const float o[3] = {r0.x, r0.y, r0.z};
-	const float d[3] = {r0.w, r1.x, r1.y};
-	float inv[3], absInv[3], orgSlack[3];
-#pragma unroll
-	for (int a = 0; a < 3; a++) {
-		inv[a] = 1.0f / d[a];
-		absInv[a] = fabsf(inv[a]);
-		orgSlack[a] = fabsf(o[a]) * absInv[a];
-	}
+	Best best = no_hit();
+	Pre pre;
+	RayAxes r;
 	float tmin, tmax;
-	if (!clip_box(box, o, d, inv, r1.z, r1.w, tmin, tmax)) return best;
+	if (!start_ray(box, r0, r1, pre, r, tmin, tmax)) return best;
 	Entry stack[kTraceMaxDepth + 1];
 	int sp = 0;
 	unsigned node = 0;
-	for (;;) {
-		if (!best.found || tmin <= best.t) {
-			uint2 n = nodes[node];
-			unsigned axis = n.y & 3u;
-			if (axis != 3u) {
-				float s = __uint_as_float(n.x);
-				float oa = pick(o[0], o[1], o[2], axis), da = pick(d[0], d[1], d[2], axis);
-				unsigned nearc = node + 1, farc = n.y >> 2;
-				if (oa > s || (oa == s && da > 0.0f)) {
-					unsigned x = nearc;
-					nearc = farc;
-					farc = x;
-				}
-				if (da == 0.0f) {
-					if (fabsf(oa - s) > kSlack * (fabsf(oa) + fabsf(s))) {
-						node = nearc;
-						continue;
-					}
-					stack[sp++] = Entry{farc, tmin, tmax};
-					node = nearc;
+	if (!WW) {
+		for (;;) {
+			if (!best.found || tmin <= best.t) {
+				uint2 n = nodes[node];
+				if ((n.y & 3u) != 3u) {
+					interior_step(n, r, node, tmin, tmax, stack, sp);
 					continue;
 				}
-				float tp = (s - oa) * pick(inv[0], inv[1], inv[2], axis);
-				float slack = kSlack * (fabsf(tp) + fabsf(s) * pick(absInv[0], absInv[1], absInv[2], axis) +
-				                        pick(orgSlack[0], orgSlack[1], orgSlack[2], axis));
-				if ((oa < s) != (da > 0.0f) || oa == s) {
-					float reach = tp + slack;
-					if (!(reach < tmin)) {
-						stack[sp++] = Entry{nearc, tmin, tmax};
-						node = farc;
-						tmax = go_min(tmax, reach);
-					} else {
-						node = nearc;
-					}
-					continue;
-				}
-				float lo = tp - slack, hi = tp + slack;
-				if (lo != lo || hi != hi) {
-					stack[sp++] = Entry{farc, tmin, tmax};
-					node = nearc;
-				} else if (lo > tmax) {
-					node = nearc;
-				} else if (hi < tmin) {
-					node = farc;
-				} else {
-					stack[sp++] = Entry{farc, go_max(tmin, lo), tmax};
-					node = nearc;
-					tmax = go_min(tmax, hi);
-				}
-				continue;
+				if (leaf_test<ANY>(n, pre, tris, best)) return best;
 			}
-			unsigned first = n.x, end = n.x + (n.y >> 2);
-			for (unsigned r = first; r < end; r++) {
-				float4 A = tris[3 * r], B = tris[3 * r + 1], C = tris[3 * r + 2];
-				unsigned prim = __float_as_uint(A.w);
-				float th, u, v;
-				if (triangle(pre, A, B, C, th, u, v) &&
-				    (!best.found || th < best.t || (th == best.t && prim < best.prim))) {
-					best.t = th;
-					best.u = u;
-					best.v = v;
-					best.prim = prim;
-					best.ref = r;
-					best.found = true;
-					if (ANY) return best;
-				}
-			}
+			if (sp == 0) return best;
+			Entry e = stack[--sp];
+			node = e.node;
+			tmin = e.tmin;
+			tmax = e.tmax;
 		}
-		if (sp == 0) return best;
-		Entry e = stack[--sp];
-		node = e.node;
-		tmin = e.tmin;
-		tmax = e.tmax;
+	}
+	bool done = false;
+	for (;;) {
+		bool have = false;
+		uint2 leaf;
+		while (!done) {
+			if (!best.found || tmin <= best.t) {
+				uint2 n = nodes[node];
+				if ((n.y & 3u) != 3u) {
+					interior_step(n, r, node, tmin, tmax, stack, sp);
+					continue;
+				}
+				if (have) break; // a second leaf: visited on the next round
+				have = true;
+				leaf = n;
+			}
+			if (sp == 0) {
+				done = true;
+				break;
+			}
+			Entry e = stack[--sp];
+			node = e.node;
+			tmin = e.tmin;
+			tmax = e.tmax;
+			if (have && __all_sync(__activemask(), have)) break;
+		}
+		if (!have) return best;
+		if (leaf_test<ANY>(leaf, pre, tris, best)) return best;
 	}
 }
 
@@ -293,21 +357,10 @@ __device__ __forceinline__ void store_hit(const float4 *__restrict__ tris, float
 	hits[2 * i + 1] = h1;
 }
 
+// store_result writes ray i's answer: the hit record, or the any-hit byte.
 template <bool ANY>
-__device__ __forceinline__ void trace_index(const uint2 *__restrict__ nodes, const float4 *__restrict__ tris,
-                                            const float *__restrict__ box, const float4 *__restrict__ rays,
-                                            void *__restrict__ out, unsigned i, bool empty) {
-	float4 r0 = rays[2 * i], r1 = rays[2 * i + 1];
-	Best b;
-	if (empty) {
-		b.t = __int_as_float(0x7f800000);
-		b.u = b.v = 0.0f;
-		b.prim = kNoHit;
-		b.ref = 0;
-		b.found = false;
-	} else {
-		b = trace_ray<ANY>(nodes, tris, box, r0, r1);
-	}
+__device__ __forceinline__ void store_result(const float4 *__restrict__ tris, void *__restrict__ out, unsigned i,
+                                             const Best &b) {
 	if (ANY) {
 		((unsigned char *)out)[i] = b.found ? 1 : 0;
 	} else {
@@ -315,19 +368,28 @@ __device__ __forceinline__ void trace_index(const uint2 *__restrict__ nodes, con
 	}
 }
 
+template <bool ANY, bool WW>
+__device__ __forceinline__ void trace_index(const uint2 *__restrict__ nodes, const float4 *__restrict__ tris,
+                                            const float *__restrict__ box, const float4 *__restrict__ rays,
+                                            void *__restrict__ out, unsigned i, bool empty) {
+	float4 r0 = rays[2 * i], r1 = rays[2 * i + 1];
+	Best b = empty ? no_hit() : trace_ray<ANY, WW>(nodes, tris, box, r0, r1);
+	store_result<ANY>(tris, out, i, b);
+}
+
 // One thread per ray.
-template <bool ANY>
-__device__ __forceinline__ void trace_grid(const uint2 *nodes, unsigned nnodes, const float4 *tris, const float *box,
-                                           const float4 *rays, void *out, unsigned n) {
+template <bool ANY, bool WW>
+__device__ __forceinline__ void trace_grid(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris, const float *__restrict__ box,
+                                           const float4 *__restrict__ rays, void *__restrict__ out, unsigned n) {
 	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n) trace_index<ANY>(nodes, tris, box, rays, out, i, nnodes == 0);
+	if (i < n) trace_index<ANY, WW>(nodes, tris, box, rays, out, i, nnodes == 0);
 }
 
 // Persistent warps (Aila and Laine 2009): each warp takes the next 32 rays
 // from *counter (zero before the launch) until none are left.
-template <bool ANY>
-__device__ __forceinline__ void trace_persistent(const uint2 *nodes, unsigned nnodes, const float4 *tris,
-                                                 const float *box, const float4 *rays, void *out, unsigned n,
+template <bool ANY, bool WW>
+__device__ __forceinline__ void trace_persistent(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                                                 const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out, unsigned n,
                                                  unsigned *counter) {
 	unsigned lane = threadIdx.x & 31u;
 	for (;;) {
@@ -336,46 +398,139 @@ __device__ __forceinline__ void trace_persistent(const uint2 *nodes, unsigned nn
 		base = __shfl_sync(0xFFFFFFFFu, base, 0);
 		if (base >= n) return;
 		unsigned i = base + lane;
-		if (i < n) trace_index<ANY>(nodes, tris, box, rays, out, i, nnodes == 0);
+		if (i < n) trace_index<ANY, WW>(nodes, tris, box, rays, out, i, nnodes == 0);
 		__syncwarp();
+	}
+}
+
+// Persistent warps with dynamic fetch (Aila and Laine 2009, their
+// "replacing terminated rays"): every iteration each live lane takes one
+// traversal step (an interior node, a leaf, or a pop); when fewer than
+// refill lanes of the warp are live, the idle ones take new rays from
+// *counter (zero before the launch) together, so that a warp is not held
+// by its longest ray. A lane stops for good once the rays are used up.
+template <bool ANY>
+__device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, unsigned nnodes,
+                                              const float4 *__restrict__ tris, const float *__restrict__ box,
+                                              const float4 *__restrict__ rays, void *__restrict__ out, unsigned n,
+                                              unsigned *counter, unsigned refill) {
+	const unsigned lane = threadIdx.x & 31u;
+	Entry stack[kTraceMaxDepth + 1];
+	Pre pre;
+	RayAxes r;
+	Best best = no_hit();
+	float tmin = 0.0f, tmax = 0.0f;
+	int sp = 0;
+	unsigned node = 0, i = 0;
+	bool live = false, spent = false;
+	for (;;) {
+		unsigned liveMask = __ballot_sync(0xFFFFFFFFu, live);
+		if ((unsigned)__popc(liveMask) < refill) {
+			unsigned need = __ballot_sync(0xFFFFFFFFu, !live && !spent);
+			if (need != 0) {
+				unsigned base = 0;
+				if (lane == 0) base = atomicAdd(counter, (unsigned)__popc(need));
+				base = __shfl_sync(0xFFFFFFFFu, base, 0);
+				if (!live && !spent) {
+					i = base + __popc(need & ((1u << lane) - 1u));
+					if (i >= n) {
+						spent = true;
+					} else {
+						float4 r0 = rays[2 * i], r1 = rays[2 * i + 1];
+						best = no_hit();
+						if (nnodes != 0 && start_ray(box, r0, r1, pre, r, tmin, tmax)) {
+							live = true;
+							sp = 0;
+							node = 0;
+						} else {
+							store_result<ANY>(tris, out, i, best);
+						}
+					}
+				}
+			}
+			if (__ballot_sync(0xFFFFFFFFu, live) == 0 && __all_sync(0xFFFFFFFFu, spent || live)) return;
+		}
+		if (!live) continue;
+		bool end = false;
+		if (!best.found || tmin <= best.t) {
+			uint2 nd = nodes[node];
+			if ((nd.y & 3u) != 3u) {
+				interior_step(nd, r, node, tmin, tmax, stack, sp);
+				continue;
+			}
+			end = leaf_test<ANY>(nd, pre, tris, best);
+		}
+		if (!end && sp > 0) {
+			Entry e = stack[--sp];
+			node = e.node;
+			tmin = e.tmin;
+			tmax = e.tmax;
+			continue;
+		}
+		store_result<ANY>(tris, out, i, best);
+		live = false;
 	}
 }
 
 } // namespace kd_trace
 
-extern "C" __global__ void kd_trace_closest(const uint2 *nodes, unsigned nnodes, const float4 *tris, const float *box,
-                                            const float4 *rays, float4 *hits, unsigned n) {
-	kd_trace::trace_grid<false>(nodes, nnodes, tris, box, rays, hits, n);
+extern "C" __global__ void kd_trace_closest(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris, const float *__restrict__ box,
+                                            const float4 *__restrict__ rays, float4 *__restrict__ hits, unsigned n) {
+	kd_trace::trace_grid<false, false>(nodes, nnodes, tris, box, rays, hits, n);
 }
 
-extern "C" __global__ void kd_trace_any(const uint2 *nodes, unsigned nnodes, const float4 *tris, const float *box,
-                                        const float4 *rays, unsigned char *occluded, unsigned n) {
-	kd_trace::trace_grid<true>(nodes, nnodes, tris, box, rays, occluded, n);
+extern "C" __global__ void kd_trace_any(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris, const float *__restrict__ box,
+                                        const float4 *__restrict__ rays, unsigned char *__restrict__ occluded, unsigned n) {
+	kd_trace::trace_grid<true, false>(nodes, nnodes, tris, box, rays, occluded, n);
 }
 
-extern "C" __global__ void kd_trace_closest_pt(const uint2 *nodes, unsigned nnodes, const float4 *tris,
-                                               const float *box, const float4 *rays, float4 *hits, unsigned n,
+extern "C" __global__ void kd_trace_closest_pt(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                                               const float *__restrict__ box, const float4 *__restrict__ rays, float4 *__restrict__ hits, unsigned n,
                                                unsigned *counter) {
-	kd_trace::trace_persistent<false>(nodes, nnodes, tris, box, rays, hits, n, counter);
+	kd_trace::trace_persistent<false, false>(nodes, nnodes, tris, box, rays, hits, n, counter);
 }
 
-extern "C" __global__ void kd_trace_any_pt(const uint2 *nodes, unsigned nnodes, const float4 *tris, const float *box,
-                                           const float4 *rays, unsigned char *occluded, unsigned n,
+extern "C" __global__ void kd_trace_any_pt(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris, const float *__restrict__ box,
+                                           const float4 *__restrict__ rays, unsigned char *__restrict__ occluded, unsigned n,
                                            unsigned *counter) {
-	kd_trace::trace_persistent<true>(nodes, nnodes, tris, box, rays, occluded, n, counter);
+	kd_trace::trace_persistent<true, false>(nodes, nnodes, tris, box, rays, occluded, n, counter);
 }
 
-// The same one-thread-per-ray kernels with at most 40 registers (12 blocks
-// of 128 threads resident per multiprocessor instead of 8): a variant
-// measured against the plain ones (docs/performance.md, "GPU tracing").
-extern "C" __global__ void __launch_bounds__(128, 12)
-    kd_trace_closest_tight(const uint2 *nodes, unsigned nnodes, const float4 *tris, const float *box,
-                           const float4 *rays, float4 *hits, unsigned n) {
-	kd_trace::trace_grid<false>(nodes, nnodes, tris, box, rays, hits, n);
+// The speculative while-while loop (trace_ray's WW), one thread per ray and
+// persistent.
+extern "C" __global__ void kd_trace_closest_ww(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                                               const float *__restrict__ box, const float4 *__restrict__ rays, float4 *__restrict__ hits, unsigned n) {
+	kd_trace::trace_grid<false, true>(nodes, nnodes, tris, box, rays, hits, n);
 }
 
-extern "C" __global__ void __launch_bounds__(128, 12)
-    kd_trace_any_tight(const uint2 *nodes, unsigned nnodes, const float4 *tris, const float *box,
-                       const float4 *rays, unsigned char *occluded, unsigned n) {
-	kd_trace::trace_grid<true>(nodes, nnodes, tris, box, rays, occluded, n);
+extern "C" __global__ void kd_trace_any_ww(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris, const float *__restrict__ box,
+                                           const float4 *__restrict__ rays, unsigned char *__restrict__ occluded, unsigned n) {
+	kd_trace::trace_grid<true, true>(nodes, nnodes, tris, box, rays, occluded, n);
+}
+
+extern "C" __global__ void kd_trace_closest_ww_pt(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                                                  const float *__restrict__ box, const float4 *__restrict__ rays, float4 *__restrict__ hits, unsigned n,
+                                                  unsigned *counter) {
+	kd_trace::trace_persistent<false, true>(nodes, nnodes, tris, box, rays, hits, n, counter);
+}
+
+extern "C" __global__ void kd_trace_any_ww_pt(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                                              const float *__restrict__ box, const float4 *__restrict__ rays, unsigned char *__restrict__ occluded,
+                                              unsigned n, unsigned *counter) {
+	kd_trace::trace_persistent<true, true>(nodes, nnodes, tris, box, rays, occluded, n, counter);
+}
+
+// Dynamic fetch (trace_dynamic).
+extern "C" __global__ void kd_trace_closest_dyn(const uint2 *__restrict__ nodes, unsigned nnodes,
+                                                const float4 *__restrict__ tris, const float *__restrict__ box,
+                                                const float4 *__restrict__ rays, float4 *__restrict__ hits, unsigned n,
+                                                unsigned *counter, unsigned refill) {
+	kd_trace::trace_dynamic<false>(nodes, nnodes, tris, box, rays, hits, n, counter, refill);
+}
+
+extern "C" __global__ void kd_trace_any_dyn(const uint2 *__restrict__ nodes, unsigned nnodes,
+                                            const float4 *__restrict__ tris, const float *__restrict__ box,
+                                            const float4 *__restrict__ rays, unsigned char *__restrict__ occluded,
+                                            unsigned n, unsigned *counter, unsigned refill) {
+	kd_trace::trace_dynamic<true>(nodes, nnodes, tris, box, rays, occluded, n, counter, refill);
 }

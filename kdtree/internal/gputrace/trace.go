@@ -19,9 +19,16 @@ type Kernel struct {
 	Block int
 	// BlocksPerSM is the persistent grid's blocks per multiprocessor.
 	BlocksPerSM int
-	// Tight: one thread per ray with at most 40 registers (the kernels'
-	// launch bounds; Block at most 128).
-	Tight bool
+	// WhileWhile: the speculative while-while loop of Aila and Laine
+	// (kernels/trace.cu trace_ray): lanes holding a leaf keep walking until
+	// the whole warp holds leaves, then test them together.
+	WhileWhile bool
+	// Dynamic: persistent warps whose idle lanes take new rays whenever
+	// fewer than Refill (1 to 32) lanes are still tracing (Aila and Laine's
+	// dynamic fetch; kernels/trace.cu trace_dynamic). Persistent and
+	// WhileWhile are then ignored.
+	Dynamic bool
+	Refill  int
 }
 
 // DefaultKernel is the variant that measured fastest (docs/performance.md,
@@ -30,13 +37,17 @@ var DefaultKernel = Kernel{Persistent: false, Block: 128}
 
 // String names the variant for benchmark tables.
 func (k Kernel) String() string {
-	switch {
-	case k.Persistent:
-		return fmt.Sprintf("persistent-b%d-x%d", k.Block, k.BlocksPerSM)
-	case k.Tight:
-		return fmt.Sprintf("tight-b%d", k.Block)
+	if k.Dynamic {
+		return fmt.Sprintf("dyn-b%d-x%d-r%d", k.Block, k.BlocksPerSM, k.Refill)
 	}
-	return fmt.Sprintf("grid-b%d", k.Block)
+	loop := "ifif"
+	if k.WhileWhile {
+		loop = "ww"
+	}
+	if k.Persistent {
+		return fmt.Sprintf("%s-persistent-b%d-x%d", loop, k.Block, k.BlocksPerSM)
+	}
+	return fmt.Sprintf("%s-grid-b%d", loop, k.Block)
 }
 
 // Intersect enqueues the closest-hit trace of the rays in rays (RayWords
@@ -88,13 +99,13 @@ func (t *Tree) launch(anyHit bool, rays, out cuda.DevPtr, n int) error {
 	}
 	block := cuda.Linear(k.Block)
 	args := []any{t.nodes.Ptr(), t.nnodes, t.tris.Ptr(), t.box.Ptr(), rays, out, uint32(n)}
-	if k.Tight {
-		name += "_tight"
-		if k.Block > 128 {
-			return fmt.Errorf("gputrace: %v: blocks of at most 128 threads", k)
-		}
+	if k.WhileWhile && !k.Dynamic {
+		name += "_ww"
 	}
-	if !k.Persistent {
+	if (k.Dynamic || k.Persistent) && k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) {
+		return fmt.Errorf("gputrace: %v: persistent blocks must be whole warps, refill 1 to 32", k)
+	}
+	if !k.Persistent && !k.Dynamic {
 		return t.ctx.Launch(name, cuda.GridFor(n, k.Block), block, 0, args...)
 	}
 	if err := t.counter.Memset32(0); err != nil {
@@ -105,6 +116,9 @@ func (t *Tree) launch(anyHit bool, rays, out cuda.DevPtr, n int) error {
 		per = 2048 / k.Block
 	}
 	blocks := min(t.ctx.Info().SMs*per, (n+k.Block-1)/k.Block)
+	if k.Dynamic {
+		return t.ctx.Launch(name+"_dyn", cuda.Linear(max(blocks, 1)), block, 0, append(args, t.counter.Ptr(), uint32(k.Refill))...)
+	}
 	return t.ctx.Launch(name+"_pt", cuda.Linear(max(blocks, 1)), block, 0, append(args, t.counter.Ptr())...)
 }
 
@@ -187,8 +201,11 @@ func words[T Ray | Hit](s []T) []float32 {
 
 // Variants are the kernels that BenchmarkDeviceTrace measures.
 var Variants = []Kernel{
-	{Block: 64}, {Block: 128}, {Block: 256},
-	{Block: 128, Tight: true},
-	{Persistent: true, Block: 128, BlocksPerSM: 8},
+	{Block: 64}, {Block: 128},
 	{Persistent: true, Block: 64, BlocksPerSM: 16},
+	{WhileWhile: true, Block: 64},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 16},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 32},
+	{Dynamic: true, Block: 128, BlocksPerSM: 8, Refill: 24},
 }
