@@ -181,43 +181,57 @@ struct RayAxes {
 
 // interior_step is one step of traverse.go trace at interior node n: the
 // next node and interval, the far (or near) child pushed when both may hold
-// the hit. Its cases are computed as selects and one conditional push, not
-// as branches, so that the lanes of a warp at different cases do not take
-// turns (traverse.go's branches, case by case, in the comments).
+// the hit. Branches as in traverse.go: a select-only form that lets no lane
+// wait for another's case ran 8-10% slower (more instructions per step; see
+// docs/performance.md, "GPU tracing").
 __device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
                                               Entry *stack, int &sp) {
 	unsigned axis = n.y & 3u;
 	float s = __uint_as_float(n.x);
 	float oa = pick(r.o[0], r.o[1], r.o[2], axis), da = pick(r.d[0], r.d[1], r.d[2], axis);
-	// Children ordered by the origin's side of the plane.
-	bool swap = oa > s || (oa == s && da > 0.0f);
-	unsigned below = node + 1, above = n.y >> 2;
-	unsigned nearc = swap ? above : below, farc = swap ? below : above;
+	unsigned nearc = node + 1, farc = n.y >> 2;
+	if (oa > s || (oa == s && da > 0.0f)) {
+		unsigned x = nearc;
+		nearc = farc;
+		farc = x;
+	}
+	if (da == 0.0f) {
+		// Parallel: the origin's side, and the other one too when the ray
+		// runs (nearly) inside the plane.
+		if (!(fabsf(oa - s) > kSlack * (fabsf(oa) + fabsf(s)))) stack[sp++] = Entry{farc, tmin, tmax};
+		node = nearc;
+		return;
+	}
 	float tp = (s - oa) * pick(r.inv[0], r.inv[1], r.inv[2], axis);
 	float slack = kSlack * (fabsf(tp) + fabsf(s) * pick(r.absInv[0], r.absInv[1], r.absInv[2], axis) +
 	                        pick(r.orgSlack[0], r.orgSlack[1], r.orgSlack[2], axis));
-	// Parallel (da == 0): near; far pushed too unless the origin is clearly
-	// off the plane.
-	bool parallel = da == 0.0f;
-	bool inPlane = !(fabsf(oa - s) > kSlack * (fabsf(oa) + fabsf(s)));
-	// Moving away (or the origin on the plane): near pushed and far visited
-	// up to reach when reach >= tmin (or NaN), else near alone.
-	bool away = !parallel && ((oa < s) != (da > 0.0f) || oa == s);
-	float reach = tp + slack;
-	bool awayBoth = !(reach < tmin);
-	// Crossing at tp: NaN bounds: far pushed whole, near; lo > tmax: near;
-	// hi < tmin: far; else far pushed from max(tmin, lo), near up to hi.
-	bool cross = !parallel && !away;
+	if ((oa < s) != (da > 0.0f) || oa == s) {
+		// Moving away: near holds the interval, far what rounding may put
+		// there when the origin is (nearly) on the plane.
+		float reach = tp + slack;
+		if (!(reach < tmin)) {
+			stack[sp++] = Entry{nearc, tmin, tmax};
+			node = farc;
+			tmax = go_min(tmax, reach);
+		} else {
+			node = nearc;
+		}
+		return;
+	}
+	// Crossing the plane at tp.
 	float lo = tp - slack, hi = tp + slack;
-	bool undef = lo != lo || hi != hi;
-	bool nearOnly = !undef && lo > tmax;
-	bool farOnly = !undef && !nearOnly && hi < tmin;
-	bool both = cross && !undef && !nearOnly && !farOnly;
-	bool push = parallel ? inPlane : (away ? awayBoth : (undef || both));
-	Entry e{away ? nearc : farc, both ? go_max(tmin, lo) : tmin, tmax};
-	if (push) stack[sp++] = e;
-	node = (away && awayBoth) || (cross && farOnly) ? farc : nearc;
-	tmax = away && awayBoth ? go_min(tmax, reach) : (both ? go_min(tmax, hi) : tmax);
+	if (lo != lo || hi != hi) {
+		stack[sp++] = Entry{farc, tmin, tmax};
+		node = nearc;
+	} else if (lo > tmax) {
+		node = nearc;
+	} else if (hi < tmin) {
+		node = farc;
+	} else {
+		stack[sp++] = Entry{farc, go_max(tmin, lo), tmax};
+		node = nearc;
+		tmax = go_min(tmax, hi);
+	}
 }
 
 // leaf_test tests leaf n's triangles in reference order, keeping the best
@@ -273,15 +287,10 @@ __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 
 // trace_ray is traverse.go trace for one ray: front to back with a stack,
 // the far child pushed with the part of the interval beyond the plane,
 // nodes starting after the best hit skipped. ANY stops at the first hit.
-//
-// WW selects the loop of Aila and Laine's speculative while-while
-// traversal: a lane that reaches a leaf keeps it and goes on walking
-// interior nodes until every lane of the warp holds a leaf (or a second
-// one), then the warp tests leaves together. A leaf is then visited after
-// nodes behind it were walked; the walk skips nodes only by the best hit so
-// far, so it may visit more nodes, never fewer, and the hit is the same.
-// Without WW each iteration takes one interior step or one leaf.
-template <bool ANY, bool WW>
+// Each iteration takes one interior step or one leaf ("if-if"; the
+// speculative while-while loop of Aila and Laine ran slower here, see
+// docs/performance.md).
+template <bool ANY>
 __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const float4 *__restrict__ tris,
                                           const float *__restrict__ box, float4 r0, float4 r1) {
 	Best best = no_hit();
@@ -292,50 +301,20 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 	Entry stack[kTraceMaxDepth + 1];
 	int sp = 0;
 	unsigned node = 0;
-	if (!WW) {
-		for (;;) {
-			if (!best.found || tmin <= best.t) {
-				uint2 n = nodes[node];
-				if ((n.y & 3u) != 3u) {
-					interior_step(n, r, node, tmin, tmax, stack, sp);
-					continue;
-				}
-				if (leaf_test<ANY>(n, pre, tris, best)) return best;
-			}
-			if (sp == 0) return best;
-			Entry e = stack[--sp];
-			node = e.node;
-			tmin = e.tmin;
-			tmax = e.tmax;
-		}
-	}
-	bool done = false;
 	for (;;) {
-		bool have = false;
-		uint2 leaf;
-		while (!done) {
-			if (!best.found || tmin <= best.t) {
-				uint2 n = nodes[node];
-				if ((n.y & 3u) != 3u) {
-					interior_step(n, r, node, tmin, tmax, stack, sp);
-					continue;
-				}
-				if (have) break; // a second leaf: visited on the next round
-				have = true;
-				leaf = n;
+		if (!best.found || tmin <= best.t) {
+			uint2 n = nodes[node];
+			if ((n.y & 3u) != 3u) {
+				interior_step(n, r, node, tmin, tmax, stack, sp);
+				continue;
 			}
-			if (sp == 0) {
-				done = true;
-				break;
-			}
-			Entry e = stack[--sp];
-			node = e.node;
-			tmin = e.tmin;
-			tmax = e.tmax;
-			if (have && __all_sync(__activemask(), have)) break;
+			if (leaf_test<ANY>(n, pre, tris, best)) return best;
 		}
-		if (!have) return best;
-		if (leaf_test<ANY>(leaf, pre, tris, best)) return best;
+		if (sp == 0) return best;
+		Entry e = stack[--sp];
+		node = e.node;
+		tmin = e.tmin;
+		tmax = e.tmax;
 	}
 }
 
@@ -368,26 +347,26 @@ __device__ __forceinline__ void store_result(const float4 *__restrict__ tris, vo
 	}
 }
 
-template <bool ANY, bool WW>
+template <bool ANY>
 __device__ __forceinline__ void trace_index(const uint2 *__restrict__ nodes, const float4 *__restrict__ tris,
                                             const float *__restrict__ box, const float4 *__restrict__ rays,
                                             void *__restrict__ out, unsigned i, bool empty) {
 	float4 r0 = rays[2 * i], r1 = rays[2 * i + 1];
-	Best b = empty ? no_hit() : trace_ray<ANY, WW>(nodes, tris, box, r0, r1);
+	Best b = empty ? no_hit() : trace_ray<ANY>(nodes, tris, box, r0, r1);
 	store_result<ANY>(tris, out, i, b);
 }
 
 // One thread per ray.
-template <bool ANY, bool WW>
+template <bool ANY>
 __device__ __forceinline__ void trace_grid(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris, const float *__restrict__ box,
                                            const float4 *__restrict__ rays, void *__restrict__ out, unsigned n) {
 	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n) trace_index<ANY, WW>(nodes, tris, box, rays, out, i, nnodes == 0);
+	if (i < n) trace_index<ANY>(nodes, tris, box, rays, out, i, nnodes == 0);
 }
 
 // Persistent warps (Aila and Laine 2009): each warp takes the next 32 rays
 // from *counter (zero before the launch) until none are left.
-template <bool ANY, bool WW>
+template <bool ANY>
 __device__ __forceinline__ void trace_persistent(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
                                                  const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out, unsigned n,
                                                  unsigned *counter) {
@@ -398,7 +377,7 @@ __device__ __forceinline__ void trace_persistent(const uint2 *__restrict__ nodes
 		base = __shfl_sync(0xFFFFFFFFu, base, 0);
 		if (base >= n) return;
 		unsigned i = base + lane;
-		if (i < n) trace_index<ANY, WW>(nodes, tris, box, rays, out, i, nnodes == 0);
+		if (i < n) trace_index<ANY>(nodes, tris, box, rays, out, i, nnodes == 0);
 		__syncwarp();
 	}
 }
@@ -476,48 +455,24 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 
 extern "C" __global__ void kd_trace_closest(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris, const float *__restrict__ box,
                                             const float4 *__restrict__ rays, float4 *__restrict__ hits, unsigned n) {
-	kd_trace::trace_grid<false, false>(nodes, nnodes, tris, box, rays, hits, n);
+	kd_trace::trace_grid<false>(nodes, nnodes, tris, box, rays, hits, n);
 }
 
 extern "C" __global__ void kd_trace_any(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris, const float *__restrict__ box,
                                         const float4 *__restrict__ rays, unsigned char *__restrict__ occluded, unsigned n) {
-	kd_trace::trace_grid<true, false>(nodes, nnodes, tris, box, rays, occluded, n);
+	kd_trace::trace_grid<true>(nodes, nnodes, tris, box, rays, occluded, n);
 }
 
 extern "C" __global__ void kd_trace_closest_pt(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
                                                const float *__restrict__ box, const float4 *__restrict__ rays, float4 *__restrict__ hits, unsigned n,
                                                unsigned *counter) {
-	kd_trace::trace_persistent<false, false>(nodes, nnodes, tris, box, rays, hits, n, counter);
+	kd_trace::trace_persistent<false>(nodes, nnodes, tris, box, rays, hits, n, counter);
 }
 
 extern "C" __global__ void kd_trace_any_pt(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris, const float *__restrict__ box,
                                            const float4 *__restrict__ rays, unsigned char *__restrict__ occluded, unsigned n,
                                            unsigned *counter) {
-	kd_trace::trace_persistent<true, false>(nodes, nnodes, tris, box, rays, occluded, n, counter);
-}
-
-// The speculative while-while loop (trace_ray's WW), one thread per ray and
-// persistent.
-extern "C" __global__ void kd_trace_closest_ww(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
-                                               const float *__restrict__ box, const float4 *__restrict__ rays, float4 *__restrict__ hits, unsigned n) {
-	kd_trace::trace_grid<false, true>(nodes, nnodes, tris, box, rays, hits, n);
-}
-
-extern "C" __global__ void kd_trace_any_ww(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris, const float *__restrict__ box,
-                                           const float4 *__restrict__ rays, unsigned char *__restrict__ occluded, unsigned n) {
-	kd_trace::trace_grid<true, true>(nodes, nnodes, tris, box, rays, occluded, n);
-}
-
-extern "C" __global__ void kd_trace_closest_ww_pt(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
-                                                  const float *__restrict__ box, const float4 *__restrict__ rays, float4 *__restrict__ hits, unsigned n,
-                                                  unsigned *counter) {
-	kd_trace::trace_persistent<false, true>(nodes, nnodes, tris, box, rays, hits, n, counter);
-}
-
-extern "C" __global__ void kd_trace_any_ww_pt(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
-                                              const float *__restrict__ box, const float4 *__restrict__ rays, unsigned char *__restrict__ occluded,
-                                              unsigned n, unsigned *counter) {
-	kd_trace::trace_persistent<true, true>(nodes, nnodes, tris, box, rays, occluded, n, counter);
+	kd_trace::trace_persistent<true>(nodes, nnodes, tris, box, rays, occluded, n, counter);
 }
 
 // Dynamic fetch (trace_dynamic).

@@ -19,35 +19,27 @@ type Kernel struct {
 	Block int
 	// BlocksPerSM is the persistent grid's blocks per multiprocessor.
 	BlocksPerSM int
-	// WhileWhile: the speculative while-while loop of Aila and Laine
-	// (kernels/trace.cu trace_ray): lanes holding a leaf keep walking until
-	// the whole warp holds leaves, then test them together.
-	WhileWhile bool
 	// Dynamic: persistent warps whose idle lanes take new rays whenever
 	// fewer than Refill (1 to 32) lanes are still tracing (Aila and Laine's
-	// dynamic fetch; kernels/trace.cu trace_dynamic). Persistent and
-	// WhileWhile are then ignored.
+	// dynamic fetch; kernels/trace.cu trace_dynamic). Persistent is then
+	// ignored.
 	Dynamic bool
 	Refill  int
 }
 
 // DefaultKernel is the variant that measured fastest (docs/performance.md,
 // "GPU tracing").
-var DefaultKernel = Kernel{Persistent: false, Block: 128}
+var DefaultKernel = Kernel{Block: 64}
 
 // String names the variant for benchmark tables.
 func (k Kernel) String() string {
-	if k.Dynamic {
-		return fmt.Sprintf("dyn-b%d-x%d-r%d", k.Block, k.BlocksPerSM, k.Refill)
+	switch {
+	case k.Dynamic:
+		return fmt.Sprintf("dynamic-b%d-x%d-r%d", k.Block, k.BlocksPerSM, k.Refill)
+	case k.Persistent:
+		return fmt.Sprintf("persistent-b%d-x%d", k.Block, k.BlocksPerSM)
 	}
-	loop := "ifif"
-	if k.WhileWhile {
-		loop = "ww"
-	}
-	if k.Persistent {
-		return fmt.Sprintf("%s-persistent-b%d-x%d", loop, k.Block, k.BlocksPerSM)
-	}
-	return fmt.Sprintf("%s-grid-b%d", loop, k.Block)
+	return fmt.Sprintf("grid-b%d", k.Block)
 }
 
 // Intersect enqueues the closest-hit trace of the rays in rays (RayWords
@@ -99,9 +91,6 @@ func (t *Tree) launch(anyHit bool, rays, out cuda.DevPtr, n int) error {
 	}
 	block := cuda.Linear(k.Block)
 	args := []any{t.nodes.Ptr(), t.nnodes, t.tris.Ptr(), t.box.Ptr(), rays, out, uint32(n)}
-	if k.WhileWhile && !k.Dynamic {
-		name += "_ww"
-	}
 	if (k.Dynamic || k.Persistent) && k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) {
 		return fmt.Errorf("gputrace: %v: persistent blocks must be whole warps, refill 1 to 32", k)
 	}
@@ -203,9 +192,7 @@ func words[T Ray | Hit](s []T) []float32 {
 var Variants = []Kernel{
 	{Block: 64}, {Block: 128},
 	{Persistent: true, Block: 64, BlocksPerSM: 16},
-	{WhileWhile: true, Block: 64},
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 16},
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 32},
 	{Dynamic: true, Block: 128, BlocksPerSM: 8, Refill: 24},
 }
