@@ -42,19 +42,7 @@ func BenchmarkDeviceTrace(b *testing.B) {
 
 func benchDeviceSet(b *testing.B, ex exec.Executor, tree *Tree, file, set string, rays []Ray) {
 	ctx := context.Background()
-	words := make([]float32, 0, len(rays)*DeviceRayWords)
-	for _, r := range rays {
-		words = append(words, r.Org[0], r.Org[1], r.Org[2], r.Dir[0], r.Dir[1], r.Dir[2], r.TMin, r.TMax)
-	}
-	rb, err := exec.FromHost(ex, words)
-	require.NoError(b, err)
-	defer rb.Free()
-	hb, err := exec.Alloc[float32](ex, len(rays)*DeviceHitWords)
-	require.NoError(b, err)
-	defer hb.Free()
-	ob, err := exec.Alloc[uint8](ex, len(rays))
-	require.NoError(b, err)
-	defer ob.Free()
+	rb, hb, ob := deviceBuffers(b, ex, rays)
 	dev := tree.dev.tree
 	defer func() { dev.Kernel = gputrace.DefaultKernel }()
 	for _, k := range gputrace.Variants {

@@ -212,19 +212,7 @@ func TestDeviceBuffers(t *testing.T) {
 	s := loadShared(t, "stanford-bunny.obj")
 	tree := deviceTree(t, ex, s)
 	rays := PrimaryRays(s.Bounds)
-	words := make([]float32, 0, len(rays)*DeviceRayWords)
-	for _, r := range rays {
-		words = append(words, r.Org[0], r.Org[1], r.Org[2], r.Dir[0], r.Dir[1], r.Dir[2], r.TMin, r.TMax)
-	}
-	rb, err := exec.FromHost(ex, words)
-	require.NoError(t, err)
-	defer rb.Free()
-	hb, err := exec.Alloc[float32](ex, len(rays)*DeviceHitWords)
-	require.NoError(t, err)
-	defer hb.Free()
-	ob, err := exec.Alloc[uint8](ex, len(rays))
-	require.NoError(t, err)
-	defer ob.Free()
+	rb, hb, ob := deviceBuffers(t, ex, rays)
 	require.NoError(t, hb.Dev().Memset32(0x7fbadbad)) // poison: every record must be written
 	require.NoError(t, tree.IntersectDevice(ctx, rb, hb))
 	require.NoError(t, tree.OccludedDevice(ctx, rb, ob))
@@ -249,6 +237,26 @@ func TestDeviceBuffers(t *testing.T) {
 	require.Error(t, tree.IntersectDevice(ctx, rb.Slice(0, 7), hb), "ray words not a multiple of DeviceRayWords")
 	require.Error(t, tree.IntersectDevice(ctx, rb, hb.Slice(0, 8)), "length mismatch")
 	require.Error(t, tree.OccludedDevice(ctx, rb, ob.Slice(0, 1)), "length mismatch")
+}
+
+// deviceBuffers returns rays copied to the device (DeviceRayWords each)
+// and room for their hits and any-hit bytes, freed by the test's cleanup.
+func deviceBuffers(tb testing.TB, ex exec.Executor, rays []Ray) (rb, hb *exec.Buf[float32], ob *exec.Buf[uint8]) {
+	tb.Helper()
+	words := make([]float32, 0, len(rays)*DeviceRayWords)
+	for _, r := range rays {
+		words = append(words, r.Org[0], r.Org[1], r.Org[2], r.Dir[0], r.Dir[1], r.Dir[2], r.TMin, r.TMax)
+	}
+	rb, err := exec.FromHost(ex, words)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { rb.Free() })
+	hb, err = exec.Alloc[float32](ex, len(rays)*DeviceHitWords)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { hb.Free() })
+	ob, err = exec.Alloc[uint8](ex, len(rays))
+	require.NoError(tb, err)
+	tb.Cleanup(func() { ob.Free() })
+	return rb, hb, ob
 }
 
 // normalOf is (b−a)×(c−a) with every product rounded to float32 on its own.
