@@ -358,7 +358,8 @@ __device__ __forceinline__ void trace_index(const uint2 *__restrict__ nodes, con
 
 // One thread per ray.
 template <bool ANY>
-__device__ __forceinline__ void trace_grid(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris, const float *__restrict__ box,
+__device__ __forceinline__ void trace_grid(const uint2 *__restrict__ nodes, unsigned nnodes,
+                                           const float4 *__restrict__ tris, const float *__restrict__ box,
                                            const float4 *__restrict__ rays, void *__restrict__ out, unsigned n) {
 	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n) trace_index<ANY>(nodes, tris, box, rays, out, i, nnodes == 0);
@@ -367,8 +368,9 @@ __device__ __forceinline__ void trace_grid(const uint2 *__restrict__ nodes, unsi
 // Persistent warps (Aila and Laine 2009): each warp takes the next 32 rays
 // from *counter (zero before the launch) until none are left.
 template <bool ANY>
-__device__ __forceinline__ void trace_persistent(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
-                                                 const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out, unsigned n,
+__device__ __forceinline__ void trace_persistent(const uint2 *__restrict__ nodes, unsigned nnodes,
+                                                 const float4 *__restrict__ tris, const float *__restrict__ box,
+                                                 const float4 *__restrict__ rays, void *__restrict__ out, unsigned n,
                                                  unsigned *counter) {
 	unsigned lane = threadIdx.x & 31u;
 	for (;;) {
@@ -453,25 +455,32 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 
 } // namespace kd_trace
 
-extern "C" __global__ void kd_trace_closest(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris, const float *__restrict__ box,
+// One thread per ray (the default).
+extern "C" __global__ void kd_trace_closest(const uint2 *__restrict__ nodes, unsigned nnodes,
+                                            const float4 *__restrict__ tris, const float *__restrict__ box,
                                             const float4 *__restrict__ rays, float4 *__restrict__ hits, unsigned n) {
 	kd_trace::trace_grid<false>(nodes, nnodes, tris, box, rays, hits, n);
 }
 
-extern "C" __global__ void kd_trace_any(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris, const float *__restrict__ box,
-                                        const float4 *__restrict__ rays, unsigned char *__restrict__ occluded, unsigned n) {
+extern "C" __global__ void kd_trace_any(const uint2 *__restrict__ nodes, unsigned nnodes,
+                                        const float4 *__restrict__ tris, const float *__restrict__ box,
+                                        const float4 *__restrict__ rays, unsigned char *__restrict__ occluded,
+                                        unsigned n) {
 	kd_trace::trace_grid<true>(nodes, nnodes, tris, box, rays, occluded, n);
 }
 
-extern "C" __global__ void kd_trace_closest_pt(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
-                                               const float *__restrict__ box, const float4 *__restrict__ rays, float4 *__restrict__ hits, unsigned n,
+// Persistent warps (trace_persistent).
+extern "C" __global__ void kd_trace_closest_pt(const uint2 *__restrict__ nodes, unsigned nnodes,
+                                               const float4 *__restrict__ tris, const float *__restrict__ box,
+                                               const float4 *__restrict__ rays, float4 *__restrict__ hits, unsigned n,
                                                unsigned *counter) {
 	kd_trace::trace_persistent<false>(nodes, nnodes, tris, box, rays, hits, n, counter);
 }
 
-extern "C" __global__ void kd_trace_any_pt(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris, const float *__restrict__ box,
-                                           const float4 *__restrict__ rays, unsigned char *__restrict__ occluded, unsigned n,
-                                           unsigned *counter) {
+extern "C" __global__ void kd_trace_any_pt(const uint2 *__restrict__ nodes, unsigned nnodes,
+                                           const float4 *__restrict__ tris, const float *__restrict__ box,
+                                           const float4 *__restrict__ rays, unsigned char *__restrict__ occluded,
+                                           unsigned n, unsigned *counter) {
 	kd_trace::trace_persistent<true>(nodes, nnodes, tris, box, rays, occluded, n, counter);
 }
 
