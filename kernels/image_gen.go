@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "5ffa9445372379491f2958afb17419f27603a56ff698921a52d02fab4c2f7164"
+const SourcesSHA256 = "9ca2881a85c7d98516afc11723b48f48f911f4411d173fced759d2bd48e84732"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -23,5 +23,5 @@ var SourceSHA256 = map[string]string{
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":   "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
 	"split.cuh":  "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
-	"trace.cu":   "6bb88cd889efdcae2a2027fa6386a713baa21651ff5d04bd13c4fc9f53bd9e16",
+	"trace.cu":   "8b8639997893f1c6f7cbdd468ccde0fa23899c1f3c5f4ddaaeebaaaeccae53aa",
 }
