@@ -14,13 +14,17 @@ import (
 const batchChunk = 256
 
 // IntersectBatch sets hits[i] to Intersect(rays[i]) for every i (a miss is
-// Hit{T: +Inf, Prim: NoHit}). The Go executor runs the batch on every core
+// Hit{T: +Inf, Prim: NoHit}). When the tree has a device copy (Upload), the
+// batch runs there, with bit-identical hits. Otherwise the Go executor runs the batch on every core
 // (GOMAXPROCS goroutines taking chunks of rays from a shared counter) and
 // checks ctx between chunks: when ctx is cancelled it returns ctx.Err()
 // with some hits unset. len(hits) must equal len(rays).
 func (t *Tree) IntersectBatch(ctx context.Context, rays []Ray, hits []Hit) error {
 	if len(rays) != len(hits) {
 		return fmt.Errorf("kdtree: IntersectBatch: %d rays but %d hits", len(rays), len(hits))
+	}
+	if ok, err := t.intersectOnDevice(ctx, rays, hits); ok {
+		return err
 	}
 	return t.batch(ctx, len(rays), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -29,12 +33,15 @@ func (t *Tree) IntersectBatch(ctx context.Context, rays []Ray, hits []Hit) error
 	})
 }
 
-// OccludedBatch sets occluded[i] to Occluded(rays[i]) for every i, on every
-// core like IntersectBatch, with the same cancellation. len(occluded) must
+// OccludedBatch sets occluded[i] to Occluded(rays[i]) for every i, on the
+// device copy when there is one, else on every core like IntersectBatch, with the same cancellation. len(occluded) must
 // equal len(rays).
 func (t *Tree) OccludedBatch(ctx context.Context, rays []Ray, occluded []bool) error {
 	if len(rays) != len(occluded) {
 		return fmt.Errorf("kdtree: OccludedBatch: %d rays but %d results", len(rays), len(occluded))
+	}
+	if ok, err := t.occludedOnDevice(ctx, rays, occluded); ok {
+		return err
 	}
 	return t.batch(ctx, len(rays), func(lo, hi int) {
 		for i := lo; i < hi; i++ {

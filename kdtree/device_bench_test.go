@@ -1,0 +1,99 @@
+package kdtree
+
+import (
+	"context"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kdbuild/kdbuild/kdtree/internal/gputrace"
+	"github.com/kdbuild/kdbuild/kernels/exec"
+)
+
+// deviceBenchRuns is how many event-timed launches each figure is the
+// median of (after one warm-up).
+const deviceBenchRuns = 20
+
+// BenchmarkDeviceTrace reports Mrays/s of the device tracer on the bunny
+// and conference (trees built on the device), ANCHORS primary and random
+// rays, closest and any hit: "device" with rays and hits in device memory
+// (kernel time by CUDA events, median of deviceBenchRuns, for every kernel
+// variant of gputrace.Variants), "host" for IntersectBatch/OccludedBatch
+// from host slices (wall clock, copies included, median of 5). Run on a
+// GPU machine with -test.bench DeviceTrace -test.benchtime 1x.
+func BenchmarkDeviceTrace(b *testing.B) {
+	ex, why := exec.TestGPU()
+	if ex == nil {
+		b.Skip(why)
+	}
+	for _, file := range []string{"stanford-bunny.obj", "conference.obj.gz"} {
+		s := loadShared(b, file)
+		tree := deviceTree(b, ex, s)
+		for _, set := range []struct {
+			name string
+			rays []Ray
+		}{{"primary", PrimaryRays(s.Bounds)}, {"random", RandomRays(s.Bounds, anchorRandomRays)}} {
+			benchDeviceSet(b, ex, tree, file, set.name, set.rays)
+		}
+	}
+}
+
+func benchDeviceSet(b *testing.B, ex exec.Executor, tree *Tree, file, set string, rays []Ray) {
+	ctx := context.Background()
+	rb, hb, ob := deviceBuffers(b, ex, rays)
+	dev := tree.dev.tree
+	defer func() { dev.Kernel = gputrace.DefaultKernel }()
+	for _, k := range gputrace.Variants {
+		for _, mode := range []string{"closest", "any"} {
+			run := func() error {
+				if mode == "any" {
+					return tree.OccludedDevice(ctx, rb, ob)
+				}
+				return tree.IntersectDevice(ctx, rb, hb)
+			}
+			b.Run(file+"/"+set+"/"+mode+"/device/"+k.String(), func(b *testing.B) {
+				dev.Kernel = k
+				tm, err := exec.Time(ex, deviceBenchRuns, run)
+				require.NoError(b, err)
+				for i := 0; i < b.N; i++ {
+					require.NoError(b, run())
+				}
+				require.NoError(b, ex.CUDA().Synchronize())
+				b.ReportMetric(float64(len(rays))/tm.Median/1e3, "Mrays/s")
+				b.ReportMetric(tm.Median, "ms")
+			})
+		}
+	}
+	dev.Kernel = gputrace.DefaultKernel
+	hits, occ := make([]Hit, len(rays)), make([]bool, len(rays))
+	for _, mode := range []string{"closest", "any"} {
+		b.Run(file+"/"+set+"/"+mode+"/host/"+dev.Kernel.String(), func(b *testing.B) {
+			var ms []float64
+			for i := 0; i < max(b.N, 5); i++ {
+				t0 := time.Now()
+				if mode == "any" {
+					require.NoError(b, tree.OccludedBatch(ctx, rays, occ))
+				} else {
+					require.NoError(b, tree.IntersectBatch(ctx, rays, hits))
+				}
+				ms = append(ms, float64(time.Since(t0).Microseconds())/1e3)
+			}
+			med := median(ms)
+			b.ReportMetric(float64(len(rays))/med/1e3, "Mrays/s")
+			b.ReportMetric(med, "ms")
+		})
+	}
+}
+
+// median returns the middle of xs (the mean of the two middle ones for an
+// even count); xs is reordered.
+func median(xs []float64) float64 {
+	sort.Float64s(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}

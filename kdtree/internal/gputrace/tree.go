@@ -1,0 +1,193 @@
+// Package gputrace traces rays through a kd-tree on the GPU (the kernels of
+// kernels/trace.cu): closest hit and any hit, for rays and hits in device
+// memory or in host slices. It knows the tree only as plain arrays (the
+// 8-byte node words of kdtree.Node, the reference list, each triangle's
+// corners, the root box), so it depends on no builder package.
+//
+// The kernels repeat kdtree's watertight test and traversal operation for
+// operation (kernels/trace.cu says how), so that every hit has the bits of
+// kdtree.Tree.Intersect's and every any-hit answer equals Occluded's.
+package gputrace
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/kdbuild/kdbuild/kernels/cuda"
+	"github.com/kdbuild/kdbuild/kernels/exec"
+)
+
+// MaxDepth is the deepest tree the kernels trace (their stack holds
+// MaxDepth+1 entries; kdtree.MaxTreeDepth).
+const MaxDepth = 64
+
+// NoHit is Hit.Prim of a miss.
+const NoHit = ^uint32(0)
+
+// Ray has the memory layout of kdtree.Ray (32 bytes): the kernels read it
+// as two 16-byte loads.
+type Ray struct {
+	Org, Dir   [3]float32
+	TMin, TMax float32
+}
+
+// Hit is the device's hit record (32 bytes): T, U, V and Prim as in
+// kdtree.Hit, N the geometric normal (B−A)×(C−A) with every product
+// rounded on its own. A miss is T = +Inf, Prim = NoHit, the rest zero.
+type Hit struct {
+	T, U, V float32
+	Prim    uint32
+	N       [3]float32
+	_       uint32
+}
+
+// Words per ray and per hit record in device buffers of float32.
+const (
+	RayWords = int(unsafe.Sizeof(Ray{}) / 4)
+	HitWords = int(unsafe.Sizeof(Hit{}) / 4)
+)
+
+// Input is a kd-tree as plain arrays.
+type Input struct {
+	// Nodes holds two words per node, W0 then W1 of kdtree.Node.
+	Nodes []uint32
+	// Refs are triangle indices; a leaf holds Refs[W0 : W0+W1>>2].
+	Refs []uint32
+	// Tris is the number of triangles; every reference is below it.
+	Tris int
+	// Corners returns triangle prim's vertices A, B, C.
+	Corners func(prim uint32) [3][3]float32
+	// Box is the root box: lo.xyz, hi.xyz.
+	Box [6]float32
+}
+
+// Tree is a kd-tree in device memory, owned by the Tree: Close frees it.
+// Its tracing methods may be called from one goroutine at a time.
+type Tree struct {
+	ctx     *cuda.Context
+	nodes   *cuda.Buffer[uint32]
+	tris    *cuda.Buffer[float32]
+	box     *cuda.Buffer[float32]
+	counter *cuda.Buffer[uint32]
+	nnodes  uint32
+	// Kernel is the traversal variant (DefaultKernel unless a benchmark
+	// sets another).
+	Kernel Kernel
+}
+
+// ErrNoDevice is returned by Upload for an executor without a device.
+var ErrNoDevice = errors.New("gputrace: the executor has no GPU")
+
+// Upload checks in (child and reference indices in range, depth at most
+// MaxDepth) and copies it to ex's device: the nodes, and the triangles
+// re-laid out in reference order with their index (see kernels/trace.cu).
+func Upload(ex exec.Executor, in Input) (*Tree, error) {
+	ctx := ex.CUDA()
+	if ctx == nil {
+		return nil, ErrNoDevice
+	}
+	if err := check(in); err != nil {
+		return nil, err
+	}
+	t := &Tree{ctx: ctx, nnodes: uint32(len(in.Nodes) / 2), Kernel: DefaultKernel}
+	ok := false
+	defer func() {
+		if !ok {
+			t.Close()
+		}
+	}()
+	var err error
+	if t.nodes, err = cuda.NewBuffer[uint32](ctx, max(len(in.Nodes), 2)); err != nil {
+		return nil, err
+	}
+	if err = t.nodes.CopyFromHost(in.Nodes); err != nil {
+		return nil, err
+	}
+	tris := make([]float32, 12*len(in.Refs))
+	for i, prim := range in.Refs {
+		c := in.Corners(prim)
+		w := tris[12*i : 12*i+12]
+		w[0], w[1], w[2], w[3] = c[0][0], c[0][1], c[0][2], math.Float32frombits(prim)
+		w[4], w[5], w[6] = c[1][0], c[1][1], c[1][2]
+		w[8], w[9], w[10] = c[2][0], c[2][1], c[2][2]
+	}
+	if t.tris, err = cuda.NewBuffer[float32](ctx, max(len(tris), 12)); err != nil {
+		return nil, err
+	}
+	if err = t.tris.CopyFromHost(tris); err != nil {
+		return nil, err
+	}
+	if t.box, err = cuda.NewBuffer[float32](ctx, 6); err != nil {
+		return nil, err
+	}
+	// A copy: in itself holds Go pointers, which cgo refuses to see.
+	if err = t.box.CopyFromHost(append([]float32(nil), in.Box[:]...)); err != nil {
+		return nil, err
+	}
+	if t.counter, err = cuda.NewBuffer[uint32](ctx, 1); err != nil {
+		return nil, err
+	}
+	ok = true
+	return t, nil
+}
+
+// check validates the tree so that the kernels never read outside it nor
+// overflow their stack: nodes in depth-first order (the below child of
+// node i is i+1, the above child after it), leaves inside Refs, references
+// below Tris, depth at most MaxDepth.
+func check(in Input) error {
+	if len(in.Nodes)%2 != 0 {
+		return fmt.Errorf("gputrace: %d node words, not two per node", len(in.Nodes))
+	}
+	n := len(in.Nodes) / 2
+	if uint64(n) >= 1<<32 || uint64(len(in.Refs)) >= 1<<32/12 {
+		return fmt.Errorf("gputrace: %d nodes, %d references: too many", n, len(in.Refs))
+	}
+	for i, r := range in.Refs {
+		if uint64(r) >= uint64(in.Tris) {
+			return fmt.Errorf("gputrace: reference %d is triangle %d of %d", i, r, in.Tris)
+		}
+	}
+	depth := make([]uint8, n)
+	for i := 0; i < n; i++ {
+		w0, w1 := in.Nodes[2*i], in.Nodes[2*i+1]
+		if w1&3 == 3 {
+			if uint64(w0)+uint64(w1>>2) > uint64(len(in.Refs)) {
+				return fmt.Errorf("gputrace: leaf %d holds references %d..%d of %d", i, w0, uint64(w0)+uint64(w1>>2), len(in.Refs))
+			}
+			continue
+		}
+		above := uint64(w1 >> 2)
+		if uint64(i)+1 >= uint64(n) || above <= uint64(i)+1 || above >= uint64(n) {
+			return fmt.Errorf("gputrace: node %d has children %d and %d of %d nodes", i, i+1, above, n)
+		}
+		d := depth[i] + 1
+		if d > MaxDepth {
+			return fmt.Errorf("gputrace: node %d is deeper than %d", i+1, MaxDepth)
+		}
+		depth[i+1] = max(depth[i+1], d)
+		depth[above] = max(depth[above], d)
+	}
+	return nil
+}
+
+// Close frees the device memory; it is idempotent.
+func (t *Tree) Close() error {
+	if t == nil {
+		return nil
+	}
+	return errors.Join(t.nodes.Free(), t.tris.Free(), t.box.Free(), t.counter.Free())
+}
+
+// Context returns the device context that holds the tree.
+func (t *Tree) Context() *cuda.Context { return t.ctx }
+
+// DeviceBytes returns the device memory the tree holds.
+func (t *Tree) DeviceBytes() uint64 {
+	if t.nodes == nil {
+		return 0
+	}
+	return t.nodes.Bytes() + t.tris.Bytes() + t.box.Bytes() + t.counter.Bytes()
+}
