@@ -14,13 +14,17 @@ import (
 const batchChunk = 256
 
 // IntersectBatch sets hits[i] to Intersect(rays[i]) for every i (a miss is
-// Hit{T: +Inf, Prim: NoHit}). The Go executor runs the batch on every core
+// Hit{T: +Inf, Prim: NoHit}). A tree with a device copy runs the batch
+// there, with the same hits; otherwise the Go executor runs it on every core
 // (GOMAXPROCS goroutines taking chunks of rays from a shared counter) and
 // checks ctx between chunks: when ctx is cancelled it returns ctx.Err()
 // with some hits unset. len(hits) must equal len(rays).
 func (t *Tree) IntersectBatch(ctx context.Context, rays []Ray, hits []Hit) error {
 	if len(rays) != len(hits) {
 		return fmt.Errorf("kdtree: IntersectBatch: %d rays but %d hits", len(rays), len(hits))
+	}
+	if ok, err := t.intersectOnDevice(ctx, rays, hits); ok {
+		return err
 	}
 	return t.batch(ctx, len(rays), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -35,6 +39,9 @@ func (t *Tree) IntersectBatch(ctx context.Context, rays []Ray, hits []Hit) error
 func (t *Tree) OccludedBatch(ctx context.Context, rays []Ray, occluded []bool) error {
 	if len(rays) != len(occluded) {
 		return fmt.Errorf("kdtree: OccludedBatch: %d rays but %d results", len(rays), len(occluded))
+	}
+	if ok, err := t.occludedOnDevice(ctx, rays, occluded); ok {
+		return err
 	}
 	return t.batch(ctx, len(rays), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
