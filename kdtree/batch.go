@@ -14,8 +14,8 @@ import (
 const batchChunk = 256
 
 // IntersectBatch sets hits[i] to Intersect(rays[i]) for every i (a miss is
-// Hit{T: +Inf, Prim: NoHit}). When the tree has a device copy (Upload), the
-// batch runs there, with bit-identical hits. Otherwise the Go executor runs the batch on every core
+// Hit{T: +Inf, Prim: NoHit}). A tree with a device copy runs the batch
+// there, with the same hits; otherwise the Go executor runs it on every core
 // (GOMAXPROCS goroutines taking chunks of rays from a shared counter) and
 // checks ctx between chunks: when ctx is cancelled it returns ctx.Err()
 // with some hits unset. len(hits) must equal len(rays).

@@ -99,3 +99,15 @@ func TestBenchTraceTable(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "| scene | rays | query | threads |")
 }
+
+func TestBenchTracePlot(t *testing.T) {
+	png := filepath.Join(t.TempDir(), "trace.png")
+	r := kdbuild(t, "bench", "trace", "proc:icosphere:1", "--runs", "1", "--device", "cpu", "--plot", png, "-q")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	b, err := os.ReadFile(png)
+	require.NoError(t, err)
+	assert.Equal(t, "\x89PNG", string(b[:4]))
+	r = kdbuild(t, "bench", "trace", "proc:icosphere:1", "--runs", "1", "--device", "cpu", "--plot", png, "-q")
+	assert.Equal(t, exitError, r.code, "an existing plot is not replaced without --force")
+	assert.Contains(t, r.stderr, "--force")
+}
