@@ -22,7 +22,7 @@ import (
 // benchTraceJSON is the --json output of kdbuild bench trace.
 type benchTraceJSON struct {
 	Op       string          `json:"op"`     // "trace"
-	Device   string          `json:"device"` // where the rays were traced: "cpu"
+	Device   string          `json:"device"` // where the rays were traced: "cpu" or the GPU's name
 	Runs     int             `json:"runs"`
 	Rows     []traceBenchRow `json:"rows"`  // never null
 	Notes    []string        `json:"notes"` // never null
@@ -32,10 +32,14 @@ type benchTraceJSON struct {
 // traceBenchRow is one measurement: a scene, a ray set, a query and a
 // number of threads; Mrays/s from the median wall time of runs passes.
 type traceBenchRow struct {
-	Scene     string  `json:"scene"`
-	Rays      string  `json:"rays"`    // primary or random
-	Query     string  `json:"query"`   // closest or any
-	Threads   int     `json:"threads"` // 1: Intersect/Occluded on one goroutine; more: the batch calls
+	Scene   string `json:"scene"`
+	Rays    string `json:"rays"`    // primary or random
+	Query   string `json:"query"`   // closest or any
+	Threads int    `json:"threads"` // 1: Intersect/Occluded on one goroutine; more: the batch calls; 0 on a GPU
+	// From is where the rays and hits live: "host" (the batch calls, copies
+	// included; always on the CPU) or "device" (IntersectDevice, rays and
+	// hits in device memory).
+	From      string  `json:"from"`
 	RayCount  int     `json:"ray_count"`
 	Hits      int     `json:"hits"`
 	Ms        float64 `json:"ms"` // median wall time of one pass over the rays
@@ -58,7 +62,7 @@ func runBenchTrace(e *env, args []string) int {
 	fs.StringVar(&f.plot, "plot", "", "also write a PNG bar chart of Mrays/s to `file.png`")
 	fs.BoolVar(&f.force, "force", false, "let --plot replace an existing file")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object on stdout instead of the table")
-	fs.StringVar(&f.device, "device", "", "where to trace: auto or cpu (default $KDBUILD_DEVICE, else auto)")
+	fs.StringVar(&f.device, "device", "", "where to trace: auto, cpu or gpu (default $KDBUILD_DEVICE, else auto); on a GPU the rows are device rows")
 	fs.BoolVar(&f.quiet, "q", false, "quiet: no notes on stderr")
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -73,9 +77,6 @@ func runBenchTrace(e *env, args []string) int {
 	if err == nil {
 		mode, err = deviceMode(e, f.device)
 	}
-	if err == nil && mode == "gpu" {
-		err = errNoGPUTrace
-	}
 	if err == nil && f.plot != "" {
 		err = checkWritable(f.plot, f.force)
 	}
@@ -84,6 +85,14 @@ func runBenchTrace(e *env, args []string) int {
 	}
 	quiet := f.quiet || asJSON
 	out := benchTraceJSON{Op: "trace", Device: "cpu", Runs: f.runs, Rows: []traceBenchRow{}, Notes: []string{}}
+	ex, _, _, err := openExecutor(e, mode, quiet)
+	if err != nil {
+		return fail(e, asJSON, "", err)
+	}
+	defer ex.Close()
+	if ex.CUDA() != nil {
+		out.Device = executorName(ex)
+	}
 	if len(pos) == 0 {
 		pos = []string{""}
 		out.Notes = append(out.Notes, "no scene given: the built-in default scene (pass the shared scenes, e.g. stanford-bunny.obj conference.obj.gz)")
@@ -101,7 +110,12 @@ func runBenchTrace(e *env, args []string) int {
 		if err != nil {
 			return fail(e, asJSON, arg, fmt.Errorf("%s: build: %w", sceneLabel(l), err))
 		}
-		rows, err := benchTraceScene(ctx, tree, sceneLabel(l), f.runs)
+		var rows []traceBenchRow
+		if ex.CUDA() != nil {
+			rows, err = benchTraceSceneGPU(ctx, tree, ex, sceneLabel(l), f.runs)
+		} else {
+			rows, err = benchTraceScene(ctx, tree, sceneLabel(l), f.runs)
+		}
 		if err != nil {
 			return fail(e, asJSON, arg, err)
 		}
@@ -151,7 +165,7 @@ func benchTraceScene(ctx context.Context, tree *kdtree.Tree, scene string, runs 
 					return nil, err
 				}
 				rows = append(rows, traceBenchRow{
-					Scene: scene, Rays: set, Query: query, Threads: threads, RayCount: len(rays), Hits: n,
+					Scene: scene, Rays: set, Query: query, Threads: threads, From: "host", RayCount: len(rays), Hits: n,
 					Ms: round3(ms), MRaysPerS: round3(float64(len(rays)) / ms / 1e3),
 				})
 			}
@@ -215,11 +229,11 @@ func writeTraceBenchTable(w io.Writer, b *benchTraceJSON) {
 	for _, n := range b.Notes {
 		fmt.Fprintf(w, "%s\n\n", n)
 	}
-	fmt.Fprintln(w, "| scene | rays | query | threads | rays traced | hits | ms | Mrays/s |")
-	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| scene | rays | query | from | threads | rays traced | hits | ms | Mrays/s |")
+	fmt.Fprintln(w, "|---|---|---|---|---:|---:|---:|---:|---:|")
 	for _, r := range b.Rows {
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s | %s | %.2f |\n",
-			r.Scene, r.Rays, r.Query, r.Threads, commas(r.RayCount), commas(r.Hits), msText(r.Ms), r.MRaysPerS)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %d | %s | %s | %s | %.2f |\n",
+			r.Scene, r.Rays, r.Query, r.From, r.Threads, commas(r.RayCount), commas(r.Hits), msText(r.Ms), r.MRaysPerS)
 	}
 }
 
@@ -235,7 +249,7 @@ func writeTracePlot(path string, force bool, b *benchTraceJSON) error {
 	names := make([]string, len(b.Rows))
 	for i, r := range b.Rows {
 		vals[i] = r.MRaysPerS
-		names[i] = fmt.Sprintf("%s %s %s %dT", r.Scene, r.Rays, r.Query, r.Threads)
+		names[i] = fmt.Sprintf("%s %s %s %s %dT", r.Scene, r.Rays, r.Query, r.From, r.Threads)
 	}
 	bars, err := plotter.NewBarChart(vals, vg.Points(12))
 	if err != nil {

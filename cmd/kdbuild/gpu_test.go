@@ -45,3 +45,29 @@ func TestGPUTreeStatsMatchGo(t *testing.T) {
 		})
 	}
 }
+
+// TestGPUTraceMatchesGo traces the same rays with --device gpu and --device
+// cpu: the hit counts of closest and any hit must agree (the kdtree tests
+// compare every hit bit for bit), and the GPU run reports where it traced
+// and its device-resident rate.
+func TestGPUTraceMatchesGo(t *testing.T) {
+	if ex, why := exec.TestGPU(); ex == nil {
+		t.Skip(why)
+	}
+	for _, rays := range []string{"primary", "random"} {
+		gpu := kdbuild(t, "trace", "proc:icosphere:4", "--rays", rays, "--n", "100000", "--device", "gpu", "--json")
+		require.Equal(t, exitOK, gpu.code, "stderr: %s", gpu.stderr)
+		cpu := kdbuild(t, "trace", "proc:icosphere:4", "--rays", rays, "--n", "100000", "--device", "cpu", "--json")
+		require.Equal(t, exitOK, cpu.code, "stderr: %s", cpu.stderr)
+		g, c := decode(t, gpu.stdout), decode(t, cpu.stdout)
+		for _, key := range []string{"trace.hits", "occluded.hits", "trace.rays"} {
+			gv, _ := lookup(g, key)
+			cv, _ := lookup(c, key)
+			assert.Equal(t, cv, gv, "%s: %s differs between executors", rays, key)
+		}
+		where, _ := lookup(g, "trace.device")
+		assert.Equal(t, "gpu", where)
+		rate, _ := lookup(g, "trace.resident_mrays_per_s")
+		assert.Greater(t, rate.(float64), 0.0)
+	}
+}

@@ -43,16 +43,17 @@ type traceQueryJSON struct {
 	Hits      int     `json:"hits"`
 	Ms        float64 `json:"ms"` // wall time of the batch
 	MRaysPerS float64 `json:"mrays_per_s"`
-	Device    string  `json:"device"`  // where the rays were traced: "cpu" (the Go executor)
-	Threads   int     `json:"threads"` // goroutines of the batch (GOMAXPROCS)
+	Device    string  `json:"device"`  // where the rays were traced: "cpu" (the Go executor) or "gpu"
+	Threads   int     `json:"threads"` // goroutines of the batch (GOMAXPROCS); 0 on the GPU
+	// ResidentMs and ResidentMRaysPerS time the same query with rays and
+	// hits already in device memory (Tree.IntersectDevice, the median of
+	// residentRuns, the device synchronised); 0 on the Go executor.
+	ResidentMs        float64 `json:"resident_ms"`
+	ResidentMRaysPerS float64 `json:"resident_mrays_per_s"`
 }
 
 // defaultRandomRays is the size of ANCHORS' random ray set.
 const defaultRandomRays = 1_000_000
-
-// errNoGPUTrace is the answer to --device gpu while this build traces on
-// the CPU only.
-var errNoGPUTrace = errors.New("--device gpu: rays are traced by the Go executor in this build (no device-resident trees yet); use --device cpu or auto")
 
 func newTraceFlagSet(f *traceFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("kdbuild trace", flag.ContinueOnError)
@@ -93,9 +94,6 @@ func runTrace(e *env, args []string) int {
 	if err == nil {
 		mode, err = deviceMode(e, f.device)
 	}
-	if err == nil && mode == "gpu" {
-		err = errNoGPUTrace
-	}
 	if err != nil {
 		return fail(e, asJSON, "", err)
 	}
@@ -127,11 +125,18 @@ func runTrace(e *env, args []string) int {
 		Build: &buildJSON{Ms: round3(buildMs), DeviceMs: round3(tree.BuildStats().DeviceMs()), Runs: 1, Phases: map[string]float64{}},
 	}
 	out.TraceBytes = tree.Stats().TraceBytes
-	if mode == "auto" && ex.CUDA() != nil {
-		out.Notes = append(out.Notes, "tree built on the GPU, rays traced by the Go executor (no device-resident trees in this build)")
+	if ex.CUDA() != nil {
+		// The tree's device copy: the batch calls below run there.
+		if err := tree.Upload(ex); err != nil {
+			return fail(e, asJSON, arg, fmt.Errorf("%s: upload: %w", sceneLabel(l), err))
+		}
+		defer tree.Close()
 	}
 	if out.Trace, err = timeBatch(ctx, tree, rays, false); err == nil {
 		out.Occluded, err = timeBatch(ctx, tree, rays, true)
+	}
+	if err == nil && tree.OnDevice() {
+		err = timeResident(ctx, tree, ex, rays, &out)
 	}
 	if err != nil {
 		return fail(e, asJSON, arg, err)
@@ -150,6 +155,9 @@ func runTrace(e *env, args []string) int {
 // OccludedBatch and returns the counts and the wall time.
 func timeBatch(ctx context.Context, tree *kdtree.Tree, rays []kdtree.Ray, anyHit bool) (traceQueryJSON, error) {
 	q := traceQueryJSON{Rays: len(rays), Device: "cpu", Threads: runtime.GOMAXPROCS(0)}
+	if tree.OnDevice() {
+		q.Device, q.Threads = "gpu", 0
+	}
 	t0 := time.Now()
 	if anyHit {
 		occ := make([]bool, len(rays))

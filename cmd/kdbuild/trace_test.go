@@ -70,7 +70,7 @@ func TestTraceErrors(t *testing.T) {
 	}{
 		{"no scene", []string{"trace"}, exitUsage, "name one scene"},
 		{"negative n", []string{"trace", "proc:icosphere:1", "--n", "-1"}, exitUsage, "--n -1"},
-		{"gpu", []string{"trace", "proc:icosphere:1", "--device", "gpu"}, exitError, "Go executor"},
+		{"gpu without a device", []string{"trace", "proc:icosphere:1", "--device", "gpu"}, exitError, "no usable GPU"},
 		{"missing file", []string{"trace", "proc:icosphere:1", "--rays", "/nonexistent/rays.bin"}, exitError, "want primary, random or a ray file"},
 		{"partial ray", []string{"trace", "proc:icosphere:1", "--rays", rayFile(t, [][6]float32{{0, 0, 5, 0, 0, -1}}, 10)}, exitError, "10 bytes after ray 1"},
 		{"empty", []string{"trace", "proc:icosphere:1", "--rays", rayFile(t, nil, 0)}, exitError, "no rays"},
@@ -91,13 +91,13 @@ func TestBenchTraceTable(t *testing.T) {
 	require.True(t, ok, "rows missing")
 	require.GreaterOrEqual(t, len(rows), 4, "rows: primary/random × closest/any")
 	row := rows[0].(map[string]any)
-	for _, key := range []string{"scene", "rays", "query", "threads", "ray_count", "hits", "ms", "mrays_per_s"} {
+	for _, key := range []string{"scene", "rays", "query", "from", "threads", "ray_count", "hits", "ms", "mrays_per_s"} {
 		_, ok := row[key]
 		assert.True(t, ok, "row key %s missing", key)
 	}
 	r = kdbuild(t, "bench", "trace", "proc:icosphere:1", "--runs", "1", "--device", "cpu", "-q")
 	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "| scene | rays | query | threads |")
+	assert.Contains(t, r.stdout, "| scene | rays | query | from | threads |")
 }
 
 func TestBenchTracePlot(t *testing.T) {
