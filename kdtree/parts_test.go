@@ -238,3 +238,19 @@ func TestBuildPartsSAH(t *testing.T) {
 		})
 	}
 }
+
+// TestGoBytesPerTriangle checks GoBytesPerTriangle against the Go build's
+// peak heap (Stats.HostPeakBytes) per triangle.
+func TestGoBytesPerTriangle(t *testing.T) {
+	for _, s := range []*scenes.Scene{scenes.Icosphere(6), scenes.Soup(80000, 2), scenes.Grid(scenes.Icosphere(4), 4, 2, 2)} {
+		tree, err := Build(context.Background(), s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		per := float64(tree.BuildStats().HostPeakBytes) / float64(len(s.Tris))
+		t.Logf("%s: %.0f B per triangle", s.Name, per)
+		if per > GoBytesPerTriangle {
+			t.Errorf("%s: %.0f B per triangle, GoBytesPerTriangle %d", s.Name, per, GoBytesPerTriangle)
+		}
+	}
+}

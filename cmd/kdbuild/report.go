@@ -20,6 +20,7 @@ type report struct {
 	Build    *buildJSON  `json:"build"`
 	Tree     *treeJSON   `json:"tree"`
 	Memory   *memoryJSON `json:"memory"`
+	Parts    *partsJSON  `json:"parts,omitempty"` // a build in parts only (--parts, --devices, --memory-budget)
 }
 
 type sceneJSON struct {

@@ -19,6 +19,7 @@ type sceneFlags struct {
 	device, cpuProfile            string
 	bench                         int
 	builder                       builderFlags
+	parts                         partsFlags
 }
 
 func newSceneFlagSet(f *sceneFlags) *flag.FlagSet {
@@ -38,6 +39,7 @@ func newSceneFlagSet(f *sceneFlags) *flag.FlagSet {
 	fs.IntVar(&b.smallNode, "small-node", 0, fmt.Sprintf("references at or below which a node gets exact SAH, 1..64 (0: the default, %d)", kdtree.DefaultSmallNode))
 	fs.IntVar(&b.bins, "bins", 0, fmt.Sprintf("SAH bins per axis for large nodes, 2..%d (0: the default, %d)", kdtree.MaxBins, kdtree.DefaultBins))
 	fs.IntVar(&b.maxDepth, "max-depth", 0, "maximum tree depth, up to 64 (0: the default, from the triangle count)")
+	addPartsFlags(fs, &f.parts)
 	return fs
 }
 
@@ -95,14 +97,24 @@ func runScene(e *env, args []string) int {
 	if err != nil {
 		return fail(e, f.json, arg, err)
 	}
-	b, err := buildTree(ctx, l.scene, ex, f.builder, f.bench, newLevelBar(e, quiet))
+	var b *built
+	var parts *partsJSON
+	if f.parts.active() {
+		b, parts, err = runParts(ctx, l.scene, ex, f.parts, f.builder)
+	} else {
+		b, err = buildTree(ctx, l.scene, ex, f.builder, f.bench, newLevelBar(e, quiet))
+	}
 	if perr := stopProfile(); err == nil && perr != nil {
 		err = fmt.Errorf("--cpuprofile: %w", perr)
 	}
 	if err != nil {
 		return fail(e, f.json, arg, fmt.Errorf("%s: build: %w", sceneLabel(l), err))
 	}
-	return output(e, f.json, newReport(l, executorName(ex), b), note)
+	r := newReport(l, executorName(ex), b)
+	if parts != nil {
+		r.Device, r.Parts = b.stats.Device, parts
+	}
+	return output(e, f.json, r, note)
 }
 
 // openExecutor opens the executor for mode. With auto and no usable GPU it
