@@ -80,7 +80,17 @@ type joiner struct {
 
 // join returns the joined tree's nodes and references.
 func (t *partTop) join() ([]Node, []uint32, error) {
-	j := &joiner{top: t}
+	nodes, refs := 1, 0
+	for i := range t.nodes {
+		if p := t.nodes[i].part; p != nil && p.tree != nil {
+			nodes += len(p.tree.Nodes) + 2*len(p.cuts) + 1
+			refs += len(p.tree.Refs)
+		} else if p != nil {
+			refs += len(p.ids)
+		}
+		nodes++
+	}
+	j := &joiner{top: t, nodes: make([]Node, 0, nodes), refs: make([]uint32, 0, refs)}
 	if err := j.topNode(0, 0); err != nil {
 		return nil, nil, err
 	}
@@ -143,7 +153,8 @@ func (j *joiner) cuts(p *partResult, left []partCut, box aabb, depth int) error 
 			j.leaf(nil, depth)
 			return nil
 		}
-		return j.partNode(p, 0, box, depth)
+		tb := p.tree.Bounds
+		return j.partNode(p, 0, box, aabb{lo: tb.Min, hi: tb.Max}, depth)
 	}
 	c := left[0]
 	lb, rb := box, box
@@ -156,26 +167,57 @@ func (j *joiner) cuts(p *partResult, left []partCut, box aabb, depth int) error 
 }
 
 // partNode writes node i of part p's tree with box (the part's top box cut
-// at the splits written so far).
-func (j *joiner) partNode(p *partResult, i uint32, box aabb, depth int) error {
+// at the splits written so far); own is the node's box in the part's tree
+// (the part's root box cut at every split on the way, written or not).
+func (j *joiner) partNode(p *partResult, i uint32, box, own aabb, depth int) error {
 	nd := p.tree.Nodes[i]
 	if nd.IsLeaf() {
 		local := p.tree.Refs[nd.FirstRef() : nd.FirstRef()+nd.RefCount()]
+		if contains(&box, &own) {
+			// The leaf is whole: its references are the part tree's.
+			j.leaf(j.translate(local, p.local), depth)
+			return nil
+		}
 		j.leaf(j.touching(local, p.local, &box), depth)
 		return nil
 	}
 	a, s := nd.Axis(), nd.Split()
+	ob, oa := own, own
+	ob.hi[a], oa.lo[a] = s, s
 	switch {
 	case !(s > box.lo[a]):
-		return j.partNode(p, nd.AboveChild(), box, depth)
+		return j.partNode(p, nd.AboveChild(), box, oa, depth)
 	case !(s < box.hi[a]):
-		return j.partNode(p, i+1, box, depth)
+		return j.partNode(p, i+1, box, ob, depth)
 	}
 	lb, rb := box, box
 	lb.hi[a], rb.lo[a] = s, s
 	return j.interior(a, s, depth,
-		func() error { return j.partNode(p, i+1, lb, depth+1) },
-		func() error { return j.partNode(p, nd.AboveChild(), rb, depth+1) })
+		func() error { return j.partNode(p, i+1, lb, ob, depth+1) },
+		func() error { return j.partNode(p, nd.AboveChild(), rb, oa, depth+1) })
+}
+
+// contains reports whether box b holds box c.
+func contains(b, c *aabb) bool {
+	for a := 0; a < 3; a++ {
+		if c.lo[a] < b.lo[a] || c.hi[a] > b.hi[a] {
+			return false
+		}
+	}
+	return true
+}
+
+// translate returns the scene indices ids[r] of refs, ascending, each once,
+// without the markers (NoPart).
+func (j *joiner) translate(refs, ids []uint32) []uint32 {
+	out := make([]uint32, 0, len(refs))
+	for _, r := range refs {
+		if t := ids[r]; t != NoPart {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // touching returns the scene indices of the triangles of refs (through ids
@@ -190,7 +232,7 @@ func (j *joiner) touching(refs, ids []uint32, box *aabb) []uint32 {
 				continue
 			}
 		}
-		if clipToBox(&j.top.tris[tri], box, &poly) {
+		if touches(&j.top.tris[tri], box, &poly) {
 			out = append(out, tri)
 		}
 	}
@@ -210,4 +252,19 @@ func cutBox(box aabb, c partCut, empty bool) aabb {
 		box.lo[c.axis] = c.pos
 	}
 	return box
+}
+
+// touches reports whether triangle t touches the closed box: at once when
+// its bounds are inside the box or apart from it, else by clipping it to
+// the box (clipToBox).
+func touches(t *triangle, box *aabb, p *poly) bool {
+	b := t.bounds()
+	inside := true
+	for a := 0; a < 3; a++ {
+		if b.lo[a] > box.hi[a] || b.hi[a] < box.lo[a] {
+			return false
+		}
+		inside = inside && b.lo[a] >= box.lo[a] && b.hi[a] <= box.hi[a]
+	}
+	return inside || clipToBox(t, box, p)
 }
