@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -125,10 +126,11 @@ func parseBytes(s string) (int64, error) {
 	return n * mult, nil
 }
 
-// buildInParts builds scene with kdtree.BuildParts on exs (ex alone when
-// empty) and returns the build as buildTree does, with the parts' report.
+// buildInParts builds scene runs times with kdtree.BuildParts on exs (ex
+// alone when empty) and returns the median build as buildTree does, with
+// its parts' report.
 func buildInParts(ctx context.Context, scene *scenes.Scene, ex exec.Executor, exs []exec.Executor,
-	bf builderFlags, pf partsFlags) (*built, *partsJSON, error) {
+	bf builderFlags, pf partsFlags, runs int) (*built, *partsJSON, error) {
 	budget, err := parseBytes(pf.budget)
 	if err != nil {
 		return nil, nil, err
@@ -139,18 +141,35 @@ func buildInParts(ctx context.Context, scene *scenes.Scene, ex exec.Executor, ex
 	if len(exs) == 0 {
 		exs = []exec.Executor{ex}
 	}
-	tree, rep, err := kdtree.BuildParts(ctx, scene, bf.options(exs[0], nil),
-		kdtree.PartOptions{Executors: exs, Parts: pf.parts, MemoryBudget: budget})
-	if err != nil {
-		return nil, nil, err
+	type run struct {
+		stats kdtree.Stats
+		rep   *kdtree.PartsReport
 	}
-	st := tree.Stats()
-	return &built{stats: st, runs: 1, ms: st.BuildMs}, newPartsJSON(rep), nil
+	all := make([]run, 0, runs)
+	var last *kdtree.Tree
+	for i := 0; i < max(runs, 1); i++ {
+		last = nil // no tree of an earlier run stays alive during a build
+		tree, rep, err := kdtree.BuildParts(ctx, scene, bf.options(exs[0], nil),
+			kdtree.PartOptions{Executors: exs, Parts: pf.parts, MemoryBudget: budget})
+		if err != nil {
+			return nil, nil, err
+		}
+		last = tree
+		all = append(all, run{tree.BuildStats(), rep})
+	}
+	// The median run by time, the lower middle one for an even count; the
+	// tree-shape figures from the last tree (every run makes the same).
+	sort.SliceStable(all, func(a, b int) bool { return all[a].stats.BuildMs < all[b].stats.BuildMs })
+	med := all[(len(all)-1)/2]
+	st, shape := med.stats, last.Stats()
+	st.Nodes, st.Leaves, st.EmptyLeaves, st.MaxDepth = shape.Nodes, shape.Leaves, shape.EmptyLeaves, shape.MaxDepth
+	st.References, st.ReferencesPerTriangle, st.SAHCost = shape.References, shape.ReferencesPerTriangle, shape.SAHCost
+	return &built{stats: st, runs: len(all), ms: st.BuildMs}, newPartsJSON(med.rep), nil
 }
 
 // runParts opens the GPUs of pf.devices (ex alone when none) and builds
-// scene in parts.
-func runParts(ctx context.Context, scene *scenes.Scene, ex exec.Executor, pf partsFlags, bf builderFlags) (*built, *partsJSON, error) {
+// scene in parts runs times (--bench).
+func runParts(ctx context.Context, scene *scenes.Scene, ex exec.Executor, pf partsFlags, bf builderFlags, runs int) (*built, *partsJSON, error) {
 	var exs []exec.Executor
 	if pf.devices != "" {
 		var err error
@@ -159,5 +178,5 @@ func runParts(ctx context.Context, scene *scenes.Scene, ex exec.Executor, pf par
 		}
 		defer closeAll(exs)
 	}
-	return buildInParts(ctx, scene, ex, exs, bf, pf)
+	return buildInParts(ctx, scene, ex, exs, bf, pf, runs)
 }

@@ -100,7 +100,7 @@ func runScene(e *env, args []string) int {
 	var b *built
 	var parts *partsJSON
 	if f.parts.active() {
-		b, parts, err = runParts(ctx, l.scene, ex, f.parts, f.builder)
+		b, parts, err = runParts(ctx, l.scene, ex, f.parts, f.builder, f.bench)
 	} else {
 		b, err = buildTree(ctx, l.scene, ex, f.builder, f.bench, newLevelBar(e, quiet))
 	}
