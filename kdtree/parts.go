@@ -129,9 +129,13 @@ func buildParts(ctx context.Context, scene *scenes.Scene, opts Options, po PartO
 			rep := &PartsReport{Parts: 1, MaxPartTris: len(scene.Tris), MaxTris: maxTris}
 			if t != nil {
 				st := t.BuildStats()
+				peak := st.DevicePeakBytes
+				if exs[0].CUDA() == nil {
+					peak = st.HostPeakBytes
+				}
 				rep.PartsMs = st.BuildMs
 				rep.Devices = []PartDevice{{Name: exs[0].Name(), Parts: 1, Triangles: len(scene.Tris),
-					BusyMs: st.BuildMs, PeakBytes: max(st.DevicePeakBytes, st.HostPeakBytes)}}
+					BusyMs: st.BuildMs, PeakBytes: peak}}
 			}
 			return t, rep, err
 		}
@@ -230,7 +234,7 @@ func (r *partsRun) run(g splitGoal) (*Tree, *PartsReport, error) {
 	r.rep.PartsMs = msSince(mark)
 
 	mark = time.Now()
-	nodes, refs, err := t.join()
+	nodes, refs, err := t.join(r.goal.workers)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -320,11 +324,16 @@ func (r *partsRun) done(i, d int, p *partResult, st Stats, busy float64, err err
 	switch {
 	case err == nil:
 		n := &r.top.nodes[i]
+		p.top = i
 		n.part, n.refs = p, nil
 		r.stats = append(r.stats, st)
 		dev.Parts++
 		dev.Triangles += len(p.ids)
-		dev.PeakBytes = max(dev.PeakBytes, st.DevicePeakBytes, st.HostPeakBytes)
+		peak := st.DevicePeakBytes
+		if r.exs[d].CUDA() == nil {
+			peak = st.HostPeakBytes
+		}
+		dev.PeakBytes = max(dev.PeakBytes, peak)
 	case errors.Is(err, cuda.ErrOutOfMemory) && r.ctx.Err() == nil:
 		n := &r.top.nodes[i]
 		axis, pos, ok := r.top.splitPlane(n, &r.goal.sah, r.goal.bins, r.goal.workers)

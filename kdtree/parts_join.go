@@ -3,6 +3,8 @@ package kdtree
 import (
 	"fmt"
 	"slices"
+
+	"github.com/kdbuild/kdbuild/kernels/exec"
 )
 
 // The join of BuildParts: the top tree's nodes, each part's tree below its
@@ -22,6 +24,7 @@ import (
 // scene index of each triangle of its part scene (local), the cuts above
 // its tree and its tree (nil: the part is one leaf, at the depth limit).
 type partResult struct {
+	top   int // its top node
 	ids   []uint32
 	local []uint32
 	cuts  []partCut
@@ -70,131 +73,164 @@ func partCuts(box, content aabb) []partCut {
 	return cuts
 }
 
-// joiner writes the joined tree.
+// joiner writes a joined tree, or one part's subtree of it.
 type joiner struct {
 	top   *partTop
 	nodes []Node
 	refs  []uint32
-	depth int // the deepest node written
 }
 
-// join returns the joined tree's nodes and references.
-func (t *partTop) join() ([]Node, []uint32, error) {
-	nodes, refs := 1, 0
+// join returns the joined tree's nodes and references. Each part's
+// subtree is written on its own, the parts in parallel, then the top tree
+// with the parts' subtrees copied in, relocated.
+func (t *partTop) join(workers int) ([]Node, []uint32, error) {
+	var parts []*partResult
+	nodes, refs := 0, 0
 	for i := range t.nodes {
-		if p := t.nodes[i].part; p != nil && p.tree != nil {
-			nodes += len(p.tree.Nodes) + 2*len(p.cuts) + 1
-			refs += len(p.tree.Refs)
-		} else if p != nil {
-			refs += len(p.ids)
+		n := &t.nodes[i]
+		if !n.interior && n.part == nil && len(n.refs) > 0 {
+			return nil, nil, fmt.Errorf("kdtree: part of top node %d was not built", i)
 		}
-		nodes++
+		if n.part != nil {
+			parts = append(parts, n.part)
+		}
+	}
+	subs := make([]joiner, len(parts))
+	exec.ParallelFor(workers, len(parts), 1, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			p := parts[k]
+			j := &subs[k]
+			j.top = t
+			if p.tree != nil {
+				j.nodes = make([]Node, 0, len(p.tree.Nodes)+2*len(p.cuts))
+				j.refs = make([]uint32, 0, len(p.tree.Refs))
+			}
+			t.nodes[p.top].sub = j
+			j.cuts(p, p.cuts, t.nodes[p.top].box)
+		}
+	})
+	for k := range subs {
+		nodes += len(subs[k].nodes)
+		refs += len(subs[k].refs)
+	}
+	nodes += len(t.nodes)
+	if nodes >= MaxChildIndex {
+		return nil, nil, fmt.Errorf("kdtree: joined tree of %d nodes, limit %d", nodes, MaxChildIndex)
 	}
 	j := &joiner{top: t, nodes: make([]Node, 0, nodes), refs: make([]uint32, 0, refs)}
-	if err := j.topNode(0, 0); err != nil {
-		return nil, nil, err
-	}
-	if len(j.nodes) >= MaxChildIndex {
-		return nil, nil, fmt.Errorf("kdtree: joined tree of %d nodes, limit %d", len(j.nodes), MaxChildIndex)
+	j.topNode(0)
+	for i := range t.nodes {
+		t.nodes[i].sub = nil
 	}
 	return j.nodes, j.refs, nil
 }
 
-// interior writes an interior node whose children below and above write
-// themselves, and fills in its above index once the below subtree is
-// written.
-func (j *joiner) interior(axis int, pos float32, depth int, below, above func() error) error {
-	if len(j.nodes) >= MaxChildIndex {
-		return fmt.Errorf("kdtree: joined tree exceeds %d nodes", MaxChildIndex)
+// topNode writes top node i, a part's subtree relocated.
+func (j *joiner) topNode(i int) {
+	n := &j.top.nodes[i]
+	switch {
+	case n.interior:
+		at := j.open()
+		j.topNode(n.below)
+		j.close(at, n.axis, n.pos)
+		j.topNode(n.above)
+	case n.sub == nil:
+		j.leaf(nil)
+	default:
+		nb, rb := uint32(len(j.nodes)), uint32(len(j.refs))
+		for _, nd := range n.sub.nodes {
+			if nd.IsLeaf() {
+				nd.W0 += rb
+			} else {
+				nd.W1 += nb << 2
+			}
+			j.nodes = append(j.nodes, nd)
+		}
+		j.refs = append(j.refs, n.sub.refs...)
 	}
-	j.depth = max(j.depth, depth)
-	at := len(j.nodes)
+}
+
+// open writes a placeholder for an interior node and returns its index;
+// close fills it in once its below subtree is written.
+func (j *joiner) open() int {
 	j.nodes = append(j.nodes, Node{})
-	if err := below(); err != nil {
-		return err
-	}
-	j.nodes[at] = InteriorNode(axis, pos, uint32(len(j.nodes)))
-	return above()
+	return len(j.nodes) - 1
+}
+
+func (j *joiner) close(at, axis int, pos float32) {
+	j.nodes[at] = InteriorNode(axis, pos, uint32(min(len(j.nodes), MaxChildIndex-1)))
 }
 
 // leaf writes a leaf of the given scene triangles.
-func (j *joiner) leaf(tris []uint32, depth int) {
-	j.depth = max(j.depth, depth)
+func (j *joiner) leaf(tris []uint32) {
 	j.nodes = append(j.nodes, LeafNode(uint32(len(j.refs)), uint32(len(tris))))
 	j.refs = append(j.refs, tris...)
 }
 
-// topNode writes top node i at depth.
-func (j *joiner) topNode(i, depth int) error {
-	n := &j.top.nodes[i]
-	if n.interior {
-		return j.interior(n.axis, n.pos, depth,
-			func() error { return j.topNode(n.below, depth+1) },
-			func() error { return j.topNode(n.above, depth+1) })
-	}
-	if n.part == nil {
-		if len(n.refs) > 0 {
-			return fmt.Errorf("kdtree: part of top node %d was not built", i)
-		}
-		j.leaf(nil, depth)
-		return nil
-	}
-	return j.cuts(n.part, n.part.cuts, n.box, depth)
-}
-
 // cuts writes the empty-space cuts left, then the part's tree in box.
-func (j *joiner) cuts(p *partResult, left []partCut, box aabb, depth int) error {
+func (j *joiner) cuts(p *partResult, left []partCut, box aabb) {
 	if len(left) == 0 {
-		if p.tree == nil {
-			j.leaf(j.touching(p.ids, nil, &box), depth)
-			return nil
+		switch {
+		case p.tree == nil:
+			j.leaf(j.touching(p.ids, nil, &box))
+		case len(p.tree.Nodes) == 0:
+			j.leaf(nil)
+		default:
+			tb := p.tree.Bounds
+			j.partNode(p, 0, box, aabb{lo: tb.Min, hi: tb.Max})
 		}
-		if len(p.tree.Nodes) == 0 {
-			j.leaf(nil, depth)
-			return nil
-		}
-		tb := p.tree.Bounds
-		return j.partNode(p, 0, box, aabb{lo: tb.Min, hi: tb.Max}, depth)
+		return
 	}
 	c := left[0]
-	lb, rb := box, box
-	lb.hi[c.axis], rb.lo[c.axis] = c.pos, c.pos
-	empty := func() error { j.leaf(nil, depth+1); return nil }
+	at := j.open()
 	if c.emptyAbove {
-		return j.interior(c.axis, c.pos, depth, func() error { return j.cuts(p, left[1:], lb, depth+1) }, empty)
+		j.cuts(p, left[1:], cutBox(box, c, false))
+		j.close(at, c.axis, c.pos)
+		j.leaf(nil)
+		return
 	}
-	return j.interior(c.axis, c.pos, depth, empty, func() error { return j.cuts(p, left[1:], rb, depth+1) })
+	j.leaf(nil)
+	j.close(at, c.axis, c.pos)
+	j.cuts(p, left[1:], cutBox(box, c, false))
 }
 
 // partNode writes node i of part p's tree with box (the part's top box cut
 // at the splits written so far); own is the node's box in the part's tree
 // (the part's root box cut at every split on the way, written or not).
-func (j *joiner) partNode(p *partResult, i uint32, box, own aabb, depth int) error {
+func (j *joiner) partNode(p *partResult, i uint32, box, own aabb) {
 	nd := p.tree.Nodes[i]
+	for !nd.IsLeaf() {
+		a, s := nd.Axis(), nd.Split()
+		if s > box.lo[a] && s < box.hi[a] {
+			break
+		}
+		// A split at or beyond a side of box: only one child meets it.
+		if s <= box.lo[a] {
+			own.lo[a], i = s, nd.AboveChild()
+		} else {
+			own.hi[a], i = s, i+1
+		}
+		nd = p.tree.Nodes[i]
+	}
 	if nd.IsLeaf() {
 		local := p.tree.Refs[nd.FirstRef() : nd.FirstRef()+nd.RefCount()]
+		first := uint32(len(j.refs))
 		if contains(&box, &own) {
 			// The leaf is whole: its references are the part tree's.
-			j.leaf(j.translate(local, p.local), depth)
-			return nil
+			j.translate(local, p.local)
+		} else {
+			j.refs = append(j.refs, j.touching(local, p.local, &box)...)
 		}
-		j.leaf(j.touching(local, p.local, &box), depth)
-		return nil
+		j.nodes = append(j.nodes, LeafNode(first, uint32(len(j.refs))-first))
+		return
 	}
 	a, s := nd.Axis(), nd.Split()
-	ob, oa := own, own
-	ob.hi[a], oa.lo[a] = s, s
-	switch {
-	case !(s > box.lo[a]):
-		return j.partNode(p, nd.AboveChild(), box, oa, depth)
-	case !(s < box.hi[a]):
-		return j.partNode(p, i+1, box, ob, depth)
-	}
-	lb, rb := box, box
-	lb.hi[a], rb.lo[a] = s, s
-	return j.interior(a, s, depth,
-		func() error { return j.partNode(p, i+1, lb, ob, depth+1) },
-		func() error { return j.partNode(p, nd.AboveChild(), rb, oa, depth+1) })
+	lb, rb, ob, oa := box, box, own, own
+	lb.hi[a], rb.lo[a], ob.hi[a], oa.lo[a] = s, s, s, s
+	at := j.open()
+	j.partNode(p, i+1, lb, ob)
+	j.close(at, a, s)
+	j.partNode(p, nd.AboveChild(), rb, oa)
 }
 
 // contains reports whether box b holds box c.
@@ -207,17 +243,18 @@ func contains(b, c *aabb) bool {
 	return true
 }
 
-// translate returns the scene indices ids[r] of refs, ascending, each once,
-// without the markers (NoPart).
-func (j *joiner) translate(refs, ids []uint32) []uint32 {
-	out := make([]uint32, 0, len(refs))
+// translate appends the scene indices ids[r] of refs to j.refs, ascending,
+// each once, without the markers (NoPart).
+func (j *joiner) translate(refs, ids []uint32) {
+	first := len(j.refs)
 	for _, r := range refs {
 		if t := ids[r]; t != NoPart {
-			out = append(out, t)
+			j.refs = append(j.refs, t)
 		}
 	}
+	out := j.refs[first:]
 	slices.Sort(out)
-	return slices.Compact(out)
+	j.refs = j.refs[:first+len(slices.Compact(out))]
 }
 
 // touching returns the scene indices of the triangles of refs (through ids
