@@ -78,12 +78,14 @@ func newPartTop(scene *scenes.Scene, workers int) (t *partTop, dropped int, err 
 			keep[i] = nonDegenerate(scene, i, &t.tris[i])
 		}
 	})
-	refs := make([]splitRef, 0, len(scene.Tris))
-	for i, k := range keep {
-		if k {
-			refs = append(refs, splitRef{tri: uint32(i), box: t.tris[i].bounds()})
+	refs := gather(workers, len(keep), func(lo, hi int, out []splitRef) []splitRef {
+		for i := lo; i < hi; i++ {
+			if keep[i] {
+				out = append(out, splitRef{tri: uint32(i), box: t.tris[i].bounds()})
+			}
 		}
-	}
+		return out
+	})
 	dropped = len(scene.Tris) - len(refs)
 	if len(refs) == 0 {
 		return nil, dropped, nil
@@ -209,10 +211,17 @@ func (t *partTop) divide(i, axis int, pos float32, workers int) bool {
 	if total := len(n.refs); nl == total && nr == total {
 		return false
 	}
-	l, r := make([]splitRef, 0, nl), make([]splitRef, 0, nr)
-	for _, s := range out {
-		l, r = append(l, s.l...), append(r, s.r...)
+	l, r := make([]splitRef, nl), make([]splitRef, nr)
+	offL, offR := make([]int, nc), make([]int, nc)
+	for c := 1; c < nc; c++ {
+		offL[c], offR[c] = offL[c-1]+len(out[c-1].l), offR[c-1]+len(out[c-1].r)
 	}
+	exec.ParallelFor(workers, nc, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			copy(l[offL[c]:], out[c].l)
+			copy(r[offR[c]:], out[c].r)
+		}
+	})
 	lb, rb := n.box, n.box
 	lb.hi[axis], rb.lo[axis] = pos, pos
 	below, above := len(t.nodes), len(t.nodes)+1
@@ -319,4 +328,30 @@ func (t *partTop) visit(root int, f func(i int)) {
 		return
 	}
 	f(root)
+}
+
+// gather runs fill over [0, n) in chunks, in parallel, and returns what
+// the chunks appended, in chunk order.
+func gather(workers, n int, fill func(lo, hi int, out []splitRef) []splitRef) []splitRef {
+	const chunk = 1 << 14
+	nc := (n + chunk - 1) / chunk
+	parts := make([][]splitRef, nc)
+	exec.ParallelFor(workers, nc, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			parts[c] = fill(c*chunk, min((c+1)*chunk, n), make([]splitRef, 0, chunk))
+		}
+	})
+	total := 0
+	offs := make([]int, nc)
+	for c := range parts {
+		offs[c] = total
+		total += len(parts[c])
+	}
+	out := make([]splitRef, total)
+	exec.ParallelFor(workers, nc, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			copy(out[offs[c]:], parts[c])
+		}
+	})
+	return out
 }
