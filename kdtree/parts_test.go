@@ -254,3 +254,37 @@ func TestGoBytesPerTriangle(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildPartsBunnyHits checks the joined trees of the shared bunny:
+// valid, and on every primary ray and 100k random rays the same hits as
+// Build's tree (TestRaysMatchBruteShared checks those against brute force), and on
+// a sample the same as brute force's.
+func TestBuildPartsBunnyHits(t *testing.T) {
+	s := loadShared(t, "stanford-bunny.obj")
+	one, err := Build(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rays := append(PrimaryRays(s.Bounds), RandomRays(s.Bounds, 100_000)...)
+	for _, k := range []int{3, 8} {
+		tree, _, err := BuildParts(context.Background(), s, Options{}, PartOptions{Parts: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tree.Validate(); err != nil {
+			t.Fatalf("K=%d: %v", k, err)
+		}
+		for i, r := range rays {
+			got, gok := tree.Intersect(r)
+			want, wok := one.Intersect(r)
+			if gok != wok || got.Prim != want.Prim || math.Float32bits(got.T) != math.Float32bits(want.T) {
+				t.Fatalf("K=%d ray %d: hit %v (%v), Build's tree %v (%v)", k, i, got, gok, want, wok)
+			}
+			if i%4001 == 0 {
+				if b, bok := IntersectBrute(s, r); bok != gok || b.Prim != got.Prim {
+					t.Fatalf("K=%d ray %d: hit %v (%v), brute force %v (%v)", k, i, got, gok, b, bok)
+				}
+			}
+		}
+	}
+}
