@@ -248,7 +248,8 @@ func (r *partsRun) run(g splitGoal) (*Tree, *PartsReport, error) {
 		st.Levels = max(st.Levels, s.Levels)
 	}
 	st.Levels += r.rep.TopDepth
-	tree := NewTree(r.scene, nodes, refs, toBounds(t.nodes[0].box), st)
+	root := t.nodes[0].box
+	tree := NewTree(r.scene, nodes, refs, scenes.Bounds{Min: root.lo, Max: root.hi}, st)
 	tree.shape = &lazyShape{}
 	return tree, r.rep, nil
 }

@@ -2,6 +2,7 @@ package kdtree
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/kdbuild/kdbuild/kernels/exec"
@@ -75,7 +76,7 @@ func newPartTop(scene *scenes.Scene, workers int) (t *partTop, dropped int, err 
 			for k := 0; k < 3; k++ {
 				t.tris[i][k] = [3]float32(scene.Verts[scene.Tris[i][k]])
 			}
-			keep[i] = nonDegenerate(scene, i, &t.tris[i])
+			keep[i] = finiteTriangle(&t.tris[i]) && !scene.Degenerate(i)
 		}
 	})
 	refs := gather(workers, len(keep), func(lo, hi int, out []splitRef) []splitRef {
@@ -354,4 +355,17 @@ func gather(workers, n int, fill func(lo, hi int, out []splitRef) []splitRef) []
 		}
 	})
 	return out
+}
+
+// finiteTriangle reports whether every coordinate of t is finite (the
+// builder drops the others, as it drops degenerate triangles).
+func finiteTriangle(t *triangle) bool {
+	for k := 0; k < 3; k++ {
+		for a := 0; a < 3; a++ {
+			if v := float64(t[k][a]); math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/scenes"
@@ -196,6 +197,20 @@ func TestBuildPartsEmpty(t *testing.T) {
 		if err := tree.Validate(); err != nil {
 			t.Errorf("%s: %v", s.Name, err)
 		}
+	}
+	// A non-finite triangle and a degenerate one are dropped, as Build drops them.
+	s := scenes.Grid(scenes.Icosphere(2), 2, 1, 1)
+	nan := float32(math.NaN())
+	s.Verts = append(s.Verts, mgl32.Vec3{nan, 0, 0}, mgl32.Vec3{1, 1, 1}, mgl32.Vec3{0, 1, 0})
+	n := uint32(len(s.Verts))
+	s.Tris = append(s.Tris, [3]uint32{n - 3, n - 2, n - 1}, [3]uint32{n - 2, n - 2, n - 1})
+	s.Faces = append(s.Faces, 0, 0)
+	tree, rep, err := BuildParts(context.Background(), s, Options{}, PartOptions{Parts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tree.Stats().DroppedTriangles; got != 2 || rep.Parts < 2 {
+		t.Errorf("%d dropped triangles, want 2; %d parts", got, rep.Parts)
 	}
 	bad := &scenes.Scene{Name: "bad", Tris: [][3]uint32{{0, 1, 2}}}
 	if _, _, err := BuildParts(context.Background(), bad, Options{}, PartOptions{Parts: 2}); err == nil {
