@@ -26,6 +26,7 @@ type report struct {
 	// TreeFile is the tree file written with -o or loaded in place of a
 	// scene; absent otherwise.
 	TreeFile *treeFileJSON `json:"tree_file,omitempty"`
+	Parts    *partsJSON    `json:"parts,omitempty"` // a build in parts only (--parts, --devices, --memory-budget)
 }
 
 type sceneJSON struct {

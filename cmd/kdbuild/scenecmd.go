@@ -21,6 +21,7 @@ type sceneFlags struct {
 	bench                         int
 	builder                       builderFlags
 	load                          loadFlags
+	parts                         partsFlags
 }
 
 func newSceneFlagSet(f *sceneFlags) *flag.FlagSet {
@@ -45,6 +46,7 @@ func newSceneFlagSet(f *sceneFlags) *flag.FlagSet {
 	fs.IntVar(&b.bins, "bins", 0, fmt.Sprintf("SAH bins per axis for large nodes, 2..%d (0: the default, %d)", kdtree.MaxBins, kdtree.DefaultBins))
 	fs.IntVar(&b.maxDepth, "max-depth", 0, "maximum tree depth, up to 64 (0: the default, from the triangle count)")
 	addLoadFlags(fs, &f.load)
+	addPartsFlags(fs, &f.parts)
 	return fs
 }
 
@@ -118,7 +120,13 @@ func runScene(e *env, args []string) int {
 	if err != nil {
 		return fail(e, f.json, arg, err)
 	}
-	b, err := buildTree(ctx, l.scene, ex, f.builder, f.bench, newLevelBar(e, quiet))
+	var b *built
+	var parts *partsJSON
+	if f.parts.active() {
+		b, parts, err = runParts(ctx, l.scene, ex, f.parts, f.builder, f.bench)
+	} else {
+		b, err = buildTree(ctx, l.scene, ex, f.builder, f.bench, newLevelBar(e, quiet))
+	}
 	if perr := stopProfile(); err == nil && perr != nil {
 		err = fmt.Errorf("--cpuprofile: %w", perr)
 	}
@@ -136,6 +144,9 @@ func runScene(e *env, args []string) int {
 			return fail(e, f.json, arg, err)
 		}
 		r.TreeFile.Written = true
+	}
+	if parts != nil {
+		r.Device, r.Parts = b.stats.Device, parts
 	}
 	return output(e, f.json, r, note)
 }

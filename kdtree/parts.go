@@ -1,0 +1,404 @@
+package kdtree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kdbuild/kdbuild/kernels/cuda"
+	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/scenes"
+)
+
+// PartOptions tune BuildParts. The zero value builds one part on
+// Options.Executor, which is Build.
+type PartOptions struct {
+	// Executors build the parts, each one part at a time, a part handed to
+	// whichever executor frees up first (biggest parts first). Empty means
+	// Options.Executor alone (the Go executor when that is nil). With one
+	// executor the parts are built one after another: out of core.
+	Executors []exec.Executor
+
+	// Parts is the least number of parts to split the scene into (default
+	// len(Executors)); the split goes on while a part exceeds the budget.
+	Parts int
+
+	// MemoryBudget is the memory in bytes one part's build may use on an
+	// executor. Zero means, on a CUDA executor, 90% of the device memory
+	// free when BuildParts starts (the driver's cuMemGetInfo), the smallest
+	// over the executors; on the Go executor, no limit.
+	MemoryBudget int64
+
+	// BytesPerTriangle is the memory a build uses per triangle, which turns
+	// the budget into a triangle count. Zero means GPUBytesPerTriangle when
+	// any executor is a GPU, else GoBytesPerTriangle.
+	BytesPerTriangle int64
+}
+
+// Memory per triangle of a build, for PartOptions.MemoryBudget: the CUDA
+// build's peak device memory (436–470 B per triangle on the shared scenes
+// and the bunny grid) and the Go build's peak heap in use, garbage not yet
+// collected included (560–900 B per triangle on procedural scenes of 80k
+// triangles, TestGoBytesPerTriangle).
+const (
+	GPUBytesPerTriangle = 470
+	GoBytesPerTriangle  = 1000
+)
+
+// maxSplitParts bounds the number of parts of a split.
+const maxSplitParts = 1 << 16
+
+// PartsReport describes a BuildParts run.
+type PartsReport struct {
+	Parts       int     // parts built (top leaves holding triangles)
+	TopDepth    int     // depth of the deepest part below the root
+	Resplits    int     // parts split again after running out of device memory
+	MaxPartTris int     // triangles of the biggest part
+	MaxTris     int     // the budget as triangles per part (0: no limit)
+	SplitMs     float64 // the split: gathering triangles, choosing planes, clipping
+	PartsMs     float64 // building the parts, all executors together (wall time)
+	JoinMs      float64 // writing the joined tree
+	Devices     []PartDevice
+}
+
+// PartDevice is one executor's share of a BuildParts run.
+type PartDevice struct {
+	Name      string
+	Parts     int     // parts it built
+	Triangles int     // their triangles
+	BusyMs    float64 // time spent in their builds
+	PeakBytes uint64  // the highest peak memory of its builds (device, or host on Go)
+}
+
+// BuildParts builds the tree of scene as parts: the scene's top levels are
+// split the way the builder's large phase splits a node (empty space first,
+// then binned SAH with straddling triangles clipped), the biggest node
+// first, until there are at least po.Parts parts and each fits the memory
+// budget; each part (the triangles reaching its box) is built by Build with
+// opts on one of po.Executors; the parts' trees are joined under the top
+// nodes into one tree in the standard node format, referring to scene's
+// triangles. A part whose build runs out of device memory is split in two
+// and built again.
+//
+// With one part (po.Parts <= 1 and the scene within the budget) it returns
+// Build's tree itself. The joined tree passes Validate and gives the same
+// hits as Build's; its SAH cost is close to Build's (docs/parts.md).
+// It returns ctx.Err() when ctx is cancelled, with no build left running.
+func BuildParts(ctx context.Context, scene *scenes.Scene, opts Options, po PartOptions) (*Tree, *PartsReport, error) {
+	return buildParts(ctx, scene, opts, po, Build)
+}
+
+// buildParts is BuildParts with the parts built by build (Build, or a
+// test's stand-in) when there are several.
+func buildParts(ctx context.Context, scene *scenes.Scene, opts Options, po PartOptions,
+	build func(context.Context, *scenes.Scene, Options) (*Tree, error)) (*Tree, *PartsReport, error) {
+	if scene == nil {
+		return nil, nil, errors.New("kdtree: BuildParts of a nil scene")
+	}
+	o, err := opts.resolved(len(scene.Tris))
+	if err != nil {
+		return nil, nil, err
+	}
+	exs := po.Executors
+	if len(exs) == 0 {
+		exs = []exec.Executor{o.Executor}
+	}
+	want := po.Parts
+	if want <= 0 {
+		want = len(exs)
+	}
+	maxTris, err := partBudget(exs, po)
+	if err != nil {
+		return nil, nil, err
+	}
+	if want > maxSplitParts {
+		return nil, nil, fmt.Errorf("kdtree: %d parts asked, limit %d", want, maxSplitParts)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if want <= 1 && (maxTris == 0 || len(scene.Tris) <= maxTris) {
+		opts.Executor = exs[0]
+		t, err := Build(ctx, scene, opts)
+		if err == nil || !errors.Is(err, cuda.ErrOutOfMemory) {
+			rep := &PartsReport{Parts: 1, MaxPartTris: len(scene.Tris), MaxTris: maxTris}
+			if t != nil {
+				st := t.BuildStats()
+				peak := st.DevicePeakBytes
+				if exs[0].CUDA() == nil {
+					peak = st.HostPeakBytes
+				}
+				rep.PartsMs = st.BuildMs
+				rep.Devices = []PartDevice{{Name: exs[0].Name(), Parts: 1, Triangles: len(scene.Tris),
+					BusyMs: st.BuildMs, PeakBytes: peak}}
+			}
+			return t, rep, err
+		}
+		want = 2
+	}
+	r := &partsRun{ctx: ctx, scene: scene, opts: opts, maxDepth: o.MaxDepth, exs: exs,
+		rep: &PartsReport{MaxTris: maxTris}, build: build}
+	return r.run(splitGoal{maxTris: maxTris, parts: want, maxDepth: max(1, o.MaxDepth/2),
+		bins: o.Bins, sah: newSAH(&o), workers: runtime.GOMAXPROCS(0)})
+}
+
+// partBudget returns the most triangles of a part (0: no limit).
+func partBudget(exs []exec.Executor, po PartOptions) (int, error) {
+	bpt := po.BytesPerTriangle
+	budget := po.MemoryBudget
+	anyGPU := false
+	for _, ex := range exs {
+		c := ex.CUDA()
+		if c == nil {
+			continue
+		}
+		anyGPU = true
+		if po.MemoryBudget > 0 {
+			continue
+		}
+		free, _, err := c.MemInfo()
+		if err != nil {
+			return 0, fmt.Errorf("kdtree: free memory of %s: %w", ex.Name(), err)
+		}
+		if b := int64(free / 10 * 9); budget == 0 || b < budget {
+			budget = b
+		}
+	}
+	if bpt <= 0 {
+		bpt = GoBytesPerTriangle
+		if anyGPU {
+			bpt = GPUBytesPerTriangle
+		}
+	}
+	switch {
+	case budget < 0:
+		return 0, fmt.Errorf("kdtree: MemoryBudget %d is negative", budget)
+	case budget == 0:
+		return 0, nil
+	case budget/bpt < 1:
+		return 0, fmt.Errorf("kdtree: MemoryBudget %d bytes holds no triangle at %d bytes per triangle", budget, bpt)
+	}
+	return int(min(budget/bpt, int64(MaxChildIndex-1))), nil
+}
+
+// partsRun is one BuildParts run past the one-part case.
+type partsRun struct {
+	ctx      context.Context
+	scene    *scenes.Scene
+	opts     Options
+	maxDepth int
+	exs      []exec.Executor
+	rep      *PartsReport
+	top      *partTop
+	goal     splitGoal
+	stats    []Stats // the parts' build statistics, for the joined tree's
+	// build builds one part: Build, or a test's stand-in.
+	build func(context.Context, *scenes.Scene, Options) (*Tree, error)
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	pending []int // top leaves waiting for an executor
+	running int
+	err     error
+}
+
+// run splits, builds the parts and joins them.
+func (r *partsRun) run(g splitGoal) (*Tree, *PartsReport, error) {
+	start := time.Now()
+	r.goal = g
+	t, dropped, err := newPartTop(r.scene, g.workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	if t == nil {
+		return NewTree(r.scene, nil, nil, scenes.Bounds{}, Stats{Device: r.deviceNames(), DroppedTriangles: dropped}),
+			r.rep, nil
+	}
+	r.top = t
+	t.split(0, g)
+	r.rep.SplitMs = msSince(start)
+	if err := r.ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+
+	mark := time.Now()
+	r.pending = t.leaves(0)
+	if err := r.buildAll(); err != nil {
+		return nil, nil, err
+	}
+	r.rep.PartsMs = msSince(mark)
+
+	mark = time.Now()
+	nodes, refs, err := t.join(r.goal.workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.rep.JoinMs = msSince(mark)
+	r.report()
+	st := Stats{Device: r.deviceNames(), BuildMs: msSince(start), DroppedTriangles: dropped,
+		Phases: map[string]float64{"split": r.rep.SplitMs, "parts": r.rep.PartsMs, "join": r.rep.JoinMs}}
+	for _, s := range r.stats {
+		st.HostPeakBytes = max(st.HostPeakBytes, s.HostPeakBytes)
+		st.DevicePeakBytes = max(st.DevicePeakBytes, s.DevicePeakBytes)
+		st.Levels = max(st.Levels, s.Levels)
+	}
+	st.Levels += r.rep.TopDepth
+	root := t.nodes[0].box
+	tree := NewTree(r.scene, nodes, refs, scenes.Bounds{Min: root.lo, Max: root.hi}, st)
+	tree.shape = &lazyShape{}
+	return tree, r.rep, nil
+}
+
+// buildAll builds every pending part, one goroutine per executor taking
+// the biggest pending part as it frees up, until none is left or one
+// fails; it waits for every build it started.
+func (r *partsRun) buildAll() error {
+	r.cond = sync.NewCond(&r.mu)
+	r.sortPending()
+	r.rep.Devices = make([]PartDevice, len(r.exs))
+	var wg sync.WaitGroup
+	for d := range r.exs {
+		r.rep.Devices[d].Name = r.exs[d].Name()
+		wg.Add(1)
+		go func(d int) {
+			defer wg.Done()
+			r.worker(d)
+		}(d)
+	}
+	wg.Wait()
+	if r.err != nil {
+		return r.err
+	}
+	return r.ctx.Err()
+}
+
+// sortPending orders the pending parts biggest first (ties by node index).
+func (r *partsRun) sortPending() {
+	n := r.top.nodes
+	sort.SliceStable(r.pending, func(a, b int) bool {
+		return len(n[r.pending[a]].refs) > len(n[r.pending[b]].refs)
+	})
+}
+
+// worker builds parts on executor d until none is left.
+func (r *partsRun) worker(d int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		for len(r.pending) == 0 && r.running > 0 && r.err == nil {
+			r.cond.Wait()
+		}
+		if r.err == nil {
+			r.err = r.ctx.Err()
+		}
+		if len(r.pending) == 0 || r.err != nil {
+			r.cond.Broadcast()
+			return
+		}
+		i := r.pending[0]
+		r.pending = r.pending[1:]
+		n := &r.top.nodes[i]
+		refs, depth, box, tight := n.refs, n.depth, n.box, n.tight
+		r.running++
+		r.mu.Unlock()
+		start := time.Now()
+		p, st, err := r.buildPart(d, refs, depth, box, tight)
+		busy := msSince(start)
+		r.mu.Lock()
+		r.running--
+		r.done(i, d, p, st, busy, err)
+		r.cond.Broadcast()
+	}
+}
+
+// done records the outcome of top leaf i's build on executor d (r.mu
+// held): the part, or its split into two pending parts after running out
+// of device memory, or the run's error.
+func (r *partsRun) done(i, d int, p *partResult, st Stats, busy float64, err error) {
+	dev := &r.rep.Devices[d]
+	dev.BusyMs += busy
+	switch {
+	case err == nil:
+		n := &r.top.nodes[i]
+		p.top = i
+		n.part, n.refs = p, nil
+		r.stats = append(r.stats, st)
+		dev.Parts++
+		dev.Triangles += len(p.ids)
+		peak := st.DevicePeakBytes
+		if r.exs[d].CUDA() == nil {
+			peak = st.HostPeakBytes
+		}
+		dev.PeakBytes = max(dev.PeakBytes, peak)
+	case errors.Is(err, cuda.ErrOutOfMemory) && r.ctx.Err() == nil:
+		n := &r.top.nodes[i]
+		axis, pos, ok := r.top.splitPlane(n, &r.goal.sah, r.goal.bins, r.goal.workers)
+		if !ok || !r.top.divide(i, axis, pos, r.goal.workers) {
+			r.err = fmt.Errorf("kdtree: part of %d triangles out of memory on %s and cannot be split: %w",
+				len(n.refs), r.exs[d].Name(), err)
+			return
+		}
+		r.rep.Resplits++
+		r.pending = append(r.pending, r.top.leaves(i)...)
+		r.sortPending()
+	case r.err == nil:
+		r.err = err
+	}
+}
+
+// buildPart builds the part of refs (a top leaf at depth with box and
+// content tight) on executor d.
+func (r *partsRun) buildPart(d int, refs []splitRef, depth int, box, tight aabb) (*partResult, Stats, error) {
+	p := &partResult{ids: make([]uint32, len(refs)), cuts: partCuts(box, tight), dev: d}
+	for k := range refs {
+		p.ids[k] = refs[k].tri
+	}
+	left := r.maxDepth - depth - len(p.cuts)
+	if left < 1 {
+		return p, Stats{}, nil // a leaf: no depth left below the cuts
+	}
+	o := r.opts
+	o.Executor, o.Progress, o.MaxDepth = r.exs[d], nil, left
+	ps, scene := r.top.partScene(r.scene, refs, box, p.cuts)
+	p.local = scene
+	t, err := r.build(r.ctx, ps, o)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	p.tree = t
+	return p, t.BuildStats(), nil
+}
+
+// report fills the report's part counts from the top tree.
+func (r *partsRun) report() {
+	r.top.visit(0, func(i int) {
+		n := &r.top.nodes[i]
+		if n.part == nil {
+			return
+		}
+		r.rep.Parts++
+		r.rep.TopDepth = max(r.rep.TopDepth, n.depth)
+		r.rep.MaxPartTris = max(r.rep.MaxPartTris, len(n.part.ids))
+	})
+}
+
+// deviceNames returns the executors' names, each once, joined by "+".
+func (r *partsRun) deviceNames() string {
+	var names []string
+	seen := map[string]bool{}
+	for _, ex := range r.exs {
+		if n := ex.Name(); !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, "+")
+}
+
+// msSince returns the milliseconds since t.
+func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }

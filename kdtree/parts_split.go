@@ -1,0 +1,371 @@
+package kdtree
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/scenes"
+)
+
+// The split of BuildParts: the top levels of the tree, decided the way the
+// builder's large phase decides a node (empty space cut off first, else
+// the binned SAH plane over the node's tight bounds, straddling triangles
+// clipped to each child), applied to the biggest node first until every
+// node fits the budget and there are enough of them. The top tree's leaves
+// that hold references are the parts; each is built on its own by Build.
+//
+// It uses the builder's Go reference helpers of clip.go, bins.go and
+// sah.go (clipSplit, clipToBox, binGeom, hist, bestBinned) read-only, and
+// nothing of a build's state.
+
+// splitRef is a reference of the split: a triangle of the scene and its
+// box clipped to the node holding it.
+type splitRef struct {
+	tri uint32
+	box aabb
+}
+
+// partTopNode is a node of the split's top tree. An interior node has both
+// children (indices into partTop.nodes); a leaf holds refs (a part) or
+// none (empty space cut off).
+type partTopNode struct {
+	box      aabb
+	depth    int
+	interior bool
+	axis     int
+	pos      float32
+	below    int
+	above    int
+
+	refs  []splitRef // a leaf's references; nil once its part is built
+	tight aabb       // tight bounds of refs (the node's content)
+	final bool       // no plane separates refs: the node is not split again
+	part  *partResult
+	sub   *joiner // the part's subtree, while the join runs
+}
+
+// partTop is the split's top tree; node 0 is the root.
+type partTop struct {
+	nodes []partTopNode
+	tris  []triangle // vertices of every scene triangle (by index)
+}
+
+// partEmptyCut is the fraction of a node's extent that must be empty on one
+// side of its content for the split to cut that space off first (the
+// builder's rule).
+const partEmptyCut = 0.25
+
+// newPartTop returns the top tree of scene's kept triangles (finite
+// vertices, not degenerate): a root leaf holding them all, with its box the
+// triangles' tight bounds, and the number of triangles dropped; a nil tree
+// when none is kept. The error names a triangle with a vertex index out of
+// range.
+func newPartTop(scene *scenes.Scene, workers int) (t *partTop, dropped int, err error) {
+	nv := uint32(len(scene.Verts))
+	for i, tri := range scene.Tris {
+		if tri[0] >= nv || tri[1] >= nv || tri[2] >= nv {
+			return nil, 0, fmt.Errorf("kdtree: triangle %d has vertex index %v out of range (%d vertices)", i, tri, nv)
+		}
+	}
+	t = &partTop{tris: make([]triangle, len(scene.Tris))}
+	keep := make([]bool, len(scene.Tris))
+	exec.ParallelFor(workers, len(scene.Tris), 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for k := 0; k < 3; k++ {
+				t.tris[i][k] = [3]float32(scene.Verts[scene.Tris[i][k]])
+			}
+			keep[i] = finiteTriangle(&t.tris[i]) && !scene.Degenerate(i)
+		}
+	})
+	refs := gather(workers, len(keep), func(lo, hi int, out []splitRef) []splitRef {
+		for i := lo; i < hi; i++ {
+			if keep[i] {
+				out = append(out, splitRef{tri: uint32(i), box: t.tris[i].bounds()})
+			}
+		}
+		return out
+	})
+	dropped = len(scene.Tris) - len(refs)
+	if len(refs) == 0 {
+		return nil, dropped, nil
+	}
+	root := refsBounds(refs, workers)
+	partCanonZero(&root)
+	t.nodes = []partTopNode{{box: root, refs: refs, tight: root}}
+	return t, dropped, nil
+}
+
+// refsBounds returns the union of the references' boxes.
+func refsBounds(refs []splitRef, workers int) aabb {
+	var mu sync.Mutex
+	t := emptyBox()
+	exec.ParallelFor(workers, len(refs), 1<<14, func(lo, hi int) {
+		p := emptyBox()
+		for i := lo; i < hi; i++ {
+			p.union(&refs[i].box)
+		}
+		mu.Lock()
+		t.union(&p)
+		mu.Unlock()
+	})
+	return t
+}
+
+// splitPlane chooses the plane of top node n: the widest empty slab of
+// more than partEmptyCut of the extent, else the cheapest binned SAH plane
+// (taken even when a leaf would be cheaper: the node must be divided).
+// ok is false when no plane lies strictly inside the node's box.
+func (t *partTop) splitPlane(n *partTopNode, p *sahParams, bins, workers int) (axis int, pos float32, ok bool) {
+	tb := n.tight
+	partCanonZero(&tb)
+	best, axis := float32(partEmptyCut), -1
+	for a := 0; a < 3; a++ {
+		ext := n.box.hi[a] - n.box.lo[a]
+		if !(ext > 0) {
+			continue
+		}
+		if f := (tb.lo[a] - n.box.lo[a]) / ext; f > best && tb.lo[a] > n.box.lo[a] && tb.lo[a] < n.box.hi[a] {
+			best, axis, pos = f, a, tb.lo[a]
+		}
+		if f := (n.box.hi[a] - tb.hi[a]) / ext; f > best && tb.hi[a] > n.box.lo[a] && tb.hi[a] < n.box.hi[a] {
+			best, axis, pos = f, a, tb.hi[a]
+		}
+	}
+	if axis >= 0 {
+		return axis, pos, true
+	}
+	var geo [3]binGeom
+	for a := 0; a < 3; a++ {
+		geo[a] = newBinGeom(tb.lo[a], tb.hi[a], bins)
+	}
+	h := newHist(bins)
+	var mu sync.Mutex
+	exec.ParallelFor(workers, len(n.refs), 1<<14, func(lo, hi int) {
+		part := newHist(bins)
+		for i := lo; i < hi; i++ {
+			bx := &n.refs[i].box
+			for a := 0; a < 3; a++ {
+				part.lo[a][geo[a].bin(bx.lo[a])]++
+				part.hi[a][geo[a].bin(bx.hi[a])]++
+			}
+		}
+		mu.Lock()
+		h.add(part)
+		mu.Unlock()
+	})
+	c := bestBinned(p, &n.box, uint32(len(n.refs)), h, &geo)
+	if c.axis > 2 {
+		return 0, 0, false
+	}
+	return c.axis, c.pos, true
+}
+
+// divide splits leaf i of the top tree at (axis, pos): references that
+// straddle the plane are clipped to each child (clipSplit), each child
+// gets its references in the parent's order and their tight bounds. It
+// reports false, changing nothing, when both children would hold every
+// reference of the parent (no progress).
+func (t *partTop) divide(i, axis int, pos float32, workers int) bool {
+	n := &t.nodes[i]
+	const chunk = 1 << 14
+	nc := (len(n.refs) + chunk - 1) / chunk
+	type side struct{ l, r []splitRef }
+	out := make([]side, nc)
+	exec.ParallelFor(workers, nc, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			refs := n.refs[c*chunk : min((c+1)*chunk, len(n.refs))]
+			var s side
+			for k := range refs {
+				r := &refs[k]
+				right := r.box.hi[axis] > pos
+				left := r.box.lo[axis] < pos || !right
+				if left && right {
+					bl, br, okL, okR := clipSplit(&t.tris[r.tri], &n.box, &r.box, axis, pos)
+					if !okL && !okR {
+						bl, br = r.box, r.box
+						bl.hi[axis], br.lo[axis] = pos, pos
+						okL, okR = true, true
+					}
+					if okL {
+						s.l = append(s.l, splitRef{r.tri, bl})
+					}
+					if okR {
+						s.r = append(s.r, splitRef{r.tri, br})
+					}
+					continue
+				}
+				if left {
+					s.l = append(s.l, *r)
+				} else {
+					s.r = append(s.r, *r)
+				}
+			}
+			out[c] = s
+		}
+	})
+	var nl, nr int
+	for _, s := range out {
+		nl, nr = nl+len(s.l), nr+len(s.r)
+	}
+	if total := len(n.refs); nl == total && nr == total {
+		return false
+	}
+	l, r := make([]splitRef, nl), make([]splitRef, nr)
+	offL, offR := make([]int, nc), make([]int, nc)
+	for c := 1; c < nc; c++ {
+		offL[c], offR[c] = offL[c-1]+len(out[c-1].l), offR[c-1]+len(out[c-1].r)
+	}
+	exec.ParallelFor(workers, nc, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			copy(l[offL[c]:], out[c].l)
+			copy(r[offR[c]:], out[c].r)
+		}
+	})
+	lb, rb := n.box, n.box
+	lb.hi[axis], rb.lo[axis] = pos, pos
+	below, above := len(t.nodes), len(t.nodes)+1
+	child := func(box aabb, refs []splitRef) partTopNode {
+		c := partTopNode{box: box, depth: n.depth + 1, refs: refs, tight: emptyBox()}
+		if len(refs) > 0 {
+			c.tight = refsBounds(refs, workers)
+		} else {
+			c.refs = nil
+		}
+		return c
+	}
+	cl, cr := child(lb, l), child(rb, r)
+	n.interior, n.axis, n.pos, n.below, n.above, n.refs = true, axis, pos, below, above, nil
+	t.nodes = append(t.nodes, cl, cr)
+	return true
+}
+
+// partCanonZero replaces -0 by +0 in a box (the builder's canonical zero).
+func partCanonZero(b *aabb) {
+	for a := 0; a < 3; a++ {
+		if b.lo[a] == 0 {
+			b.lo[a] = 0
+		}
+		if b.hi[a] == 0 {
+			b.hi[a] = 0
+		}
+	}
+}
+
+// splitGoal says when the split stops: every part at most maxTris
+// references (0: no limit) and at least parts parts, within maxDepth
+// levels of top tree.
+type splitGoal struct {
+	maxTris  int
+	parts    int
+	maxDepth int
+	bins     int
+	sah      sahParams
+	workers  int
+}
+
+// split divides the top tree's leaves, the biggest first, until the goal
+// is met or no leaf can be divided. It returns the indices of the leaves
+// holding references (the parts), in depth-first order.
+func (t *partTop) split(root int, g splitGoal) {
+	for {
+		i := t.biggest(root, g.maxDepth)
+		if i < 0 {
+			return
+		}
+		n := &t.nodes[i]
+		if (g.maxTris <= 0 || len(n.refs) <= g.maxTris) && t.countParts(root) >= g.parts {
+			return
+		}
+		axis, pos, ok := t.splitPlane(n, &g.sah, g.bins, g.workers)
+		if !ok || !t.divide(i, axis, pos, g.workers) {
+			t.nodes[i].final = true
+		}
+	}
+}
+
+// biggest returns the leaf under root with the most references that can
+// still be divided (not final, above maxDepth), or -1.
+func (t *partTop) biggest(root, maxDepth int) int {
+	best, most := -1, 0
+	t.visit(root, func(i int) {
+		n := &t.nodes[i]
+		if !n.interior && !n.final && n.depth < maxDepth && len(n.refs) > most {
+			best, most = i, len(n.refs)
+		}
+	})
+	return best
+}
+
+// countParts returns the number of leaves under root holding references.
+func (t *partTop) countParts(root int) int {
+	c := 0
+	t.visit(root, func(i int) {
+		if n := &t.nodes[i]; !n.interior && (len(n.refs) > 0 || n.part != nil) {
+			c++
+		}
+	})
+	return c
+}
+
+// leaves returns the leaves under root holding references, depth first.
+func (t *partTop) leaves(root int) []int {
+	var out []int
+	t.visit(root, func(i int) {
+		if n := &t.nodes[i]; !n.interior && len(n.refs) > 0 {
+			out = append(out, i)
+		}
+	})
+	return out
+}
+
+// visit calls f on every leaf under root, depth first, below child first.
+func (t *partTop) visit(root int, f func(i int)) {
+	if n := &t.nodes[root]; n.interior {
+		below, above := n.below, n.above
+		t.visit(below, f)
+		t.visit(above, f)
+		return
+	}
+	f(root)
+}
+
+// gather runs fill over [0, n) in chunks, in parallel, and returns what
+// the chunks appended, in chunk order.
+func gather(workers, n int, fill func(lo, hi int, out []splitRef) []splitRef) []splitRef {
+	const chunk = 1 << 14
+	nc := (n + chunk - 1) / chunk
+	parts := make([][]splitRef, nc)
+	exec.ParallelFor(workers, nc, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			parts[c] = fill(c*chunk, min((c+1)*chunk, n), make([]splitRef, 0, chunk))
+		}
+	})
+	total := 0
+	offs := make([]int, nc)
+	for c := range parts {
+		offs[c] = total
+		total += len(parts[c])
+	}
+	out := make([]splitRef, total)
+	exec.ParallelFor(workers, nc, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			copy(out[offs[c]:], parts[c])
+		}
+	})
+	return out
+}
+
+// finiteTriangle reports whether every coordinate of t is finite (the
+// builder drops the others, as it drops degenerate triangles).
+func finiteTriangle(t *triangle) bool {
+	for k := 0; k < 3; k++ {
+		for a := 0; a < 3; a++ {
+			if v := float64(t[k][a]); math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	return true
+}
