@@ -232,7 +232,9 @@ func renderTree(ctx context.Context, e *env, f *renderFlags, mode, arg string, q
 		return tree, out, func() {}, nil
 	}
 	devMode, _ := deviceMode(e, f.device)
-	l, err := loadScene(e, arg, quiet, scenes.LoadOptions{})
+	// The file's normals shade smoothly (shadingNormal); a tree file keeps
+	// no attributes, so its scene shades with the geometric normals.
+	l, err := loadScene(e, arg, quiet, scenes.LoadOptions{Normals: true})
 	if err != nil {
 		return nil, nil, nil, err
 	}
