@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"runtime"
 	"time"
 
@@ -73,6 +71,8 @@ func newTraceFlagSet(f *traceFlags) *flag.FlagSet {
 
 // runTrace is kdbuild trace <scene> [flags]: build the tree, trace a ray
 // set with IntersectBatch and OccludedBatch, report hits and Mrays/s.
+// Ctrl-C ends it like the scene command (interruptContext): exit 130, no
+// report.
 func runTrace(e *env, args []string) int {
 	var f traceFlags
 	fs := newTraceFlagSet(&f)
@@ -101,11 +101,19 @@ func runTrace(e *env, args []string) int {
 	}
 	quiet := f.quiet || asJSON
 	arg := pos[0]
+	ctx, stop := interruptContext(e)
+	defer stop()
 	l, err := loadScene(e, arg, quiet, scenes.LoadOptions{})
+	if ctx.Err() != nil {
+		return interrupted(e)
+	}
 	if err != nil {
 		return fail(e, asJSON, arg, err)
 	}
 	rays, err := traceRays(f.rays, f.n, l.scene.Bounds)
+	if ctx.Err() != nil {
+		return interrupted(e)
+	}
 	if err != nil {
 		return fail(e, asJSON, f.rays, err)
 	}
@@ -114,10 +122,11 @@ func runTrace(e *env, args []string) int {
 		return fail(e, asJSON, arg, err)
 	}
 	defer ex.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	t0 := time.Now()
 	tree, err := kdtree.Build(ctx, l.scene, f.builder.options(ex, nil))
+	if ctx.Err() != nil {
+		return interrupted(e)
+	}
 	if err != nil {
 		return fail(e, asJSON, arg, fmt.Errorf("%s: build: %w", sceneLabel(l), err))
 	}
@@ -132,6 +141,9 @@ func runTrace(e *env, args []string) int {
 	}
 	if out.Trace, err = timeBatch(ctx, tree, rays, false); err == nil {
 		out.Occluded, err = timeBatch(ctx, tree, rays, true)
+	}
+	if ctx.Err() != nil {
+		return interrupted(e)
 	}
 	if err != nil {
 		return fail(e, asJSON, arg, err)
