@@ -91,5 +91,8 @@
 // # Tree files and cameras
 //
 // A built tree is saved with Tree.WriteTo and loaded with ReadTree (.kdt
-// tree files, the layout in treefile.go); Camera makes primary rays.
+// tree files, the layout in treefile.go), with its scene's geometry,
+// meshes and statistics but not its attributes (normals, texture
+// coordinates, names); Camera makes primary rays. Tree.MeshOf names the
+// mesh, and the triangle within it, of a Hit.
 package kdtree

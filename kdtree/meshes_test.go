@@ -1,6 +1,7 @@
 package kdtree
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"testing"
@@ -95,4 +96,66 @@ func checkMergedHits(t *testing.T, parts ...*scenes.Scene) {
 		t.Errorf("hits per part %v: the test should hit both", perPart)
 	}
 	t.Logf("%d rays hit, per part %v", hits, perPart)
+}
+
+// TestTreeMeshOf: a hit names its mesh and local triangle through the tree
+// alone, before and after a tree file round trip; a miss and a triangle
+// past the scene name none; a scene without Meshes is one mesh.
+func TestTreeMeshOf(t *testing.T) {
+	a, b := scenes.Icosphere(2), scenes.Soup(500, 4)
+	merged, err := scenes.Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := Build(context.Background(), merged, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := ReadTree(bytes.NewReader(saveTree(t, tree)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	perMesh := make([]int, len(merged.Meshes))
+	for _, r := range RandomRays(merged.Bounds, 2000) {
+		h, hit := tree.Intersect(r)
+		for _, tr := range []*Tree{tree, loaded} {
+			mesh, local, ok := tr.MeshOf(h)
+			if ok != hit {
+				t.Fatalf("hit %v: MeshOf ok %v", h, ok)
+			}
+			if !hit {
+				if mesh != -1 || local != -1 {
+					t.Fatalf("miss: MeshOf %d, %d", mesh, local)
+				}
+				continue
+			}
+			part := []*scenes.Scene{a, b}[mesh]
+			first := merged.Meshes[mesh].FirstTri
+			if int(h.Prim) != first+local || local >= len(part.Tris) {
+				t.Fatalf("prim %d: mesh %d (%q) local %d", h.Prim, mesh, tr.Scene.Meshes[mesh].Name, local)
+			}
+			for k := 0; k < 3; k++ { // the part's own triangle
+				if tr.Scene.Verts[tr.Scene.Tris[h.Prim][k]] != part.Verts[part.Tris[local][k]] {
+					t.Fatalf("prim %d: not triangle %d of mesh %d", h.Prim, local, mesh)
+				}
+			}
+			if tr == tree {
+				perMesh[mesh]++
+			}
+		}
+	}
+	if perMesh[0] == 0 || perMesh[1] == 0 {
+		t.Fatalf("hits per mesh %v: the test should hit both", perMesh)
+	}
+	if _, _, ok := tree.MeshOf(Hit{Prim: uint32(len(merged.Tris))}); ok {
+		t.Fatal("a prim past the triangles named a mesh")
+	}
+	hand := &scenes.Scene{Verts: a.Verts, Tris: a.Tris, Bounds: a.Bounds}
+	one := NewTree(hand, nil, nil, a.Bounds, Stats{})
+	if mesh, local, ok := one.MeshOf(Hit{Prim: 7}); mesh != 0 || local != 7 || !ok {
+		t.Fatalf("scene without Meshes: %d, %d, %v", mesh, local, ok)
+	}
+	if _, _, ok := (&Tree{}).MeshOf(Hit{Prim: 0}); ok {
+		t.Fatal("a tree without a scene named a mesh")
+	}
 }

@@ -152,3 +152,21 @@ func (t *Tree) walkFrom(start walkItem, stop int, frontier *[]walkItem, visit fu
 		}
 	}
 }
+
+// MeshOf returns the mesh that hit h's triangle belongs to (an index into
+// t.Scene.Meshes, whose Name names it) and the triangle's index within that
+// mesh: Scene.MeshOf(h.Prim) for a caller holding only the tree and its
+// hits. A tree file keeps its scene's meshes, so a loaded tree answers as
+// the built one. ok is false, with -1 and -1, for a miss (Prim NoHit), a
+// tree without a scene, or a Prim past the scene's triangles. A scene
+// without Meshes (built by hand) is one mesh: (0, h.Prim, true).
+func (t *Tree) MeshOf(h Hit) (mesh, local int, ok bool) {
+	if h.Prim == NoHit || t.Scene == nil {
+		return -1, -1, false
+	}
+	mesh, local = t.Scene.MeshOf(h.Prim)
+	if mesh < 0 {
+		return -1, -1, false
+	}
+	return mesh, local, true
+}

@@ -33,7 +33,7 @@ import (
 //	              (3×float32), triangles (3×uint32), faces (uint32), meta
 //
 // The meta section (treefile_meta.go) holds the root box, the statistics
-// and the scene's name, format, bounds and load counts. Every section is
+// and the scene's name, format, bounds, load counts and meshes. Every section is
 // an array of 4-byte words, so loading reads each one straight into its
 // slice: a few large reads. The scene fingerprint (SceneFingerprint) is
 // the pair of the vertex and triangle sections' checksums.

@@ -23,6 +23,15 @@ import (
 //	       Scene.Format
 //	phases: count (uint32), then per phase in name order: name (string),
 //	       ms (float64)
+//	Stats.Limited (string)
+//	scene stats: Primitives, WeldedVertices (int64)
+//	meshes: count (uint32), then per mesh: Name (string), FirstTri,
+//	       NumTris (int64); they must tile the triangles in order (or be
+//	       none: a scene built by hand)
+//
+// Every field of Stats is kept except TraceBytes, which the loaded tree
+// computes. The scene's attributes (normals, texture coordinates, names)
+// and warnings are not kept.
 
 // treeMeta is the decoded meta section.
 type treeMeta struct {
@@ -30,6 +39,7 @@ type treeMeta struct {
 	stats             Stats
 	sceneStats        scenes.Stats
 	name, format      string
+	meshes            []scenes.Mesh
 }
 
 func encodeMeta(root scenes.Bounds, st Stats, s *scenes.Scene) []byte {
@@ -61,6 +71,15 @@ func encodeMeta(root scenes.Bounds, st Stats, s *scenes.Scene) []byte {
 	for _, k := range names {
 		e.str(k)
 		e.f64(st.Phases[k])
+	}
+	e.str(st.Limited)
+	e.u64(uint64(s.Stats.Primitives))
+	e.u64(uint64(s.Stats.WeldedVertices))
+	e.u32(uint32(len(s.Meshes)))
+	for _, m := range s.Meshes {
+		e.str(m.Name)
+		e.u64(uint64(m.FirstTri))
+		e.u64(uint64(m.NumTris))
 	}
 	return e.b
 }
@@ -115,6 +134,12 @@ func decodeMeta(b []byte) (*treeMeta, error) {
 		k := d.str()
 		st.Phases[k] = d.f64()
 	}
+	st.Limited = d.str()
+	m.sceneStats.Primitives = d.int()
+	m.sceneStats.WeldedVertices = d.int()
+	if err := d.meshes(m); err != nil {
+		return nil, err
+	}
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -122,6 +147,41 @@ func decodeMeta(b []byte) (*treeMeta, error) {
 		return nil, fmt.Errorf("kdtree: tree file meta section has %d bytes left over", len(d.b))
 	}
 	return m, nil
+}
+
+// meshes reads the mesh list into m; each mesh takes at least 20 bytes,
+// so that a corrupt count allocates no more than the section justifies.
+func (d *metaDecoder) meshes(m *treeMeta) error {
+	n := d.u32()
+	if uint64(n)*20 > uint64(len(d.b)) {
+		return fmt.Errorf("kdtree: tree file meta section: %d meshes do not fit in %d bytes", n, len(d.b))
+	}
+	if n > 0 {
+		m.meshes = make([]scenes.Mesh, n)
+	}
+	for i := range m.meshes {
+		m.meshes[i] = scenes.Mesh{Name: d.str(), FirstTri: d.int(), NumTris: d.int()}
+	}
+	return d.err
+}
+
+// checkMeshes makes sure the meshes tile the ntris triangles in order.
+func checkMeshes(meshes []scenes.Mesh, ntris int) error {
+	if len(meshes) == 0 {
+		return nil
+	}
+	next := 0
+	for i, m := range meshes {
+		if m.FirstTri != next || m.NumTris > ntris-next {
+			return fmt.Errorf("kdtree: tree file mesh %d starts at triangle %d with %d triangles, want a start of %d and at most %d",
+				i, m.FirstTri, m.NumTris, next, ntris-next)
+		}
+		next += m.NumTris
+	}
+	if next != ntris {
+		return fmt.Errorf("kdtree: tree file meshes cover %d of %d triangles", next, ntris)
+	}
+	return nil
 }
 
 // metaDecoder reads little-endian values from b, keeping the first error

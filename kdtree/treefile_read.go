@@ -16,8 +16,10 @@ import (
 )
 
 // ReadTree reads a tree file written by Tree.WriteTo: the tree and the
-// scene it indexes (vertices, triangles, source faces, name, format,
-// bounds), the statistics and the build options. The result traces and
+// scene it indexes (vertices, triangles, source faces, meshes, name,
+// format, bounds, load counts), the statistics and the build options.
+// The scene's attributes (Scene.Attr) and warnings are not in the file:
+// the loaded scene has none. The result traces and
 // validates exactly like the tree that was written.
 //
 // Input that is not a tree file, a newer format version, a truncated
@@ -72,11 +74,15 @@ func ReadTree(r io.Reader) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMeshes(m.meshes, len(tris)); err != nil {
+		return nil, err
+	}
 	sc := &scenes.Scene{
 		Name: m.name, Format: m.format,
 		Verts: verts,
 		Tris:  tris, Faces: faces,
 		Bounds: m.sceneBounds, Stats: m.sceneStats,
+		Meshes: m.meshes,
 	}
 	t := NewTree(sc, nodes, refs, m.root, m.stats)
 	t.opts = h.options()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
@@ -55,8 +56,12 @@ func checkSameTree(t *testing.T, a, b *Tree, rays []Ray) {
 		t.Fatalf("scene differs: %q %q %v, loaded %q %q %v", sa.Name, sa.Format, sa.Bounds, sb.Name, sb.Format, sb.Bounds)
 	}
 	if sa.Stats.Faces != sb.Stats.Faces || sa.Stats.DegenerateTriangles != sb.Stats.DegenerateTriangles ||
-		sa.Stats.SkippedFaces != sb.Stats.SkippedFaces || sa.Stats.Bytes != sb.Stats.Bytes {
+		sa.Stats.SkippedFaces != sb.Stats.SkippedFaces || sa.Stats.Bytes != sb.Stats.Bytes ||
+		sa.Stats.Primitives != sb.Stats.Primitives || sa.Stats.WeldedVertices != sb.Stats.WeldedVertices {
 		t.Fatalf("scene stats %+v, loaded %+v", sa.Stats, sb.Stats)
+	}
+	if len(sa.Meshes) != len(sb.Meshes) || (len(sa.Meshes) > 0 && !slices.Equal(sa.Meshes, sb.Meshes)) {
+		t.Fatalf("meshes %+v, loaded %+v", sa.Meshes, sb.Meshes)
 	}
 	for i, r := range rays {
 		ha, oka := a.Intersect(r)
@@ -103,6 +108,98 @@ func TestTreeFileRoundTripSmall(t *testing.T) {
 			roundTrip(t, s, rays, true)
 		})
 	}
+}
+
+// TestTreeFileMetaFields: every field of Stats but TraceBytes (computed
+// by the loaded tree) survives the meta section, so that a field added to
+// Stats and forgotten here fails; likewise the scene's load counts and
+// meshes.
+func TestTreeFileMetaFields(t *testing.T) {
+	var st Stats
+	v := reflect.ValueOf(&st).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.Int, reflect.Int64:
+			f.SetInt(int64(1000 + i))
+		case reflect.Uint64:
+			f.SetUint(uint64(2000 + i))
+		case reflect.Float64:
+			f.SetFloat(float64(i) + 0.25)
+		case reflect.String:
+			f.SetString(fmt.Sprintf("field %d", i))
+		case reflect.Map:
+			f.Set(reflect.ValueOf(map[string]float64{"large": 1.5, "small": 2.5}))
+		default:
+			t.Fatalf("Stats.%s: kind %v not covered by this test (nor perhaps by the meta section)", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	s, err := scenes.Merge(icoScene(t, "icosphere:0"), icoScene(t, "icosphere:1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Meshes[1].Name = "second \x00 mesh"
+	s.Stats = scenes.Stats{Bytes: 11, Faces: 12, SkippedFaces: 13, DegenerateTriangles: 14, Primitives: 15, WeldedVertices: 16}
+	m, err := decodeMeta(encodeMeta(scenes.Bounds{}, st, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := st
+	want.TraceBytes = 0
+	if !reflect.DeepEqual(m.stats, want) {
+		t.Fatalf("stats\n%+v\nread back\n%+v", want, m.stats)
+	}
+	wantScene := s.Stats
+	wantScene.Skipped = nil
+	if !reflect.DeepEqual(m.sceneStats, wantScene) {
+		t.Fatalf("scene stats %+v, read back %+v", wantScene, m.sceneStats)
+	}
+	if !slices.Equal(m.meshes, s.Meshes) {
+		t.Fatalf("meshes %+v, read back %+v", s.Meshes, m.meshes)
+	}
+}
+
+// TestTreeFileLimitedAndMeshes: a cut tree of a two-mesh scene loads with
+// its Limited reason, its meshes and the hits of the tree that was saved.
+func TestTreeFileLimitedAndMeshes(t *testing.T) {
+	s, err := scenes.Merge(icoScene(t, "icosphere:1"), icoScene(t, "soup:50:3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := Build(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := built.Stats()
+	st.Limited = memoryGuardText(123, 45)
+	tree := NewTree(s, built.Nodes, built.Refs, built.Bounds, st)
+	tree.opts = built.opts
+	got, err := ReadTree(bytes.NewReader(saveTree(t, tree)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSameTree(t, tree, got, RandomRays(s.Bounds, 500))
+	if got.Stats().Limited != st.Limited || len(got.Scene.Meshes) != 2 {
+		t.Fatalf("Limited %q, %d meshes", got.Stats().Limited, len(got.Scene.Meshes))
+	}
+
+	// Meshes that do not tile the triangles are refused.
+	bad := *s
+	bad.Meshes = slices.Clone(s.Meshes)
+	bad.Meshes[1].NumTris--
+	tree = NewTree(&bad, built.Nodes, built.Refs, built.Bounds, st)
+	if _, err := ReadTree(bytes.NewReader(saveTree(t, tree))); err == nil || !strings.Contains(err.Error(), "meshes cover") {
+		t.Fatalf("meshes short of the triangles: %v", err)
+	}
+}
+
+func icoScene(t *testing.T, spec string) *scenes.Scene {
+	t.Helper()
+	s, err := scenes.Procedural(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // TestTreeFileRoundTripEmpty: a scene without kept triangles has no nodes.

@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"runtime"
 	"sort"
 	"time"
@@ -97,16 +95,22 @@ func runBenchTrace(e *env, args []string) int {
 		pos = []string{""}
 		out.Notes = append(out.Notes, "no scene given: the built-in default scene (pass the shared scenes, e.g. stanford-bunny.obj conference.obj.gz)")
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext(e)
 	defer stop()
 	for _, arg := range pos {
 		l, err := loadScene(e, arg, quiet, scenes.LoadOptions{})
+		if ctx.Err() != nil {
+			return interrupted(e)
+		}
 		if err != nil {
 			return fail(e, asJSON, arg, err)
 		}
 		// Built by the Go executor: the same tree as on a GPU, and no
 		// device is held while the CPU traces.
 		tree, err := kdtree.Build(ctx, l.scene, kdtree.Options{})
+		if ctx.Err() != nil {
+			return interrupted(e)
+		}
 		if err != nil {
 			return fail(e, asJSON, arg, fmt.Errorf("%s: build: %w", sceneLabel(l), err))
 		}
@@ -115,6 +119,9 @@ func runBenchTrace(e *env, args []string) int {
 			rows, err = benchTraceSceneGPU(ctx, tree, ex, sceneLabel(l), f.runs)
 		} else {
 			rows, err = benchTraceScene(ctx, tree, sceneLabel(l), f.runs)
+		}
+		if ctx.Err() != nil {
+			return interrupted(e)
 		}
 		if err != nil {
 			return fail(e, asJSON, arg, err)
@@ -174,16 +181,26 @@ func benchTraceScene(ctx context.Context, tree *kdtree.Tree, scene string, runs 
 	return rows, nil
 }
 
+// serialCheck is how many rays a serial pass traces between looks at its
+// context (a few milliseconds of work at most).
+const serialCheck = 4096
+
 // tracePass traces rays once and returns the number of hits: with serial,
 // Intersect or Occluded ray by ray on this goroutine, else the batch calls.
 func tracePass(ctx context.Context, tree *kdtree.Tree, rays []kdtree.Ray, hits []kdtree.Hit, occ []bool, anyHit, serial bool) (int, error) {
 	switch {
 	case serial && anyHit:
 		for i := range rays {
+			if i%serialCheck == 0 && ctx.Err() != nil {
+				break
+			}
 			occ[i] = tree.Occluded(rays[i])
 		}
 	case serial:
 		for i := range rays {
+			if i%serialCheck == 0 && ctx.Err() != nil {
+				break
+			}
 			hits[i], _ = tree.Intersect(rays[i])
 		}
 	case anyHit:

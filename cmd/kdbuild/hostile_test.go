@@ -22,13 +22,19 @@ import (
 // cancellation source and exit function.
 func runWith(t *testing.T, stdin string, interrupt func() (context.Context, context.CancelFunc), args ...string) (result, []int) {
 	t.Helper()
+	return runCmdWith(t, runScene, stdin, interrupt, args...)
+}
+
+// runCmdWith is runWith for any command's run function.
+func runCmdWith(t *testing.T, cmd func(*env, []string) int, stdin string, interrupt func() (context.Context, context.CancelFunc), args ...string) (result, []int) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	e := newEnv(&out, &errb)
 	e.stdin = strings.NewReader(stdin)
 	exits := make(chan int, 4)
 	e.exit = func(code int) { exits <- code }
 	e.interrupt = interrupt
-	code := runScene(e, args)
+	code := cmd(e, args)
 	var ex []int
 	for len(exits) > 0 {
 		ex = append(ex, <-exits)

@@ -112,7 +112,9 @@ func writeUsage(w io.Writer) {
       the tree; "kdbuild tree.kdt" loads one and prints its statistics.
   kdbuild render <scene | tree.kdt> --out image.png [--size WxH] [--ao N] [--heat]
       Render the scene through its tree: shaded, with ambient occlusion, or
-      as a heat map of the traversal cost per pixel.
+      as a heat map of the traversal cost per pixel. A scene file's normals
+      (OBJ vn, PLY nx ny nz, glTF NORMAL) shade smoothly; a tree file keeps
+      no normals, so its render shows the flat triangles.
   kdbuild devices [--json]
       List the CUDA driver and GPUs, or say why no GPU can be used.
   kdbuild bench copy|scan|segscan|compact|sort|reduce|thesis [flags]

@@ -8,8 +8,6 @@ import (
 	"image"
 	"image/png"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -69,6 +67,8 @@ type renderJSON struct {
 }
 
 // runRender is kdbuild render <scene or .kdt> --out image.png [flags].
+// Ctrl-C ends it like the scene command (interruptContext): exit 130, no
+// image and no report.
 func runRender(e *env, args []string) int {
 	var f renderFlags
 	fs := newRenderFlagSet(&f)
@@ -89,10 +89,16 @@ func runRender(e *env, args []string) int {
 	}
 	arg := pos[0]
 	quiet := f.quiet || f.json
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext(e)
 	defer stop()
 
 	tree, out, closeEx, err := renderTree(ctx, e, &f, mode, arg, quiet)
+	if ctx.Err() != nil {
+		if err == nil {
+			closeEx()
+		}
+		return interrupted(e)
+	}
 	if err != nil {
 		return fail(e, f.json, arg, err)
 	}
@@ -118,6 +124,9 @@ func runRender(e *env, args []string) int {
 		img, rays, err = renderShaded(ctx, tree, c, w, h, f.ao, bar.update)
 	}
 	bar.done()
+	if ctx.Err() != nil {
+		return interrupted(e) // no image, no report
+	}
 	if err != nil {
 		return fail(e, f.json, arg, fmt.Errorf("render: %w", err))
 	}
@@ -232,7 +241,9 @@ func renderTree(ctx context.Context, e *env, f *renderFlags, mode, arg string, q
 		return tree, out, func() {}, nil
 	}
 	devMode, _ := deviceMode(e, f.device)
-	l, err := loadScene(e, arg, quiet, scenes.LoadOptions{})
+	// The file's normals shade smoothly (shadingNormal); a tree file keeps
+	// no attributes, so its scene shades with the geometric normals.
+	l, err := loadScene(e, arg, quiet, scenes.LoadOptions{Normals: true})
 	if err != nil {
 		return nil, nil, nil, err
 	}

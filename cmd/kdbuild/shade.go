@@ -13,10 +13,13 @@ import (
 
 // Shading of kdbuild render. Surfaces are grey, lit by a key light from
 // above and behind the camera's left shoulder plus a headlight, with the
-// geometric normal (Hit.N) turned towards the viewer (two-sided); with
-// ambient occlusion the light is scaled by the fraction of N
-// cosine-distributed rays from the hit point that escape within
-// aoRadius·(the scene's diagonal). Values are linear and stored as sRGB.
+// shading normal (shadingNormal: the file's normals interpolated across the
+// triangle where the scene keeps them, else the geometric normal Hit.N)
+// turned towards the viewer (two-sided); with ambient occlusion the light
+// is scaled by the fraction of N cosine-distributed rays from the hit point
+// that escape within aoRadius·(the scene's diagonal), spread over the
+// hemisphere of the geometric normal so that no ray starts below the
+// surface. Values are linear and stored as sRGB.
 const (
 	aoRadius   = 0.1  // AO ray length as a fraction of the scene's diagonal
 	aoOffset   = 1e-5 // AO rays' TMin as a fraction of the scene's diagonal
@@ -43,6 +46,10 @@ func renderShaded(ctx context.Context, tree *kdtree.Tree, c kdtree.Camera, w, h,
 	fwd, right, up := c.Basis()
 	light := up.Mul(0.8).Sub(right.Mul(0.45)).Sub(fwd.Mul(0.5)).Normalize()
 	diag := sceneDiagonal(tree.Scene)
+	var attr *scenes.Attributes
+	if tree.Scene != nil {
+		attr = tree.Scene.Attr
+	}
 	bandRows := max(1, bandPixels/(w*(1+ao))) // AO rays included
 	rays := make([]kdtree.Ray, bandRows*w)
 	hits := make([]kdtree.Hit, len(rays))
@@ -77,7 +84,7 @@ func renderShaded(ctx context.Context, tree *kdtree.Tree, c kdtree.Camera, w, h,
 				s := float32(y) / float32(max(h-1, 1))
 				col = skyTop.Mul(1 - s).Add(skyBottom.Mul(s))
 			} else {
-				nrm := facing(hits[i].N, rays[i].Dir)
+				nrm := facing(shadingNormal(attr, hits[i]), rays[i].Dir)
 				lambert := max(0, nrm.Dot(light))
 				head := abs32(nrm.Dot(rays[i].Dir))
 				lum := ambientBase + keyStrength*lambert + headlight*head
@@ -93,6 +100,29 @@ func renderShaded(ctx context.Context, tree *kdtree.Tree, c kdtree.Camera, w, h,
 		}
 	}
 	return img, total, nil
+}
+
+// shadingNormal returns the normal to shade hit h with: when attr has a
+// normal for each corner of the hit triangle, their blend by the hit's
+// barycentrics (weights 1−U−V, U, V for corners 0, 1, 2), else (or when the
+// blend is zero or not finite) the geometric normal h.N. Neither is
+// normalised or turned; facing does both.
+func shadingNormal(attr *scenes.Attributes, h kdtree.Hit) mgl32.Vec3 {
+	if attr == nil || int64(h.Prim) >= int64(len(attr.NormalIdx)) {
+		return h.N
+	}
+	idx := attr.NormalIdx[h.Prim]
+	for _, i := range idx {
+		if i == scenes.NoAttr || int64(i) >= int64(len(attr.Normals)) {
+			return h.N
+		}
+	}
+	w0 := 1 - h.U - h.V
+	n := attr.Normals[idx[0]].Mul(w0).Add(attr.Normals[idx[1]].Mul(h.U)).Add(attr.Normals[idx[2]].Mul(h.V))
+	if l := n.Len(); !(l > 0) || math.IsInf(float64(l), 0) {
+		return h.N
+	}
+	return n
 }
 
 // facing returns n normalised and turned to face against dir (towards the

@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"runtime"
 	"time"
 
@@ -74,6 +72,8 @@ func newTraceFlagSet(f *traceFlags) *flag.FlagSet {
 
 // runTrace is kdbuild trace <scene> [flags]: build the tree, trace a ray
 // set with IntersectBatch and OccludedBatch, report hits and Mrays/s.
+// Ctrl-C ends it like the scene command (interruptContext): exit 130, no
+// report.
 func runTrace(e *env, args []string) int {
 	var f traceFlags
 	fs := newTraceFlagSet(&f)
@@ -99,11 +99,19 @@ func runTrace(e *env, args []string) int {
 	}
 	quiet := f.quiet || asJSON
 	arg := pos[0]
+	ctx, stop := interruptContext(e)
+	defer stop()
 	l, err := loadScene(e, arg, quiet, scenes.LoadOptions{})
+	if ctx.Err() != nil {
+		return interrupted(e)
+	}
 	if err != nil {
 		return fail(e, asJSON, arg, err)
 	}
 	rays, err := traceRays(f.rays, f.n, l.scene.Bounds)
+	if ctx.Err() != nil {
+		return interrupted(e)
+	}
 	if err != nil {
 		return fail(e, asJSON, f.rays, err)
 	}
@@ -112,10 +120,11 @@ func runTrace(e *env, args []string) int {
 		return fail(e, asJSON, arg, err)
 	}
 	defer ex.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	t0 := time.Now()
 	tree, err := kdtree.Build(ctx, l.scene, f.builder.options(ex, nil))
+	if ctx.Err() != nil {
+		return interrupted(e)
+	}
 	if err != nil {
 		return fail(e, asJSON, arg, fmt.Errorf("%s: build: %w", sceneLabel(l), err))
 	}
@@ -137,6 +146,9 @@ func runTrace(e *env, args []string) int {
 	}
 	if err == nil && tree.OnDevice() {
 		err = timeResident(ctx, tree, ex, rays, &out)
+	}
+	if ctx.Err() != nil {
+		return interrupted(e)
 	}
 	if err != nil {
 		return fail(e, asJSON, arg, err)

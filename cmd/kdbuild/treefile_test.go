@@ -46,6 +46,23 @@ func TestTreeFileCLI(t *testing.T) {
 	assert.Contains(t, r.stdout, "tree file   "+out)
 }
 
+// TestTreeFileCLIMeshes: a tree file of two scenes reports the same
+// meshes and tree.limited as the build that wrote it.
+func TestTreeFileCLIMeshes(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "two.kdt")
+	r := kdbuild(t, "proc:icosphere:1", "proc:soup:40:2", "--device", "cpu", "-o", out, "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	built := decode(t, r.stdout)
+	r = kdbuild(t, out, "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	loaded := decode(t, r.stdout)
+	meshes, _ := mustLookup(t, built, "scene.meshes").([]any)
+	assert.Len(t, meshes, 2)
+	for _, k := range []string{"scene.meshes", "tree.limited"} {
+		assert.Equal(t, mustLookup(t, built, k), mustLookup(t, loaded, k), k)
+	}
+}
+
 func mustLookup(t *testing.T, m map[string]any, key string) any {
 	t.Helper()
 	v, ok := lookup(m, key)
