@@ -1,6 +1,7 @@
 package kdtree
 
 import (
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"time"
 )
 
@@ -16,17 +17,17 @@ import (
 // buildCUDA is the build on the CUDA executor. When it fails or is
 // cancelled it waits for the work it queued before it frees the device
 // memory: nothing of it is left running.
-func (b *gpuBuild) buildCUDA() (_ *buildResult, err error) {
-	ctx := b.ex.CUDA()
+func (b *gpuBuild) buildCUDA() (_ *refbuild.BuildResult, err error) {
+	ctx := b.Ex.CUDA()
 	ctx.ResetPeak()
-	d := &devLevel{ex: b.ex, ctx: ctx, cfg: b.cfg}
+	d := &devLevel{ex: b.Ex, ctx: ctx, cfg: b.cfg}
 	defer func() {
 		if err != nil {
 			ctx.Synchronize() // the error is err
 		}
 		d.free()
 	}()
-	b.report("prepare", 0, 0, 0)
+	b.Report("prepare", 0, 0, 0)
 
 	// Pipelined levels for scenes under pipeMaxTris triangles: a larger
 	// scene's levels keep the device busier than the host (8.9M-triangle
@@ -34,28 +35,28 @@ func (b *gpuBuild) buildCUDA() (_ *buildResult, err error) {
 	// level, where the host books each level while the device runs the
 	// next). A pipelined build does not wait for the count of kept
 	// triangles: its first level runs on the scene's count as a bound.
-	pipe := b.cfg.on(pathPipeline) && b.onLevel == nil && len(b.scene.Tris) < b.cfg.pipeMaxTris
+	pipe := b.cfg.on(pathPipeline) && b.OnLevel == nil && len(b.Scene.Tris) < b.cfg.pipeMaxTris
 	queued := pipe && b.cfg.on(pathQueuedPrepare)
 	// A pipelined build lays its tree out on the device (top_cuda.go):
 	// the host keeps no records of the levels, unless the device's lists
 	// outgrow their room (then level by level, with records).
 	d.deviceTop = pipe && b.cfg.deviceTop() && !b.noDeviceTop
 	if !d.deviceTop {
-		b.room = startHostRoom(len(b.scene.Tris))
+		b.room = startHostRoom(len(b.Scene.Tris))
 	}
 	n, err := b.prepareLevels(d, queued)
 	if err != nil || n == 0 {
-		return &buildResult{}, err
+		return &refbuild.BuildResult{}, err
 	}
 	rs, n, err := b.largePhase(d, n, pipe, queued)
 	if err != nil || n == 0 {
-		return &buildResult{}, err
+		return &refbuild.BuildResult{}, err
 	}
 	root, err := d.takeRoot()
 	if err != nil {
 		return nil, err
 	}
-	res := &buildResult{bounds: toBounds(root)}
+	res := &refbuild.BuildResult{Bounds: refbuild.ToBounds(root)}
 	if d.deviceTop {
 		out, ok, err := b.finishDeviceTop(d, res)
 		if err != nil || ok {
@@ -65,7 +66,7 @@ func (b *gpuBuild) buildCUDA() (_ *buildResult, err error) {
 		// with the host's records (the Go small phase needs them).
 		d.free()
 		b.noDeviceTop = true
-		b.phases["small.retry"] += float64(time.Since(b.phase).Nanoseconds()) / 1e6
+		b.Phases["small.retry"] += float64(time.Since(b.Phase).Nanoseconds()) / 1e6
 		return b.buildCUDA()
 	}
 	return res, b.smallPhase(d, rs, res)
@@ -77,14 +78,14 @@ func (b *gpuBuild) buildCUDA() (_ *buildResult, err error) {
 // first level's references: the kept triangles, or with queued their
 // bound, the scene's triangles (0: no triangle is kept).
 func (b *gpuBuild) prepareLevels(d *devLevel, queued bool) (int, error) {
-	b.startPhase()
+	b.StartPhase()
 	n, err := b.prepareCUDA(d, queued)
 	if err != nil || n == 0 {
-		b.endPhase("prepare")
+		b.EndPhase("prepare")
 		return 0, err
 	}
-	t0 := b.subPhase("prepare.kept", b.phase) // gather, test and compact (the count read back unless queued)
-	if err := d.reserve(n, b.opt.Bins); err != nil {
+	t0 := b.subPhase("prepare.kept", b.Phase) // gather, test and compact (the count read back unless queued)
+	if err := d.reserve(n, b.Opt.Bins); err != nil {
 		return 0, err
 	}
 	if err := d.startLevels(n); err != nil {
@@ -97,9 +98,9 @@ func (b *gpuBuild) prepareLevels(d *devLevel, queued bool) (int, error) {
 		return 0, err
 	}
 	b.subPhase("prepare.root", t0) // its reduction queued
-	b.endPhase("prepare")
-	b.rootRefs = n
-	return n, b.ctx.Err()
+	b.EndPhase("prepare")
+	b.RootRefs = n
+	return n, b.Ctx.Err()
 }
 
 // largePhase runs the large-node levels from the first level of n
@@ -107,11 +108,11 @@ func (b *gpuBuild) prepareLevels(d *devLevel, queued bool) (int, error) {
 // largeCUDA when a level outgrew the pipeline's buffers, else largeCUDA.
 // It returns the records and the kept triangles (0: none, the levels ran
 // on an empty root).
-func (b *gpuBuild) largePhase(d *devLevel, n int, pipe, queued bool) (*records, int, error) {
-	b.startPhase()
-	rs := &records{}
+func (b *gpuBuild) largePhase(d *devLevel, n int, pipe, queued bool) (*refbuild.Records, int, error) {
+	b.StartPhase()
+	rs := &refbuild.Records{}
 	// The root's box is filled in by takeRoot before the level is booked.
-	nodes := []lnode{{off: 0, cnt: uint32(n), depth: 0, rec: rs.add()}}
+	nodes := []refbuild.LNode{{Off: 0, Cnt: uint32(n), Depth: 0, Rec: rs.Add()}}
 	over := false
 	if pipe {
 		// (The parked ranges' records are in rs: see levelBook.book.)
@@ -126,7 +127,7 @@ func (b *gpuBuild) largePhase(d *devLevel, n int, pipe, queued bool) (*records, 
 		if n, err = b.keptCount(d); err != nil || n == 0 {
 			// n == 0: every triangle dropped, the empty tree, as when the
 			// count is read back.
-			b.endPhase("large")
+			b.EndPhase("large")
 			return nil, 0, err
 		}
 	}
@@ -137,7 +138,7 @@ func (b *gpuBuild) largePhase(d *devLevel, n int, pipe, queued bool) (*records, 
 			b.cfg.counts.add(countPipeFallback)
 		}
 		d.deviceTop = false
-		b.phases["large.retry"] += float64(time.Since(b.phase).Nanoseconds()) / 1e6
+		b.Phases["large.retry"] += float64(time.Since(b.Phase).Nanoseconds()) / 1e6
 		// A level outgrew the buffers reserved for the pipeline: the
 		// level-synchronous phase, which grows them, builds again.
 		root, err := d.takeRoot()
@@ -147,9 +148,9 @@ func (b *gpuBuild) largePhase(d *devLevel, n int, pipe, queued bool) (*records, 
 		if err := d.restart(n); err != nil {
 			return nil, 0, err
 		}
-		b.levels = 0
-		rs = &records{}
-		nodes = []lnode{{box: root, off: 0, cnt: uint32(n), depth: 0, rec: rs.add()}}
+		b.Levels = 0
+		rs = &refbuild.Records{}
+		nodes = []refbuild.LNode{{Box: root, Off: 0, Cnt: uint32(n), Depth: 0, Rec: rs.Add()}}
 	}
 	if !pipe || over {
 		if _, err := b.largeCUDA(d, nodes, n, rs); err != nil {
@@ -164,23 +165,23 @@ func (b *gpuBuild) largePhase(d *devLevel, n int, pipe, queued bool) (*records, 
 // in Go on the parked references brought home (KDBUILD_GPU_OFF=device-small,
 // or the device's output overflowed every room it tried). It sets res's
 // nodes and references.
-func (b *gpuBuild) smallPhase(d *devLevel, rs *records, res *buildResult) error {
+func (b *gpuBuild) smallPhase(d *devLevel, rs *refbuild.Records, res *refbuild.BuildResult) error {
 	// The records of the parked ranges (leaves and small roots whose
 	// references stay on the device) were made as they were booked;
 	// parkedToHost brings the references home when a host step needs them.
 	t0 := time.Now()
 	devSmall := b.cfg.on(pathDeviceSmall)
-	smallOff, smallCnt := rs.smallOff, rs.smallCnt
+	smallOff, smallCnt := rs.SmallOff, rs.SmallCnt
 	if !devSmall {
 		if err := d.parkedToHost(rs, smallOff, smallCnt); err != nil {
 			return err
 		}
 	}
 	b.subPhase("large.parked", t0)
-	b.endPhase("large")
-	b.sampleHost()
-	b.startPhase()
-	if err := b.enter("small", b.levels, len(rs.small)); err != nil {
+	b.EndPhase("large")
+	b.SampleHost()
+	b.StartPhase()
+	if err := b.Enter("small", b.Levels, len(rs.Small)); err != nil {
 		return err
 	}
 	if devSmall {
@@ -197,19 +198,19 @@ func (b *gpuBuild) smallPhase(d *devLevel, rs *records, res *buildResult) error 
 		return err
 	}
 	b.gatherTris() // the Go small phase clips the triangles
-	if err := b.smallGo(rs); err != nil {
+	if err := b.SmallGo(rs); err != nil {
 		return err
 	}
-	b.devPeak = d.ctx.PeakBytes()
-	b.endPhase("small")
-	if err := b.enter("layout", b.levels, 0); err != nil {
+	b.DevPeak = d.ctx.PeakBytes()
+	b.EndPhase("small")
+	if err := b.Enter("layout", b.Levels, 0); err != nil {
 		return err
 	}
-	b.startPhase()
+	b.StartPhase()
 	var err error
-	if res.nodes, res.refs, err = layoutGo(rs); err != nil {
+	if res.Nodes, res.Refs, err = refbuild.LayoutGo(rs); err != nil {
 		return err
 	}
-	b.endPhase("layout")
+	b.EndPhase("layout")
 	return nil
 }

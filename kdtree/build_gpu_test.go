@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/scenes"
 )
@@ -139,12 +140,12 @@ func TestBuildGPULevelsEqualGo(t *testing.T) {
 		t.Skip(why)
 	}
 	type level struct {
-		nodes []lnode
-		dec   []decision
+		nodes []refbuild.LNode
+		dec   []refbuild.Decision
 	}
-	record := func(out *[]level) func([]lnode, []decision) {
-		return func(n []lnode, d []decision) {
-			*out = append(*out, level{append([]lnode(nil), n...), append([]decision(nil), d...)})
+	record := func(out *[]level) func([]refbuild.LNode, []refbuild.Decision) {
+		return func(n []refbuild.LNode, d []refbuild.Decision) {
+			*out = append(*out, level{append([]refbuild.LNode(nil), n...), append([]refbuild.Decision(nil), d...)})
 		}
 	}
 	list := []*scenes.Scene{scenes.Soup(5000, 3), scenes.Coplanar(2000, 4), scenes.Grid(scenes.Icosphere(3), 3, 3, 3)}
@@ -164,7 +165,7 @@ func TestBuildGPULevelsEqualGo(t *testing.T) {
 			require.Equal(t, len(g.nodes), len(d.nodes), "%s: level %d node count", s.Name, l)
 			for i := range g.nodes {
 				gn, dn := g.nodes[i], d.nodes[i]
-				gn.rec, dn.rec = 0, 0
+				gn.Rec, dn.Rec = 0, 0
 				require.Equal(t, gn, dn, "%s: level %d node %d", s.Name, l, i)
 				require.Equal(t, g.dec[i], d.dec[i], "%s: level %d node %d decision (node %+v)", s.Name, l, i, gn)
 			}

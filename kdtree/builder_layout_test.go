@@ -8,17 +8,18 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/scenes"
 )
 
 // btRecordsGo runs the Go build of s up to the layout.
-func btRecordsGo(t testing.TB, s *scenes.Scene, opts Options) *records {
+func btRecordsGo(t testing.TB, s *scenes.Scene, opts Options) *refbuild.Records {
 	t.Helper()
 	o, err := opts.resolved(len(s.Tris))
 	require.NoError(t, err)
-	b := &builder{ctx: context.Background(), scene: s, opt: o, ex: o.Executor, phases: map[string]float64{}}
-	_, rs, err := b.recordsGo()
+	b := &refbuild.Builder{Ctx: context.Background(), Scene: s, Opt: o.internal(), Ex: o.Executor, Phases: map[string]float64{}}
+	_, rs, err := b.RecordsGo()
 	require.NoError(t, err)
 	return rs
 }
@@ -29,12 +30,12 @@ func btRecordsGo(t testing.TB, s *scenes.Scene, opts Options) *records {
 // kernel's scheduling may place them), and the large-phase leaves parked
 // (every other one; the rest keep their references on the host). It
 // returns rec, srefs and the parked references.
-func btToDevice(rs *records, rng *rand.Rand) (rec, srefs, parked []uint32) {
-	R := len(rs.small)
+func btToDevice(rs *refbuild.Records, rng *rand.Rand) (rec, srefs, parked []uint32) {
+	R := len(rs.Small)
 	rec = make([]uint32, 3*R)
 	order := rng.Perm(R)
 	for _, i := range order {
-		list := rs.smallOut[i]
+		list := rs.SmallOut[i]
 		// Local record j > 0 goes to global base+j-1; 0 is the root, i.
 		base := uint32(len(rec) / 3)
 		rec = append(rec, make([]uint32, 3*(len(list)-1))...)
@@ -47,18 +48,18 @@ func btToDevice(rs *records, rng *rand.Rand) (rec, srefs, parked []uint32) {
 		for j := range list {
 			r := &list[j]
 			g := global(int32(j))
-			if r.fate == fateLeaf {
-				rec[3*g], rec[3*g+1], rec[3*g+2] = smallLeafFate, uint32(len(srefs)), uint32(len(r.refs))
-				srefs = append(srefs, r.refs...)
+			if r.Fate == refbuild.FateLeaf {
+				rec[3*g], rec[3*g+1], rec[3*g+2] = smallLeafFate, uint32(len(srefs)), uint32(len(r.Refs))
+				srefs = append(srefs, r.Refs...)
 				continue
 			}
-			rec[3*g], rec[3*g+1], rec[3*g+2] = uint32(r.axis)<<8, mathFloat32bits(r.pos), global(r.left)
+			rec[3*g], rec[3*g+1], rec[3*g+2] = uint32(r.Axis)<<8, mathFloat32bits(r.Pos), global(r.Left)
 		}
 	}
 	leaf := 0
-	for i := range rs.recs {
-		r := &rs.recs[i]
-		if r.fate != fateLeaf {
+	for i := range rs.Recs {
+		r := &rs.Recs[i]
+		if r.Fate != refbuild.FateLeaf {
 			continue
 		}
 		if leaf++; leaf%2 == 0 {
@@ -66,8 +67,8 @@ func btToDevice(rs *records, rng *rand.Rand) (rec, srefs, parked []uint32) {
 		}
 		// Parked after some padding, as other nodes' references sit between.
 		parked = append(parked, make([]uint32, rng.IntN(5))...)
-		refs := r.refs
-		*r = record{fate: fateLeaf, parked: true, park: uint32(len(parked)), pcnt: uint32(len(refs))}
+		refs := r.Refs
+		*r = refbuild.Record{Fate: refbuild.FateLeaf, Parked: true, Park: uint32(len(parked)), Pcnt: uint32(len(refs))}
 		parked = append(parked, refs...)
 	}
 	return rec, srefs, parked
@@ -89,7 +90,7 @@ func TestBuildLayoutDeviceEqualsGo(t *testing.T) {
 			if rs == nil {
 				continue
 			}
-			wantNodes, wantRefs, err := layoutGo(rs)
+			wantNodes, wantRefs, err := refbuild.LayoutGo(rs)
 			require.NoError(t, err)
 			rec, srefs, parked := btToDevice(rs, rand.New(rand.NewPCG(uint64(len(s.Tris)), 5)))
 			gotNodes, gotRefs, err := layoutSmallHost(rs, rec, srefs, parked)
@@ -122,11 +123,11 @@ func TestBuildSmallSizes(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []uint32{5, 1, 5, 1}, size)
 	srefs := []uint32{10, 11, 12, 13, 14, 15}
-	nodes := make([]Node, 6)
+	nodes := make([]refbuild.Node, 6)
 	refs := make([]uint32, 6)
 	smallEmit(rec, srefs, 2, []uint32{0, 5, 0, 5}, nodes, refs)
-	require.Equal(t, []Node{
-		InteriorNode(0, 0.5, 2), LeafNode(0, 3), InteriorNode(2, 0.25, 4), LeafNode(3, 0), LeafNode(3, 2), LeafNode(5, 1),
+	require.Equal(t, []refbuild.Node{
+		refbuild.InteriorNode(0, 0.5, 2), refbuild.LeafNode(0, 3), refbuild.InteriorNode(2, 0.25, 4), refbuild.LeafNode(3, 0), refbuild.LeafNode(3, 2), refbuild.LeafNode(5, 1),
 	}, nodes)
 	require.Equal(t, []uint32{10, 11, 12, 13, 14, 15}, refs)
 	_, err = smallSizes([]uint32{0, 0, 7}, 1)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 )
 
@@ -18,8 +19,8 @@ import (
 // to 2·nn, or the most it holds in the pipelined phase, whose levels are
 // laid out for at most nodeCap nodes).
 func (b *gpuBuild) decideCUDA(d *devLevel, nn, n int, keys bool) error {
-	o := &b.opt
-	p := newSAH(o)
+	o := &b.Opt
+	p := refbuild.NewSAH(o)
 	nb := o.Bins
 	var tkey cuda.DevPtr
 	rootTight := d.rootTight
@@ -68,7 +69,7 @@ func (b *gpuBuild) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 		if err := d.ctx.LaunchDependent(k, cuda.GridFor(max(n, 1), binTile), cuda.Linear(cudaBlock), shared,
 			d.nboxP, d.info.Ptr(), d.offsets.Ptr(), uint32(nn), uint32(n), d.tight.Ptr(), tkey,
 			int32(o.SmallNode), int32(o.MaxDepth), int32(nb), d.dec.Ptr(), d.tkey[1].Ptr(), uint32(nextCap),
-			d.box[0].Ptr(), d.hist.Ptr(), d.hist.Slice(6*nb*nn, nn).Ptr(), p.ct, p.ci, p.keep, d.rnode[0].Ptr()); err != nil {
+			d.box[0].Ptr(), d.hist.Ptr(), d.hist.Slice(6*nb*nn, nn).Ptr(), p.Ct, p.Ci, p.Keep, d.rnode[0].Ptr()); err != nil {
 			return fmt.Errorf("kdtree: %s: %w", k, err)
 		}
 		return nil
@@ -85,7 +86,7 @@ func (b *gpuBuild) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 		return fmt.Errorf("kdtree: %s: %w", k1, err)
 	}
 	if err := d.launchDep(k2, 32*nn, d.nboxP, d.info.Ptr(), uint32(nn), d.geo.Ptr(), d.hist.Ptr(),
-		int32(nb), p.ct, p.ci, p.keep, d.dec.Ptr()); err != nil {
+		int32(nb), p.Ct, p.Ci, p.Keep, d.dec.Ptr()); err != nil {
 		return err
 	}
 	return nil
@@ -102,7 +103,7 @@ const binTile = 512
 
 // checkTable compares the node table made on the device with the host's
 // nodes (tests only: one more read-back per level).
-func (d *devLevel) checkTable(nodes []lnode, n int) error {
+func (d *devLevel) checkTable(nodes []refbuild.LNode, n int) error {
 	nn := len(nodes)
 	t := make([]uint32, tableLen(nn))
 	if err := d.offsets.Slice(0, len(t)).CopyToHost(t); err != nil {
@@ -114,12 +115,12 @@ func (d *devLevel) checkTable(nodes []lnode, n int) error {
 	for i := range nodes {
 		x := &nodes[i]
 		info := t[nn+1+4*i : nn+5+4*i]
-		var box aabb
+		var box refbuild.AABB
 		for a := 0; a < 3; a++ {
-			box.lo[a] = math.Float32frombits(t[5*nn+1+6*i+a])
-			box.hi[a] = math.Float32frombits(t[5*nn+1+6*i+3+a])
+			box.Lo[a] = math.Float32frombits(t[5*nn+1+6*i+a])
+			box.Hi[a] = math.Float32frombits(t[5*nn+1+6*i+3+a])
 		}
-		if t[i] != x.off || info[0] != x.off || info[1] != x.cnt || info[2] != uint32(x.depth) || box != x.box {
+		if t[i] != x.Off || info[0] != x.Off || info[1] != x.Cnt || info[2] != uint32(x.Depth) || box != x.Box {
 			return fmt.Errorf("kdtree: device node table, node %d: offset %d, info %v, box %v; host %+v",
 				i, t[i], info, box, *x)
 		}

@@ -3,6 +3,7 @@ package kdtree
 import (
 	"fmt"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/reduce"
@@ -60,7 +61,7 @@ type devRoot struct {
 	// on the device).
 	rootPin     *cuda.Pinned
 	rootEv      *cuda.Event
-	root        aabb
+	root        refbuild.AABB
 	rootOK      bool
 	rootToTable bool
 }
@@ -347,7 +348,7 @@ func (d *devLevel) startLevels(n int) error {
 	if err := d.launch("kdtree_boxes_f32", n, d.tv.Ptr(), d.kept.Ptr(), uint32(n), d.box[0].Ptr(), count); err != nil {
 		return err
 	}
-	if err := d.upload([]lnode{{off: 0, cnt: uint32(n)}}, n); err != nil {
+	if err := d.upload([]refbuild.LNode{{Off: 0, Cnt: uint32(n)}}, n); err != nil {
 		return err
 	}
 	if err := d.setSizes(0, 1, n); err != nil {
@@ -419,6 +420,6 @@ type parkedRange struct {
 	rec      int32
 	off, cnt uint32
 	small    bool
-	box      aabb
+	box      refbuild.AABB
 	depth    int
 }

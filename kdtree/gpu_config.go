@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 )
 
@@ -173,7 +174,7 @@ var envGPUConfig = sync.OnceValues(func() (gpuConfig, error) {
 // Go reference (builder: the scene, options, phases, records hooks), its
 // configuration and its own host state. Its device buffers are devLevel's.
 type gpuBuild struct {
-	*builder
+	*refbuild.Builder
 	cfg *gpuConfig // the paths and thresholds
 
 	// noDeviceTop: the build keeps the host's records and lays the top of

@@ -1,6 +1,7 @@
 package kdtree
 
 import (
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"slices"
 	"sync"
 	"unsafe"
@@ -17,9 +18,9 @@ import (
 // its pages are first touched by the booker, which fills them while the
 // device works.
 type hostRoom struct {
-	recs            []record
+	recs            []refbuild.Record
 	parked          []parkedRange
-	small           []smallRoot
+	small           []refbuild.SmallRoot
 	off, cnt, depth []uint32
 	box             []float32
 }
@@ -35,9 +36,9 @@ func startHostRoom(n int) <-chan *hostRoom {
 		h := &hostRoom{}
 		var wg sync.WaitGroup
 		for _, make1 := range []func(){
-			func() { h.recs = make([]record, 0, n/8+1024+1) },
+			func() { h.recs = make([]refbuild.Record, 0, n/8+1024+1) },
 			func() { h.parked = make([]parkedRange, 0, ranges) },
-			func() { h.small = make([]smallRoot, 0, ranges) },
+			func() { h.small = make([]refbuild.SmallRoot, 0, ranges) },
 			func() {
 				h.off, h.cnt, h.depth = make([]uint32, 0, ranges), make([]uint32, 0, ranges), make([]uint32, 0, ranges)
 				h.box = make([]float32, 0, 6*ranges)
@@ -92,7 +93,7 @@ func (b *gpuBuild) roomMade() bool {
 // small roots) from the build's hostRoom where it has the room, and
 // returns the parked ranges' slice for the booker, parked (those made so
 // far) copied into it.
-func (b *gpuBuild) largeRoom(rs *records, n int, parked []parkedRange) []parkedRange {
+func (b *gpuBuild) largeRoom(rs *refbuild.Records, n int, parked []parkedRange) []parkedRange {
 	return b.takeRoom().moveIn(rs, parked, n/8+1024, n/16+1024)
 }
 
@@ -103,7 +104,7 @@ func (b *gpuBuild) largeRoom(rs *records, n int, parked []parkedRange) []parkedR
 // growing copies every record made so far, and the records hold pointers
 // (the grid's growth cost 80 ms of host time per build on the device
 // machine).
-func (b *gpuBuild) roomFunc(rs *records, n int) func([]parkedRange, bool) ([]parkedRange, bool) {
+func (b *gpuBuild) roomFunc(rs *refbuild.Records, n int) func([]parkedRange, bool) ([]parkedRange, bool) {
 	return func(parked []parkedRange, wait bool) ([]parkedRange, bool) {
 		if !wait && !b.roomMade() {
 			return parked, false
@@ -119,16 +120,16 @@ func (b *gpuBuild) roomFunc(rs *records, n int) func([]parkedRange, bool) ([]par
 // the whole large phase's: rs and parked may hold the first levels',
 // booked before the room was made. h is empty afterwards; nil is an empty
 // room.
-func (h *hostRoom) moveIn(rs *records, parked []parkedRange, recs, ranges int) []parkedRange {
+func (h *hostRoom) moveIn(rs *refbuild.Records, parked []parkedRange, recs, ranges int) []parkedRange {
 	if h == nil {
 		h = &hostRoom{}
 	}
-	rs.recs = roomOr(h.recs, rs.recs, recs)
-	rs.small = roomOr(h.small, rs.small, ranges)
-	rs.smallOff = roomOr(h.off, rs.smallOff, ranges)
-	rs.smallCnt = roomOr(h.cnt, rs.smallCnt, ranges)
-	rs.smallDepth = roomOr(h.depth, rs.smallDepth, ranges)
-	rs.smallBox = roomOr(h.box, rs.smallBox, 6*ranges)
+	rs.Recs = roomOr(h.recs, rs.Recs, recs)
+	rs.Small = roomOr(h.small, rs.Small, ranges)
+	rs.SmallOff = roomOr(h.off, rs.SmallOff, ranges)
+	rs.SmallCnt = roomOr(h.cnt, rs.SmallCnt, ranges)
+	rs.SmallDepth = roomOr(h.depth, rs.SmallDepth, ranges)
+	rs.SmallBox = roomOr(h.box, rs.SmallBox, 6*ranges)
 	parked = roomOr(h.parked, parked, ranges)
 	*h = hostRoom{}
 	return parked

@@ -3,6 +3,7 @@ package kdtree
 import (
 	"testing"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/stretchr/testify/require"
 )
 
@@ -24,33 +25,33 @@ func TestHostRoomKeepsEarlyRecords(t *testing.T) {
 	} {
 		var h *hostRoom
 		if c.room >= 0 {
-			h = &hostRoom{recs: make([]record, 0, c.room), parked: make([]parkedRange, 0, c.room),
-				small: make([]smallRoot, 0, c.room), off: make([]uint32, 0, c.room), cnt: make([]uint32, 0, c.room),
+			h = &hostRoom{recs: make([]refbuild.Record, 0, c.room), parked: make([]parkedRange, 0, c.room),
+				small: make([]refbuild.SmallRoot, 0, c.room), off: make([]uint32, 0, c.room), cnt: make([]uint32, 0, c.room),
 				depth: make([]uint32, 0, c.room), box: make([]float32, 0, 6*c.room)}
 		}
-		rs := &records{}
+		rs := &refbuild.Records{}
 		var parked []parkedRange
 		for i := range c.have {
-			rs.recs = append(rs.recs, record{fate: fateLeaf, pcnt: uint32(i)})
+			rs.Recs = append(rs.Recs, refbuild.Record{Fate: refbuild.FateLeaf, Pcnt: uint32(i)})
 			parked = append(parked, parkedRange{off: uint32(i)})
-			rs.small = append(rs.small, smallRoot{depth: i})
-			rs.smallOff = append(rs.smallOff, uint32(i))
-			rs.smallCnt = append(rs.smallCnt, uint32(2*i))
-			rs.smallDepth = append(rs.smallDepth, uint32(3*i))
-			rs.smallBox = append(rs.smallBox, float32(i), 0, 0, 0, 0, float32(-i))
+			rs.Small = append(rs.Small, refbuild.SmallRoot{Depth: i})
+			rs.SmallOff = append(rs.SmallOff, uint32(i))
+			rs.SmallCnt = append(rs.SmallCnt, uint32(2*i))
+			rs.SmallDepth = append(rs.SmallDepth, uint32(3*i))
+			rs.SmallBox = append(rs.SmallBox, float32(i), 0, 0, 0, 0, float32(-i))
 		}
 		want := *rs
 		wantParked := append([]parkedRange(nil), parked...)
-		want.recs = append([]record(nil), rs.recs...)
+		want.Recs = append([]refbuild.Record(nil), rs.Recs...)
 		parked = h.moveIn(rs, parked, c.total, c.total)
-		sameElems(t, want.recs, rs.recs, c.name)
+		sameElems(t, want.Recs, rs.Recs, c.name)
 		sameElems(t, wantParked, parked, c.name)
-		sameElems(t, want.small, rs.small, c.name)
-		sameElems(t, want.smallOff, rs.smallOff, c.name)
-		sameElems(t, want.smallCnt, rs.smallCnt, c.name)
-		sameElems(t, want.smallDepth, rs.smallDepth, c.name)
-		sameElems(t, want.smallBox, rs.smallBox, c.name)
-		for _, got := range []int{cap(rs.recs), cap(parked), cap(rs.smallOff)} {
+		sameElems(t, want.Small, rs.Small, c.name)
+		sameElems(t, want.SmallOff, rs.SmallOff, c.name)
+		sameElems(t, want.SmallCnt, rs.SmallCnt, c.name)
+		sameElems(t, want.SmallDepth, rs.SmallDepth, c.name)
+		sameElems(t, want.SmallBox, rs.SmallBox, c.name)
+		for _, got := range []int{cap(rs.Recs), cap(parked), cap(rs.SmallOff)} {
 			require.GreaterOrEqual(t, got, max(c.total, c.have), c.name)
 			if c.inRoom {
 				require.Equal(t, c.room, got, "%s: in the room", c.name)

@@ -11,13 +11,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
 
 // bookLevel is a level's read-back as the device returns it, with the
 // host's nodes: the input of levelBook.
 type bookLevel struct {
-	nodes []lnode
+	nodes []refbuild.LNode
 	h     []uint32
 }
 
@@ -25,29 +26,29 @@ type bookLevel struct {
 // (as every level's do), with random fates (leaf, small, split with
 // probability pSplit), planes and child counts laid out node after node.
 func makeBookLevel(rng *rand.Rand, nn, recBase int, pSplit float64) bookLevel {
-	l := bookLevel{nodes: make([]lnode, nn), h: make([]uint32, 6*nn)}
+	l := bookLevel{nodes: make([]refbuild.LNode, nn), h: make([]uint32, 6*nn)}
 	dec, cl, cr, cb := l.h[:3*nn], l.h[3*nn:4*nn], l.h[4*nn:5*nn], l.h[5*nn:]
 	var off, base uint32
 	for i := range l.nodes {
-		var box aabb
+		var box refbuild.AABB
 		for a := 0; a < 3; a++ {
-			box.lo[a] = rng.Float32()
-			box.hi[a] = box.lo[a] + 1 + rng.Float32()
+			box.Lo[a] = rng.Float32()
+			box.Hi[a] = box.Lo[a] + 1 + rng.Float32()
 		}
 		cnt := uint32(rng.Intn(200))
-		l.nodes[i] = lnode{box: box, off: off, cnt: cnt, depth: 7, rec: int32(recBase + i)}
+		l.nodes[i] = refbuild.LNode{Box: box, Off: off, Cnt: cnt, Depth: 7, Rec: int32(recBase + i)}
 		off += cnt
 		cb[i] = base
 		switch r := rng.Float64(); {
 		case r < pSplit:
 			a := rng.Intn(3)
-			dec[3*i], dec[3*i+1] = fateSplit, uint32(a)
-			dec[3*i+2] = math.Float32bits(box.lo[a] + rng.Float32())
+			dec[3*i], dec[3*i+1] = refbuild.FateSplit, uint32(a)
+			dec[3*i+2] = math.Float32bits(box.Lo[a] + rng.Float32())
 			cl[i], cr[i] = uint32(rng.Intn(int(cnt)+1)), uint32(rng.Intn(int(cnt)+1))
 		case r < (1+pSplit)/2:
-			dec[3*i] = fateLeaf
+			dec[3*i] = refbuild.FateLeaf
 		default:
-			dec[3*i] = fateSmall
+			dec[3*i] = refbuild.FateSmall
 		}
 		base += cl[i] + cr[i]
 	}
@@ -58,34 +59,34 @@ func makeBookLevel(rng *rand.Rand, nn, recBase int, pSplit float64) bookLevel {
 // records.setInterior and appends, as levelCUDA kept it before levelBook,
 // and the parked nodes' records as buildCUDA made them afterwards before
 // levelBook.book made them.
-func bookSequential(l bookLevel, rs *records, parked []parkedRange, parked0 int) ([]lnode, []parkedRange, int, uint32) {
+func bookSequential(l bookLevel, rs *refbuild.Records, parked []parkedRange, parked0 int) ([]refbuild.LNode, []parkedRange, int, uint32) {
 	nn := len(l.nodes)
 	dec, cl, cr, cb := l.h[:3*nn], l.h[3*nn:4*nn], l.h[4*nn:5*nn], l.h[5*nn:]
-	var out []lnode
+	var out []refbuild.LNode
 	off := parked0
 	for i := range l.nodes {
 		x := &l.nodes[i]
 		switch fate := int(dec[3*i]); fate {
-		case fateLeaf, fateSmall:
-			parked = append(parked, parkedRange{rec: x.rec, off: uint32(off), cnt: x.cnt, small: fate == fateSmall,
-				box: x.box, depth: x.depth})
-			if fate == fateSmall {
-				rs.smallOff = append(rs.smallOff, uint32(off))
-				rs.smallCnt = append(rs.smallCnt, x.cnt)
-				rs.smallDepth = append(rs.smallDepth, uint32(x.depth))
-				rs.smallBox = append(append(rs.smallBox, x.box.lo[:]...), x.box.hi[:]...)
-				rs.setSmall(x.rec, smallRoot{box: x.box, depth: x.depth})
+		case refbuild.FateLeaf, refbuild.FateSmall:
+			parked = append(parked, parkedRange{rec: x.Rec, off: uint32(off), cnt: x.Cnt, small: fate == refbuild.FateSmall,
+				box: x.Box, depth: x.Depth})
+			if fate == refbuild.FateSmall {
+				rs.SmallOff = append(rs.SmallOff, uint32(off))
+				rs.SmallCnt = append(rs.SmallCnt, x.Cnt)
+				rs.SmallDepth = append(rs.SmallDepth, uint32(x.Depth))
+				rs.SmallBox = append(append(rs.SmallBox, x.Box.Lo[:]...), x.Box.Hi[:]...)
+				rs.SetSmall(x.Rec, refbuild.SmallRoot{Box: x.Box, Depth: x.Depth})
 			} else {
-				rs.recs[x.rec] = record{fate: fateLeaf, parked: true, park: uint32(off), pcnt: x.cnt}
+				rs.Recs[x.Rec] = refbuild.Record{Fate: refbuild.FateLeaf, Parked: true, Park: uint32(off), Pcnt: x.Cnt}
 			}
-			off += int(x.cnt)
+			off += int(x.Cnt)
 		default:
 			axis, pos := int(dec[3*i+1]), math.Float32frombits(dec[3*i+2])
-			left := rs.setInterior(x.rec, axis, pos)
-			lb, rb := childBoxes(x.box, axis, pos)
+			left := rs.SetInterior(x.Rec, axis, pos)
+			lb, rb := refbuild.ChildBoxes(x.Box, axis, pos)
 			out = append(out,
-				lnode{box: lb, off: cb[i], cnt: cl[i], depth: x.depth + 1, rec: left},
-				lnode{box: rb, off: cb[i] + cl[i], cnt: cr[i], depth: x.depth + 1, rec: left + 1})
+				refbuild.LNode{Box: lb, Off: cb[i], Cnt: cl[i], Depth: x.Depth + 1, Rec: left},
+				refbuild.LNode{Box: rb, Off: cb[i] + cl[i], Cnt: cr[i], Depth: x.Depth + 1, Rec: left + 1})
 		}
 	}
 	return out, parked, off, cb[nn-1] + cl[nn-1] + cr[nn-1]
@@ -111,21 +112,21 @@ func TestLevelBookEqualsSequential(t *testing.T) {
 			name := fmt.Sprintf("case%d/workers%d", ci, workers)
 			rng := rand.New(rand.NewSource(int64(17 + ci)))
 			// Records of a tree so far: the level's nodes are the last ones.
-			want, got := &records{}, &records{}
+			want, got := &refbuild.Records{}, &refbuild.Records{}
 			for i := 0; i < 5; i++ {
-				want.add()
-				got.add()
+				want.Add()
+				got.Add()
 			}
 			var wantP, gotP []parkedRange
-			var spare []lnode
+			var spare []refbuild.LNode
 			lb := &levelBook{}
 			parked0 := 11
 			for _, nn := range c.sizes {
-				for len(got.recs) < 5+nn {
-					want.add()
-					got.add()
+				for len(got.Recs) < 5+nn {
+					want.Add()
+					got.Add()
 				}
-				l := makeBookLevel(rng, nn, len(got.recs)-nn, c.pSplit)
+				l := makeBookLevel(rng, nn, len(got.Recs)-nn, c.pSplit)
 				wantOut, wp, wantPark, wantTotal := bookSequential(l, want, wantP, parked0)
 				wantP = wp
 				lb.h = append(lb.h[:0], l.h...)
@@ -134,7 +135,7 @@ func TestLevelBookEqualsSequential(t *testing.T) {
 				require.Equal(t, wantPark, lb.park, name)
 				require.Equal(t, wantTotal, lb.total, name)
 				require.Equal(t, nodeCounts(wantOut), append([]uint32{}, lb.next...), name)
-				var out []lnode
+				var out []refbuild.LNode
 				out, gotP = lb.book(workers, l.nodes, got, gotP, spare)
 				require.Equal(t, len(wantOut), len(out), name)
 				if len(wantOut) > 0 {
@@ -150,10 +151,10 @@ func TestLevelBookEqualsSequential(t *testing.T) {
 }
 
 // nodeCounts lists the nodes' reference counts (count's input, lb.next).
-func nodeCounts(nodes []lnode) []uint32 {
+func nodeCounts(nodes []refbuild.LNode) []uint32 {
 	c := make([]uint32, len(nodes))
 	for i := range nodes {
-		c[i] = nodes[i].cnt
+		c[i] = nodes[i].Cnt
 	}
 	return c
 }
@@ -180,15 +181,15 @@ func TestBookerEqualsSequential(t *testing.T) {
 func testBookerEqualsSequential(t *testing.T, inline bool, workers, late int) {
 	name := fmt.Sprintf("inline=%v/workers%d/late%d", inline, workers, late)
 	rng := rand.New(rand.NewSource(29))
-	want, got := &records{}, &records{}
-	root := want.add()
-	got.add()
-	first := []lnode{{cnt: 900, rec: root}}
-	first[0].box.hi = [3]float32{4, 4, 4}
+	want, got := &refbuild.Records{}, &refbuild.Records{}
+	root := want.Add()
+	got.Add()
+	first := []refbuild.LNode{{Cnt: 900, Rec: root}}
+	first[0].Box.Hi = [3]float32{4, 4, 4}
 	var wantP []parkedRange
 	var room func([]parkedRange, bool) ([]parkedRange, bool)
-	h := &hostRoom{recs: make([]record, 0, 1<<14), parked: make([]parkedRange, 0, 1<<13),
-		small: make([]smallRoot, 0, 1<<13), off: make([]uint32, 0, 1<<13), cnt: make([]uint32, 0, 1<<13),
+	h := &hostRoom{recs: make([]refbuild.Record, 0, 1<<14), parked: make([]parkedRange, 0, 1<<13),
+		small: make([]refbuild.SmallRoot, 0, 1<<13), off: make([]uint32, 0, 1<<13), cnt: make([]uint32, 0, 1<<13),
 		depth: make([]uint32, 0, 1<<13), box: make([]float32, 0, 6<<13)}
 	looks, moved := 0, false
 	if late >= 0 {
@@ -230,7 +231,7 @@ func testBookerEqualsSequential(t *testing.T, inline bool, workers, late int) {
 	require.Equal(t, gotP, k.finish(), name)
 	if late >= 0 {
 		require.True(t, moved, name)
-		require.Equal(t, 1<<14, cap(got.recs), "%s: the records are in the room", name)
+		require.Equal(t, 1<<14, cap(got.Recs), "%s: the records are in the room", name)
 	}
 }
 
@@ -262,14 +263,14 @@ func TestLevelBookCountErrors(t *testing.T) {
 }
 
 // requireSameRecords requires got to hold want's records and small roots.
-func requireSameRecords(t *testing.T, want, got *records, name string) {
+func requireSameRecords(t *testing.T, want, got *refbuild.Records, name string) {
 	t.Helper()
-	require.Equal(t, want.recs, got.recs, name)
-	require.Equal(t, want.small, got.small, name)
-	require.Equal(t, want.smallOff, got.smallOff, name)
-	require.Equal(t, want.smallCnt, got.smallCnt, name)
-	require.Equal(t, want.smallDepth, got.smallDepth, name)
-	require.Equal(t, want.smallBox, got.smallBox, name)
+	require.Equal(t, want.Recs, got.Recs, name)
+	require.Equal(t, want.Small, got.Small, name)
+	require.Equal(t, want.SmallOff, got.SmallOff, name)
+	require.Equal(t, want.SmallCnt, got.SmallCnt, name)
+	require.Equal(t, want.SmallDepth, got.SmallDepth, name)
+	require.Equal(t, want.SmallBox, got.SmallBox, name)
 }
 
 // BenchmarkLevelBookBunny times the pipelined booker's work (count, then
@@ -293,13 +294,13 @@ func BenchmarkLevelBookBunny(b *testing.B) {
 		s := 0
 		var base uint32
 		for i, d := range l.dec {
-			h[3*i] = uint32(d.fate)
-			h[3*i+1] = uint32(d.axis)
-			h[3*i+2] = math.Float32bits(d.pos)
+			h[3*i] = uint32(d.Fate)
+			h[3*i+1] = uint32(d.Axis)
+			h[3*i+2] = math.Float32bits(d.Pos)
 			h[5*nn+i] = base
-			if d.fate == fateSplit {
+			if d.Fate == refbuild.FateSplit {
 				next := lv[k+1].nodes
-				h[3*nn+i], h[4*nn+i] = next[2*s].cnt, next[2*s+1].cnt
+				h[3*nn+i], h[4*nn+i] = next[2*s].Cnt, next[2*s+1].Cnt
 				s++
 			}
 			base += h[3*nn+i] + h[4*nn+i]
@@ -319,17 +320,17 @@ func BenchmarkLevelBookBunny(b *testing.B) {
 			var tc, tb time.Duration
 			var kept *hostRoom
 			for b.Loop() {
-				rs := &records{}
-				nodes := []lnode{lv[0].nodes[0]}
-				nodes[0].rec = rs.add()
+				rs := &refbuild.Records{}
+				nodes := []refbuild.LNode{lv[0].nodes[0]}
+				nodes[0].Rec = rs.Add()
 				room := kept
 				if room == nil {
 					room = <-startHostRoom(n)
 				}
 				parked := room.moveIn(rs, nil, n/8+1024, n/16+1024)
-				var spare []lnode
+				var spare []refbuild.LNode
 				lb := &levelBook{}
-				cnt := []uint32{nodes[0].cnt}
+				cnt := []uint32{nodes[0].Cnt}
 				parked0 := 0
 				for _, h := range logs {
 					lb.h, lb.stride = h, len(nodes)
@@ -338,15 +339,15 @@ func BenchmarkLevelBookBunny(b *testing.B) {
 						b.Fatal(err)
 					}
 					t1 := time.Now()
-					var next []lnode
+					var next []refbuild.LNode
 					next, parked = lb.book(workers, nodes, rs, parked, spare)
 					tc += t1.Sub(t0)
 					tb += time.Since(t1)
 					spare, nodes, cnt, parked0 = nodes, next, lb.next, lb.park
 				}
 				if reuse {
-					kept = &hostRoom{recs: rs.recs[:0], parked: parked[:0], small: rs.small[:0], off: rs.smallOff[:0],
-						cnt: rs.smallCnt[:0], depth: rs.smallDepth[:0], box: rs.smallBox[:0]}
+					kept = &hostRoom{recs: rs.Recs[:0], parked: parked[:0], small: rs.Small[:0], off: rs.SmallOff[:0],
+						cnt: rs.SmallCnt[:0], depth: rs.SmallDepth[:0], box: rs.SmallBox[:0]}
 				}
 			}
 			b.ReportMetric(float64(tc.Microseconds())/float64(b.N), "count-us")

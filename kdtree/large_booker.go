@@ -1,6 +1,9 @@
 package kdtree
 
-import "time"
+import (
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
+	"time"
+)
 
 // booker keeps the host's records of the CUDA large phase on a goroutine of
 // its own, level after level, while the levels go on: largeCUDA counts a
@@ -15,9 +18,9 @@ import "time"
 // order.
 type booker struct {
 	workers int
-	rs      *records
-	nodes   []lnode // the next level to book
-	spare   []lnode // the memory of the level before, reused for the next
+	rs      *refbuild.Records
+	nodes   []refbuild.LNode // the next level to book
+	spare   []refbuild.LNode // the memory of the level before, reused for the next
 	parked  []parkedRange
 	// room, when not nil, moves rs and the parked ranges so far into the
 	// build's hostRoom (builder.roomFunc): wait false, only when it is made
@@ -47,7 +50,7 @@ type booker struct {
 // rs and parked ranges to a slice of its own, both moved into the
 // build's host room by room (see booker.room; nil: none). Nothing but the
 // booker may touch rs until finish.
-func newBooker(workers int, nodes []lnode, rs *records, room func([]parkedRange, bool) ([]parkedRange, bool), inline bool) *booker {
+func newBooker(workers int, nodes []refbuild.LNode, rs *refbuild.Records, room func([]parkedRange, bool) ([]parkedRange, bool), inline bool) *booker {
 	k := &booker{workers: workers, rs: rs, nodes: nodes, room: room, inline: inline,
 		jobs: make(chan *levelBook, bookerBooks), free: make(chan *levelBook, bookerBooks), done: make(chan struct{})}
 	for range bookerBooks {
@@ -71,7 +74,7 @@ const bookerBooks = 4
 // read-backs still being copied (levelBook.fetch), which it waits for,
 // counts (with the level before's counts) and checks against the sizes the
 // device computed, then books (runPipe).
-func newPipeBooker(workers int, nodes []lnode, rs *records, room func([]parkedRange, bool) ([]parkedRange, bool)) *booker {
+func newPipeBooker(workers int, nodes []refbuild.LNode, rs *refbuild.Records, room func([]parkedRange, bool) ([]parkedRange, bool)) *booker {
 	k := &booker{workers: workers, rs: rs, nodes: nodes, room: room, pipe: true,
 		jobs: make(chan *levelBook, pipeBooks), free: make(chan *levelBook, pipeBooks), done: make(chan struct{})}
 	for range pipeBooks {
@@ -113,7 +116,7 @@ func (k *booker) runPipe() {
 		if prev == nil {
 			// The first level's one node, as the job's sender left it
 			// (a pipelined build learns its count while the level runs).
-			cnt = []uint32{k.nodes[0].cnt}
+			cnt = []uint32{k.nodes[0].Cnt}
 		}
 		lb.refs.Store(2)
 		err := lb.wait() // always: the pinned memory must be done with before reuse
@@ -198,7 +201,7 @@ func (k *booker) give(lb *levelBook) {
 
 // current waits until every level given is booked and returns the nodes of
 // the next level (inline bookers: no wait).
-func (k *booker) current() []lnode {
+func (k *booker) current() []refbuild.LNode {
 	if !k.inline {
 		// Every levelBook back means no job is queued or running.
 		var all [bookerBooks]*levelBook

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/reduce"
 	"github.com/kdbuild/kdbuild/scan"
@@ -38,26 +39,26 @@ import (
 // the next level: the records are off the path of the levels (they cost
 // the bunny about 45 µs a level, the 8.9M-triangle grid 60 ms a build).
 // The records are levelGo's, made level after level in order.
-func (b *gpuBuild) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]parkedRange, error) {
+func (b *gpuBuild) largeCUDA(d *devLevel, nodes []refbuild.LNode, n int, rs *refbuild.Records) ([]parkedRange, error) {
 	// (roomFunc: room for the records the large phase usually makes.)
 	t0 := time.Now()
 	// The host's records use the host's cores (the CUDA executor's
 	// Workers is 1: its work is the device's).
-	workers := b.hostWorkers()
+	workers := b.HostWorkers()
 	// The tests' level hooks look at every level's nodes: book inline.
-	bk := newBooker(workers, nodes, rs, b.roomFunc(rs, n), b.onLevel != nil)
+	bk := newBooker(workers, nodes, rs, b.roomFunc(rs, n), b.OnLevel != nil)
 	defer bk.finish()
 	cnt := []uint32{uint32(n)} // the level's node reference counts
 	capRefs := max(64*n, 1<<20)
-	if err := b.ctx.Err(); err != nil {
+	if err := b.Ctx.Err(); err != nil {
 		return nil, err
 	}
-	b.levelProgress(0, len(nodes))
+	b.LevelProgress(0, len(nodes))
 	t0 = b.subPhase("large.alloc", t0)
 	if err := b.levelFrontCUDA(d, nodes, len(nodes), n, false); err != nil {
 		return nil, err
 	}
-	b.levels++
+	b.Levels++
 	t0 = b.subPhase("large.upload", t0)
 	forceLeaf := false
 	for level := 0; ; level++ {
@@ -70,7 +71,7 @@ func (b *gpuBuild) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]
 		if level == 0 {
 			// The root's box, queued before this level: home by now.
 			var err error
-			if nodes[0].box, err = d.takeRoot(); err != nil {
+			if nodes[0].Box, err = d.takeRoot(); err != nil {
 				return nil, err
 			}
 		}
@@ -95,7 +96,7 @@ func (b *gpuBuild) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]
 		// all become leaves.
 		forceLeaf = n > capRefs
 		if forceLeaf {
-			b.limited = limitedRefs
+			b.Limited = refbuild.LimitedRefs
 		}
 		if err := b.nextLevel(d, level+1, nn2, n, forceLeaf); err != nil {
 			return nil, err
@@ -121,7 +122,7 @@ func (b *gpuBuild) largeCUDA(d *devLevel, nodes []lnode, n int, rs *records) ([]
 // decisions (nn nodes; n references), after checking the node table the
 // device made against the host's.
 func (b *gpuBuild) levelHook(d *devLevel, bk *booker, lb *levelBook, level, nn, n int, forceLeaf bool) error {
-	if b.onLevel == nil {
+	if b.OnLevel == nil {
 		return nil
 	}
 	nodes := bk.current()
@@ -131,7 +132,7 @@ func (b *gpuBuild) levelHook(d *devLevel, bk *booker, lb *levelBook, level, nn, 
 		}
 	}
 	if !forceLeaf {
-		b.onLevel(nodes, lb.levelDecisions(nn))
+		b.OnLevel(nodes, lb.levelDecisions(nn))
 	}
 	return nil
 }
@@ -142,17 +143,17 @@ func (b *gpuBuild) nextLevel(d *devLevel, level, nn, n int, forceLeaf bool) erro
 	if nn == 0 {
 		return nil
 	}
-	if err := b.ctx.Err(); err != nil {
+	if err := b.Ctx.Err(); err != nil {
 		return err
 	}
 	if !forceLeaf {
-		b.levelProgress(level, nn)
+		b.LevelProgress(level, nn)
 	}
 	if err := b.levelFrontCUDA(d, nil, nn, n, forceLeaf); err != nil {
 		return err
 	}
 	if !forceLeaf {
-		b.levels++
+		b.Levels++
 	}
 	return nil
 }
@@ -178,7 +179,7 @@ func (b *gpuBuild) nextLevel(d *devLevel, level, nn, n int, forceLeaf bool) erro
 // a host step needs them).
 func (b *gpuBuild) subPhase(name string, t0 time.Time) time.Time {
 	now := time.Now()
-	b.phases[name] += float64(now.Sub(t0).Nanoseconds()) / 1e6
+	b.Phases[name] += float64(now.Sub(t0).Nanoseconds()) / 1e6
 	return now
 }
 
@@ -196,17 +197,17 @@ func tableLen(nn int) int { return 11*nn + 1 }
 // upload sends a level's node table in one copy: offsets (nn+1 words),
 // info (off, cnt, depth, 0 per node) and boxes (6 float words per node);
 // d.offsets holds it, d.info and d.nboxP point into it.
-func (d *devLevel) upload(nodes []lnode, n int) error {
+func (d *devLevel) upload(nodes []refbuild.LNode, n int) error {
 	nn := len(nodes)
 	t, pin := d.hostWords(tableLen(nn))
 	offsets, info, nbox := t[:nn+1], t[nn+1:5*nn+1], t[5*nn+1:]
 	for i := range nodes {
 		x := &nodes[i]
-		offsets[i] = x.off
-		info[4*i], info[4*i+1], info[4*i+2], info[4*i+3] = x.off, x.cnt, uint32(x.depth), 0
+		offsets[i] = x.Off
+		info[4*i], info[4*i+1], info[4*i+2], info[4*i+3] = x.Off, x.Cnt, uint32(x.Depth), 0
 		for a := 0; a < 3; a++ {
-			nbox[6*i+a] = math.Float32bits(x.box.lo[a])
-			nbox[6*i+3+a] = math.Float32bits(x.box.hi[a])
+			nbox[6*i+a] = math.Float32bits(x.Box.Lo[a])
+			nbox[6*i+3+a] = math.Float32bits(x.Box.Hi[a])
 		}
 	}
 	offsets[nn] = uint32(n)
@@ -297,13 +298,13 @@ func (d *devLevel) setKept(count, bad uint32) {
 
 // takeRoot waits for the root box that rootBox queued (when it is not
 // home yet) and returns it.
-func (d *devLevel) takeRoot() (aabb, error) {
+func (d *devLevel) takeRoot() (refbuild.AABB, error) {
 	if !d.rootOK {
 		if d.rootEv == nil {
-			return aabb{}, errors.New("kdtree: the root box was never queued")
+			return refbuild.AABB{}, errors.New("kdtree: the root box was never queued")
 		}
 		if err := d.rootEv.Synchronize(); err != nil {
-			return aabb{}, err
+			return refbuild.AABB{}, err
 		}
 		var h [6]float32
 		w := d.rootPin.U32(8)
@@ -320,9 +321,9 @@ func (d *devLevel) takeRoot() (aabb, error) {
 
 // setRoot keeps the root box h (lo, then hi), -0 made +0 (canonZero).
 func (d *devLevel) setRoot(h []float32) {
-	copy(d.root.lo[:], h[:3])
-	copy(d.root.hi[:], h[3:])
-	canonZero(&d.root)
+	copy(d.root.Lo[:], h[:3])
+	copy(d.root.Hi[:], h[3:])
+	refbuild.CanonZero(&d.root)
 	d.rootOK = true
 }
 
@@ -334,7 +335,7 @@ func (d *devLevel) setRoot(h []float32) {
 // of the node words (kdtree_addresses_u32). It waits for nothing: the launches are asynchronous on the one stream,
 // so buildCUDA queues a level's front before it does the previous level's
 // bookkeeping, which then runs while the device works.
-func (b *gpuBuild) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLeaf bool) error {
+func (b *gpuBuild) levelFrontCUDA(d *devLevel, nodes []refbuild.LNode, nn, n int, forceLeaf bool) error {
 	keys := d.tableOK && d.keysOK
 	d.keysOK, d.keysNext = false, false
 	if d.tableOK {
@@ -370,7 +371,7 @@ func (b *gpuBuild) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLe
 	if forceLeaf {
 		dec := make([]uint32, 5*nn) // the decisions, then CountL and CountR (zero)
 		for i := 0; i < nn; i++ {
-			dec[3*i] = fateLeaf
+			dec[3*i] = refbuild.FateLeaf
 		}
 		if err := d.dec.CopyFromHost(dec); err != nil {
 			return err
@@ -430,7 +431,7 @@ func (b *gpuBuild) levelFrontCUDA(d *devLevel, nodes []lnode, nn, n int, forceLe
 // readBack waits for a level's front and brings its decisions and child
 // counts (6 words per node) into lb.h.
 func (d *devLevel) readBack(lb *levelBook, nn int) error {
-	lb.h = growU32(lb.h, 6*nn)
+	lb.h = refbuild.GrowU32(lb.h, 6*nn)
 	lb.stride = nn
 	return d.dec.Slice(0, 6*nn).CopyToHost(lb.h)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/reduce"
 )
@@ -39,7 +40,7 @@ import (
 // asynchronous copy into the level's levelBook; the host waits for level
 // k-1's copy (its sizes) while the device runs level k, and the booker
 // waits for it on its own goroutine.
-func (b *gpuBuild) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records) (parked []parkedRange, overflow bool, err error) {
+func (b *gpuBuild) largeCUDAPipe(d *devLevel, nodes []refbuild.LNode, n int, rs *refbuild.Records) (parked []parkedRange, overflow bool, err error) {
 	p, err := b.newPipe(d, nodes, n, rs)
 	if p != nil {
 		defer p.bk.finish()
@@ -49,7 +50,7 @@ func (b *gpuBuild) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records)
 		return nil, p == nil && err == nil, err
 	}
 	p.t0 = b.subPhase("large.alloc", p.t0)
-	b.levelProgress(0, 1)
+	b.LevelProgress(0, 1)
 	p.last = p.bk.take() // level k-1's levelBook
 	if err := b.levelFrontCUDA(d, nodes, 1, n, false); err != nil {
 		return nil, false, err
@@ -57,11 +58,11 @@ func (b *gpuBuild) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records)
 	if err := p.tail(0, 1, n, 1, p.last); err != nil {
 		return nil, false, err
 	}
-	b.levels++
+	b.Levels++
 	p.t0 = b.subPhase("large.upload", p.t0)
 	p.lastNN, p.lastN, p.lastPK = 1, n, 0
 	for k := 1; ; k++ {
-		if err := b.ctx.Err(); err != nil {
+		if err := b.Ctx.Err(); err != nil {
 			return nil, false, err
 		}
 		done, over, err := p.level(k, nodes)
@@ -76,8 +77,8 @@ func (b *gpuBuild) largeCUDAPipe(d *devLevel, nodes []lnode, n int, rs *records)
 	b.subPhase("large.book", p.t0)
 	// The booker's own time, overlapped with the levels (not part of
 	// large's time but what it must keep up with).
-	b.phases["large.count"] += float64(p.bk.countTime.Nanoseconds()) / 1e6
-	b.phases["large.records"] += float64(p.bk.bookTime.Nanoseconds()) / 1e6
+	b.Phases["large.count"] += float64(p.bk.countTime.Nanoseconds()) / 1e6
+	b.Phases["large.records"] += float64(p.bk.bookTime.Nanoseconds()) / 1e6
 	return parked, false, p.bk.failed()
 }
 
@@ -99,13 +100,13 @@ type pipe struct {
 // pipelined large phase; nil (and no error) when there is no pinned memory
 // for the levelBooks' logs: the level-synchronous phase, which needs none,
 // builds then. A non-nil pipe's booker must be finished and d.inPipe reset.
-func (b *gpuBuild) newPipe(d *devLevel, nodes []lnode, n int, rs *records) (*pipe, error) {
+func (b *gpuBuild) newPipe(d *devLevel, nodes []refbuild.LNode, n int, rs *refbuild.Records) (*pipe, error) {
 	p := &pipe{b: b, d: d, refCap: d.scRefs, nodeCap: d.nodeCap}
 	if c := b.cfg.pipeRefCap; c > 0 {
 		p.refCap = min(p.refCap, c)
 		d.refLimit = p.refCap
 	}
-	if err := d.ensurePipe(p.refCap, p.nodeCap, b.opt.Bins); err != nil {
+	if err := d.ensurePipe(p.refCap, p.nodeCap, b.Opt.Bins); err != nil {
 		return nil, err
 	}
 	if err := d.ensureRoots(n); err != nil {
@@ -119,7 +120,7 @@ func (b *gpuBuild) newPipe(d *devLevel, nodes []lnode, n int, rs *records) (*pip
 	}
 	p.t0 = time.Now()
 	d.inPipe = true
-	p.bk = newPipeBooker(b.hostWorkers(), nodes, rs, b.roomFunc(rs, n))
+	p.bk = newPipeBooker(b.HostWorkers(), nodes, rs, b.roomFunc(rs, n))
 	// When the device lays the tree out, the host's records are not
 	// needed: the booker only counts and checks each level.
 	p.bk.count = d.deviceTop
@@ -178,7 +179,7 @@ type levelSizes struct {
 // level runs level k: its front and tail queued on bounds (or its own
 // sizes), then level k-1's log handed to the booker. done: it was the last
 // level (the large phase is over); over: a level outgrew the buffers.
-func (p *pipe) level(k int, nodes []lnode) (done, over bool, err error) {
+func (p *pipe) level(k int, nodes []refbuild.LNode) (done, over bool, err error) {
 	s, err := p.front(k)
 	if err != nil {
 		return false, false, err
@@ -264,10 +265,10 @@ func (p *pipe) front(k int) (s levelSizes, err error) {
 // hand gives level k-1's log (its decisions after the sizes) to the
 // booker, the root's box first (rootBox queued it before level 0: home by
 // now), and makes lb (level k's, or nil) the last.
-func (p *pipe) hand(k int, nodes []lnode, lb *levelBook, s levelSizes) error {
+func (p *pipe) hand(k int, nodes []refbuild.LNode, lb *levelBook, s levelSizes) error {
 	if k == 1 {
 		var err error
-		if nodes[0].box, err = p.d.takeRoot(); err != nil {
+		if nodes[0].Box, err = p.d.takeRoot(); err != nil {
 			return err
 		}
 		if p.d.prep != nil {
@@ -277,7 +278,7 @@ func (p *pipe) hand(k int, nodes []lnode, lb *levelBook, s levelSizes) error {
 			if err != nil {
 				return err
 			}
-			nodes[0].cnt = uint32(kept)
+			nodes[0].Cnt = uint32(kept)
 		}
 	}
 	last := p.last
@@ -318,8 +319,8 @@ func (p *pipe) end(k int, lb *levelBook, s levelSizes) (done, over bool, err err
 		}
 		return !over, over, nil
 	}
-	b.levels++
-	b.levelProgress(k, s.nn)
+	b.Levels++
+	b.LevelProgress(k, s.nn)
 	d.topLevels = append(d.topLevels, d.topLevels[len(d.topLevels)-1]+uint32(s.nn))
 	p.lastNN, p.lastN, p.lastPK = s.nn, s.nr, s.pk
 	return false, false, nil

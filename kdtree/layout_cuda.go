@@ -5,6 +5,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
@@ -43,14 +44,14 @@ func (d *devLevel) freeLevel(wait bool) error {
 // layout_device.go for the steps and their Go references) and downloads the
 // node and reference arrays once. It times the phases "layout" (sizes, host
 // top layout, emit; ends with the device idle) and "download".
-func (b *gpuBuild) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-chan planned) ([]Node, []uint32, error) {
-	if err := b.enter("layout", b.levels, 0); err != nil {
+func (b *gpuBuild) layoutCUDA(d *devLevel, rs *refbuild.Records, so *smallDev, plan <-chan planned) ([]refbuild.Node, []uint32, error) {
+	if err := b.Enter("layout", b.Levels, 0); err != nil {
 		<-plan // done reading rs
 		return nil, nil, err
 	}
-	b.startPhase()
-	t0 := b.phase
-	R := len(rs.small)
+	b.StartPhase()
+	t0 := b.Phase
+	R := len(rs.Small)
 	// The subtrees' sizes: kdtree_small_w_f32 counted them, runSmallCUDA
 	// read them back.
 	size := so.hostSize
@@ -63,8 +64,8 @@ func (b *gpuBuild) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-cha
 		return nil, nil, pl.err
 	}
 	t0 = b.subPhase("layout.plan", t0) // waiting for planTop, made while the small phase ran
-	b.phases["layout.plantop"] += float64(pl.took.Nanoseconds()) / 1e6
-	t, err := pl.p.place(size, b.hostWorkers())
+	b.Phases["layout.plantop"] += float64(pl.took.Nanoseconds()) / 1e6
+	t, err := pl.p.place(size, b.HostWorkers())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -100,7 +101,7 @@ func (b *gpuBuild) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-cha
 	if err := d.ctx.Flush(); err != nil {
 		return nil, nil, err
 	}
-	pl.p.placeNodes(b.hostWorkers())
+	pl.p.placeNodes(b.HostWorkers())
 	if err := d.ctx.Synchronize(); err != nil {
 		return nil, nil, err
 	}
@@ -113,27 +114,27 @@ func (b *gpuBuild) layoutCUDA(d *devLevel, rs *records, so *smallDev, plan <-cha
 			return nil, nil, fmt.Errorf("kdtree: small-phase records nest deeper than %d levels", MaxTreeDepth)
 		}
 	}
-	b.endPhase("layout")
+	b.EndPhase("layout")
 
 	// The one download of the finished tree.
-	b.startPhase()
+	b.StartPhase()
 	nodes, refs, err := downloadTree(nodesBuf, refsBuf, t.numNodes, t.numRefs)
 	if err != nil {
 		return nil, nil, err
 	}
 	t.finish(nodes, refs)
 	releasePlan(pl.p)
-	b.endPhase("download")
+	b.EndPhase("download")
 	return nodes, refs, nil
 }
 
 // The node words the kernels write are kdtree.Node's fields in order.
-var _ = [1]struct{}{}[unsafe.Sizeof(Node{})-8]
+var _ = [1]struct{}{}[unsafe.Sizeof(refbuild.Node{})-8]
 
 // smallAndLayoutCUDA runs the small phase and the layout on the device and
 // sets res's nodes and references; it returns false (res unchanged) when
 // the small phase's output overflowed every room it tried.
-func (b *gpuBuild) smallAndLayoutCUDA(d *devLevel, rs *records, res *buildResult, smallOff, smallCnt []uint32) (bool, error) {
+func (b *gpuBuild) smallAndLayoutCUDA(d *devLevel, rs *refbuild.Records, res *refbuild.BuildResult, smallOff, smallCnt []uint32) (bool, error) {
 	// Nothing but tv, ptri and pbox is needed from here on: free the
 	// level buffers before the small phase allocates its output.
 	t0 := time.Now()
@@ -158,11 +159,11 @@ func (b *gpuBuild) smallAndLayoutCUDA(d *devLevel, rs *records, res *buildResult
 	defer so.free()
 	d.tv.Free()
 	d.pbox.Free()
-	b.endPhase("small")
-	if res.nodes, res.refs, err = b.layoutCUDA(d, rs, so, plan); err != nil {
+	b.EndPhase("small")
+	if res.Nodes, res.Refs, err = b.layoutCUDA(d, rs, so, plan); err != nil {
 		return false, err
 	}
-	b.devPeak = d.ctx.PeakBytes()
+	b.DevPeak = d.ctx.PeakBytes()
 	return true, nil
 }
 

@@ -2,6 +2,7 @@ package kdtree
 
 import (
 	"fmt"
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"math"
 )
 
@@ -68,7 +69,7 @@ func smallSizes(rec []uint32, roots int) ([]uint32, error) {
 // smallEmit is the reference of kdtree_small_emit_u32: small root r's
 // subtree written depth first from nodes[base[r]] with its references from
 // refs[base[roots+r]], copied in order from srefs.
-func smallEmit(rec, srefs []uint32, roots int, base []uint32, nodes []Node, refs []uint32) {
+func smallEmit(rec, srefs []uint32, roots int, base []uint32, nodes []refbuild.Node, refs []uint32) {
 	type entry struct{ rec, parent uint32 }
 	const none = math.MaxUint32
 	var st []entry
@@ -85,12 +86,12 @@ func smallEmit(rec, srefs []uint32, roots int, base []uint32, nodes []Node, refs
 			}
 			w0, w1, w2 := rec[3*e.rec], rec[3*e.rec+1], rec[3*e.rec+2]
 			if w0&0xFF == smallLeafFate {
-				nodes[me] = Node{W0: ref, W1: w2<<2 | leafTag}
+				nodes[me] = refbuild.Node{W0: ref, W1: w2<<2 | refbuild.LeafTag}
 				copy(refs[ref:ref+w2], srefs[w1:w1+w2])
 				ref += w2
 				continue
 			}
-			nodes[me] = Node{W0: w1, W1: w0 >> 8 & 3}
+			nodes[me] = refbuild.Node{W0: w1, W1: w0 >> 8 & 3}
 			st = append(st, entry{w2 + 1, me}, entry{w2, none})
 		}
 	}
@@ -99,7 +100,7 @@ func smallEmit(rec, srefs []uint32, roots int, base []uint32, nodes []Node, refs
 // topNode is a large-phase node of the final array.
 type topNode struct {
 	at   uint32
-	node Node
+	node refbuild.Node
 }
 
 // topLayout is the host half of the layout: the large-phase nodes and where
@@ -130,9 +131,9 @@ type topFill struct {
 // subtrees' sizes from smallSizes (size has 2·len(rs.small) entries):
 // planTop, then topPlan.place and placeNodes on up to workers goroutines.
 // The plan is returned too, for releasePlan once t is done with.
-func layoutTop(rs *records, size []uint32, workers int) (*topLayout, *topPlan, error) {
-	if len(size) != 2*len(rs.small) {
-		panic(fmt.Sprintf("kdtree: layoutTop with %d sizes for %d small roots", len(size), len(rs.small)))
+func layoutTop(rs *refbuild.Records, size []uint32, workers int) (*topLayout, *topPlan, error) {
+	if len(size) != 2*len(rs.Small) {
+		panic(fmt.Sprintf("kdtree: layoutTop with %d sizes for %d small roots", len(size), len(rs.Small)))
 	}
 	p, err := planTop(rs)
 	if err != nil {
@@ -148,7 +149,7 @@ func layoutTop(rs *records, size []uint32, workers int) (*topLayout, *topPlan, e
 
 // finish writes the large-phase nodes and host-held references into the
 // downloaded arrays.
-func (t *topLayout) finish(nodes []Node, refs []uint32) {
+func (t *topLayout) finish(nodes []refbuild.Node, refs []uint32) {
 	for _, x := range t.nodes {
 		nodes[x.at] = x.node
 	}
@@ -161,8 +162,8 @@ func (t *topLayout) finish(nodes []Node, refs []uint32) {
 // reference loops (tests compare it with layoutGo; the CUDA build runs the
 // same steps with kernels). srefs and parked are the small records'
 // references and the parked references of large-phase leaves.
-func layoutSmallHost(rs *records, rec, srefs, parked []uint32) ([]Node, []uint32, error) {
-	size, err := smallSizes(rec, len(rs.small))
+func layoutSmallHost(rs *refbuild.Records, rec, srefs, parked []uint32) ([]refbuild.Node, []uint32, error) {
+	size, err := smallSizes(rec, len(rs.Small))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -173,11 +174,11 @@ func layoutSmallHost(rs *records, rec, srefs, parked []uint32) ([]Node, []uint32
 	// The plan's memory goes back to planPool (the tests' next layouts
 	// reuse it, as builds do).
 	defer releasePlan(p)
-	nodes := make([]Node, t.numNodes)
+	nodes := make([]refbuild.Node, t.numNodes)
 	refs := make([]uint32, t.numRefs)
 	// What layoutCUDA uploads: the bases, then the copies, in t.up.
-	base, copies := t.up[:2*len(rs.small)], t.up[2*len(rs.small):]
-	smallEmit(rec, srefs, len(rs.small), base, nodes, refs)
+	base, copies := t.up[:2*len(rs.Small)], t.up[2*len(rs.Small):]
+	smallEmit(rec, srefs, len(rs.Small), base, nodes, refs)
 	for k := 0; k+2 < len(copies); k += 3 {
 		from, to, n := copies[k], copies[k+1], copies[k+2]
 		copy(refs[to:to+n], parked[from:from+n])

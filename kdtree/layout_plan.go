@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
 
@@ -128,9 +129,9 @@ func grown[T any](s []T, n int) []T {
 
 // planTop walks rs.recs depth first (as layoutGo) and returns the plan of
 // the large-phase nodes (see topPlan).
-func planTop(rs *records) (*topPlan, error) {
-	roots := len(rs.small)
-	top := max(len(rs.recs)-roots, 0)
+func planTop(rs *refbuild.Records) (*topPlan, error) {
+	roots := len(rs.Small)
+	top := max(len(rs.Recs)-roots, 0)
 	planCache.mu.Lock()
 	p := planCache.p
 	planCache.p = nil
@@ -155,35 +156,35 @@ func planTop(rs *records) (*topPlan, error) {
 			x.child, x.kc = nn, k
 			continue
 		}
-		r := &rs.recs[e]
-		switch r.fate {
-		case fateSmall:
-			p.order = append(p.order, uint32(r.small))
+		r := &rs.Recs[e]
+		switch r.Fate {
+		case refbuild.FateSmall:
+			p.order = append(p.order, uint32(r.Small))
 			p.beforeN = append(p.beforeN, nn)
 			p.beforeR = append(p.beforeR, nr)
-		case fateLeaf:
-			cnt := uint64(len(r.refs))
-			if r.parked {
-				cnt = uint64(r.pcnt)
+		case refbuild.FateLeaf:
+			cnt := uint64(len(r.Refs))
+			if r.Parked {
+				cnt = uint64(r.Pcnt)
 			}
-			if cnt >= MaxChildIndex {
+			if cnt >= refbuild.MaxChildIndex {
 				return nil, fmt.Errorf("kdtree: leaf of %d references exceeds 2^30", cnt)
 			}
 			p.nodes = append(p.nodes, planNode{at: nn, ref: nr, k: k, leaf: true, cnt: uint32(cnt)})
-			if r.parked {
+			if r.Parked {
 				if cnt > 0 {
-					p.copies = append(p.copies, planCopy{park: r.park, cnt: uint32(cnt), ref: nr, k: k})
+					p.copies = append(p.copies, planCopy{park: r.Park, cnt: uint32(cnt), ref: nr, k: k})
 				}
 			} else if cnt > 0 {
-				p.fills = append(p.fills, planFill{ref: nr, k: k, refs: r.refs})
+				p.fills = append(p.fills, planFill{ref: nr, k: k, refs: r.Refs})
 			}
 			nn++
 			nr += cnt
 		default:
-			p.nodes = append(p.nodes, planNode{at: nn, k: k, axis: r.axis, pos: r.pos})
+			p.nodes = append(p.nodes, planNode{at: nn, k: k, axis: r.Axis, pos: r.Pos})
 			nn++
 			// Below child first, then the above child's index, then it.
-			stack = append(stack, int64(r.left+1), -int64(len(p.nodes)), int64(r.left))
+			stack = append(stack, int64(r.Left+1), -int64(len(p.nodes)), int64(r.Left))
 		}
 	}
 	p.largeN, p.largeR = nn, nr
@@ -213,7 +214,7 @@ func (p *topPlan) place(size []uint32, workers int) (*topLayout, error) {
 	prefixSizes(p.order, size, sn, sr, workers)
 	nn, nr := p.largeN+sn[roots], p.largeR+sr[roots]
 	const refLimit = 1 << 32
-	if nn >= MaxChildIndex || nr >= refLimit {
+	if nn >= refbuild.MaxChildIndex || nr >= refLimit {
 		return nil, fmt.Errorf("kdtree: tree of %d nodes and %d references exceeds the node format (2^30 nodes, 2^32 references)", nn, nr)
 	}
 	t := p.out
@@ -251,9 +252,9 @@ func (p *topPlan) placeNodes(workers int) {
 			x := &p.nodes[i]
 			at := uint32(x.at + sn[x.k])
 			if x.leaf {
-				t.nodes[i] = topNode{at: at, node: LeafNode(uint32(x.ref+sr[x.k]), x.cnt)}
+				t.nodes[i] = topNode{at: at, node: refbuild.LeafNode(uint32(x.ref+sr[x.k]), x.cnt)}
 			} else {
-				t.nodes[i] = topNode{at: at, node: InteriorNode(int(x.axis), x.pos, uint32(x.child+sn[x.kc]))}
+				t.nodes[i] = topNode{at: at, node: refbuild.InteriorNode(int(x.axis), x.pos, uint32(x.child+sn[x.kc]))}
 			}
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
@@ -90,12 +91,12 @@ func (lb *levelBook) count(workers int, cnt []uint32, parked0 int) error {
 					break
 				}
 				f := dec[3*i]
-				if f == fateSplit {
+				if f == refbuild.FateSplit {
 					k.split++
-				} else if f == fateLeaf || f == fateSmall {
+				} else if f == refbuild.FateLeaf || f == refbuild.FateSmall {
 					k.npark++
 					k.refs += uint64(cnt[i])
-					if f == fateSmall {
+					if f == refbuild.FateSmall {
 						k.nsmall++
 					}
 				} else {
@@ -120,12 +121,12 @@ func (lb *levelBook) count(workers int, cnt []uint32, parked0 int) error {
 		return fmt.Errorf("kdtree: %d references in a level (%d parked) overflow uint32", sum, refs)
 	}
 	lb.nsplit, lb.npark, lb.nsmall, lb.park, lb.total = split, npark, nsmall, int(refs), uint32(sum)
-	lb.next = growU32(lb.next, 2*split)
+	lb.next = refbuild.GrowU32(lb.next, 2*split)
 	exec.ParallelFor(workers, nch, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
 			s := lb.chunks[c].split
 			for i := c * bookGrain; i < min((c+1)*bookGrain, nn); i++ {
-				if dec[3*i] == fateSplit {
+				if dec[3*i] == refbuild.FateSplit {
 					lb.next[2*s], lb.next[2*s+1] = cl[i], cr[i]
 					s++
 				}
@@ -147,78 +148,78 @@ func (lb *levelBook) count(workers int, cnt []uint32, parked0 int) error {
 // Each chunk writes at the indices count's prefix gives it, so the chunks
 // run in parallel and the result is the sequential one. The next level's
 // nodes are made in spare's memory when it is large enough.
-func (lb *levelBook) book(workers int, nodes []lnode, rs *records, parked []parkedRange, spare []lnode) ([]lnode, []parkedRange) {
+func (lb *levelBook) book(workers int, nodes []refbuild.LNode, rs *refbuild.Records, parked []parkedRange, spare []refbuild.LNode) ([]refbuild.LNode, []parkedRange) {
 	nn := len(nodes)
 	dec, cl, cr, cb := lb.parts(nn)
 	out := spare
 	if cap(out) < 2*lb.nsplit {
-		out = make([]lnode, 2*lb.nsplit, 2*lb.nsplit+lb.nsplit/2)
+		out = make([]refbuild.LNode, 2*lb.nsplit, 2*lb.nsplit+lb.nsplit/2)
 	}
 	out = out[:2*lb.nsplit]
-	recBase := len(rs.recs)
-	rs.recs = slices.Grow(rs.recs, 2*lb.nsplit)[:recBase+2*lb.nsplit]
-	clear(rs.recs[recBase:])
+	recBase := len(rs.Recs)
+	rs.Recs = slices.Grow(rs.Recs, 2*lb.nsplit)[:recBase+2*lb.nsplit]
+	clear(rs.Recs[recBase:])
 	pBase := len(parked)
 	parked = slices.Grow(parked, lb.npark)[:pBase+lb.npark]
-	sBase := len(rs.small)
-	rs.small = slices.Grow(rs.small, lb.nsmall)[:sBase+lb.nsmall]
-	rs.smallOff = slices.Grow(rs.smallOff, lb.nsmall)[:sBase+lb.nsmall]
-	rs.smallCnt = slices.Grow(rs.smallCnt, lb.nsmall)[:sBase+lb.nsmall]
-	rs.smallDepth = slices.Grow(rs.smallDepth, lb.nsmall)[:sBase+lb.nsmall]
-	rs.smallBox = slices.Grow(rs.smallBox, 6*lb.nsmall)[:6*(sBase+lb.nsmall)]
-	recs, small, smallOff, smallCnt, smallDepth, smallBox := rs.recs, rs.small, rs.smallOff, rs.smallCnt, rs.smallDepth, rs.smallBox
+	sBase := len(rs.Small)
+	rs.Small = slices.Grow(rs.Small, lb.nsmall)[:sBase+lb.nsmall]
+	rs.SmallOff = slices.Grow(rs.SmallOff, lb.nsmall)[:sBase+lb.nsmall]
+	rs.SmallCnt = slices.Grow(rs.SmallCnt, lb.nsmall)[:sBase+lb.nsmall]
+	rs.SmallDepth = slices.Grow(rs.SmallDepth, lb.nsmall)[:sBase+lb.nsmall]
+	rs.SmallBox = slices.Grow(rs.SmallBox, 6*lb.nsmall)[:6*(sBase+lb.nsmall)]
+	recs, small, smallOff, smallCnt, smallDepth, smallBox := rs.Recs, rs.Small, rs.SmallOff, rs.SmallCnt, rs.SmallDepth, rs.SmallBox
 	exec.ParallelFor(workers, len(lb.chunks), 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
 			k := &lb.chunks[c]
 			s, p, q, off := k.split, pBase+k.npark, sBase+k.nsmall, uint32(k.refs)
 			for i := c * bookGrain; i < min((c+1)*bookGrain, nn); i++ {
 				x := &nodes[i]
-				if fate := dec[3*i]; fate != fateSplit {
-					parked[p] = parkedRange{rec: x.rec, off: off, cnt: x.cnt, small: fate == fateSmall,
-						box: x.box, depth: x.depth}
-					if fate == fateSmall {
-						recs[x.rec] = record{fate: fateSmall, small: int32(q)}
-						small[q] = smallRoot{box: x.box, depth: x.depth}
-						smallOff[q], smallCnt[q], smallDepth[q] = off, x.cnt, uint32(x.depth)
-						copy(smallBox[6*q:6*q+3], x.box.lo[:])
-						copy(smallBox[6*q+3:6*q+6], x.box.hi[:])
+				if fate := dec[3*i]; fate != refbuild.FateSplit {
+					parked[p] = parkedRange{rec: x.Rec, off: off, cnt: x.Cnt, small: fate == refbuild.FateSmall,
+						box: x.Box, depth: x.Depth}
+					if fate == refbuild.FateSmall {
+						recs[x.Rec] = refbuild.Record{Fate: refbuild.FateSmall, Small: int32(q)}
+						small[q] = refbuild.SmallRoot{Box: x.Box, Depth: x.Depth}
+						smallOff[q], smallCnt[q], smallDepth[q] = off, x.Cnt, uint32(x.Depth)
+						copy(smallBox[6*q:6*q+3], x.Box.Lo[:])
+						copy(smallBox[6*q+3:6*q+6], x.Box.Hi[:])
 						q++
 					} else {
-						recs[x.rec] = record{fate: fateLeaf, parked: true, park: off, pcnt: x.cnt}
+						recs[x.Rec] = refbuild.Record{Fate: refbuild.FateLeaf, Parked: true, Park: off, Pcnt: x.Cnt}
 					}
 					p++
-					off += x.cnt
+					off += x.Cnt
 					continue
 				}
 				axis, pos := int(dec[3*i+1]), math.Float32frombits(dec[3*i+2])
 				left := int32(recBase + 2*s)
-				recs[x.rec] = record{fate: fateSplit, axis: uint8(axis), pos: pos, left: left}
-				lbox, rbox := childBoxes(x.box, axis, pos)
+				recs[x.Rec] = refbuild.Record{Fate: refbuild.FateSplit, Axis: uint8(axis), Pos: pos, Left: left}
+				lbox, rbox := refbuild.ChildBoxes(x.Box, axis, pos)
 				c0, c1, base := cl[i], cr[i], cb[i]
-				out[2*s] = lnode{box: lbox, off: base, cnt: c0, depth: x.depth + 1, rec: left}
-				out[2*s+1] = lnode{box: rbox, off: base + c0, cnt: c1, depth: x.depth + 1, rec: left + 1}
+				out[2*s] = refbuild.LNode{Box: lbox, Off: base, Cnt: c0, Depth: x.Depth + 1, Rec: left}
+				out[2*s+1] = refbuild.LNode{Box: rbox, Off: base + c0, Cnt: c1, Depth: x.Depth + 1, Rec: left + 1}
 				s++
 			}
 		}
 	})
 	for _, c := range smallCnt[sBase:] {
-		if int(c) >= len(rs.smallHist) {
-			rs.smallHist = append(rs.smallHist, make([]int, int(c)+1-len(rs.smallHist))...)
+		if int(c) >= len(rs.SmallHist) {
+			rs.SmallHist = append(rs.SmallHist, make([]int, int(c)+1-len(rs.SmallHist))...)
 		}
-		rs.smallHist[c]++
+		rs.SmallHist[c]++
 	}
 	return out, parked
 }
 
 // levelDecisions returns a level's decisions from lb.h as levelGo makes
 // them (the onLevel hook of tests).
-func (lb *levelBook) levelDecisions(nn int) []decision {
+func (lb *levelBook) levelDecisions(nn int) []refbuild.Decision {
 	dec := lb.h[:3*nn]
-	dd := make([]decision, nn)
+	dd := make([]refbuild.Decision, nn)
 	for i := range dd {
-		dd[i] = decision{fate: int(dec[3*i]), axis: int(dec[3*i+1]), pos: math.Float32frombits(dec[3*i+2])}
-		if dd[i].fate != fateSplit {
-			dd[i].axis, dd[i].pos = 0, 0
+		dd[i] = refbuild.Decision{Fate: int(dec[3*i]), Axis: int(dec[3*i+1]), Pos: math.Float32frombits(dec[3*i+2])}
+		if dd[i].Fate != refbuild.FateSplit {
+			dd[i].Axis, dd[i].Pos = 0, 0
 		}
 	}
 	return dd

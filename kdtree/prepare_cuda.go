@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/scan"
 )
@@ -27,37 +28,37 @@ import (
 // was the prepare phase's one wait (0.06-0.09 ms of the bunny's, with the
 // device idle while the host then queued the first level).
 func (b *gpuBuild) prepareCUDA(d *devLevel, queued bool) (int, error) {
-	s := b.scene
+	s := b.Scene
 	nt, nv := len(s.Tris), len(s.Verts)
 	if nt == 0 {
-		b.endPhase("upload")
-		b.startPhase()
+		b.EndPhase("upload")
+		b.StartPhase()
 		return 0, nil
 	}
 	var verts *exec.Buf[float32]
 	var err error
 	if nv > 0 {
-		verts, err = exec.FromHost(b.ex, unsafe.Slice(&s.Verts[0][0], 3*nv))
+		verts, err = exec.FromHost(b.Ex, unsafe.Slice(&s.Verts[0][0], 3*nv))
 	} else {
-		verts, err = exec.Alloc[float32](b.ex, 3) // never read: every index is out of range
+		verts, err = exec.Alloc[float32](b.Ex, 3) // never read: every index is out of range
 	}
 	if err != nil {
 		return 0, err
 	}
 	defer verts.Free()
-	idx, err := exec.FromHost(b.ex, unsafe.Slice(&s.Tris[0][0], 3*nt))
+	idx, err := exec.FromHost(b.Ex, unsafe.Slice(&s.Tris[0][0], 3*nt))
 	if err != nil {
 		return 0, err
 	}
 	defer idx.Free()
-	b.endPhase("upload")
-	b.startPhase()
+	b.EndPhase("upload")
+	b.StartPhase()
 
 	// Gather and test: keep flags, the list 0..nt-1 and the error word.
-	if d.tv, err = exec.Alloc[float32](b.ex, 9*nt); err != nil {
+	if d.tv, err = exec.Alloc[float32](b.Ex, 9*nt); err != nil {
 		return 0, err
 	}
-	w, err := exec.Alloc[uint32](b.ex, 2*nt+1)
+	w, err := exec.Alloc[uint32](b.Ex, 2*nt+1)
 	if err != nil {
 		return 0, err
 	}
@@ -65,7 +66,7 @@ func (b *gpuBuild) prepareCUDA(d *devLevel, queued bool) (int, error) {
 	keep, all, bad := w.Slice(0, nt), w.Slice(nt, nt), w.Slice(2*nt, 1)
 	if queued {
 		// The count, then the error word: kept until keptCount.
-		if d.prep, err = exec.Alloc[uint32](b.ex, 2); err != nil {
+		if d.prep, err = exec.Alloc[uint32](b.Ex, 2); err != nil {
 			return 0, err
 		}
 		bad = d.prep.Slice(1, 1)
@@ -77,11 +78,11 @@ func (b *gpuBuild) prepareCUDA(d *devLevel, queued bool) (int, error) {
 		keep.Ptr(), all.Ptr(), bad.Ptr()); err != nil {
 		return 0, err
 	}
-	if d.kept, err = exec.Alloc[uint32](b.ex, nt); err != nil {
+	if d.kept, err = exec.Alloc[uint32](b.Ex, nt); err != nil {
 		return 0, err
 	}
 	if queued {
-		if err := scan.CompactQueued(b.ex, d.kept, all, keep, d.prep.Slice(0, 1)); err != nil {
+		if err := scan.CompactQueued(b.Ex, d.kept, all, keep, d.prep.Slice(0, 1)); err != nil {
 			return 0, fmt.Errorf("kdtree: kept triangles: %w", err)
 		}
 		d.countPending = true
@@ -97,7 +98,7 @@ func (b *gpuBuild) prepareCUDA(d *devLevel, queued bool) (int, error) {
 			return 0, err
 		}
 	}
-	k, err := scan.Compact(b.ex, d.kept, all, keep)
+	k, err := scan.Compact(b.Ex, d.kept, all, keep)
 	if err != nil {
 		return 0, fmt.Errorf("kdtree: kept triangles: %w", err)
 	}
@@ -109,14 +110,14 @@ func (b *gpuBuild) prepareCUDA(d *devLevel, queued bool) (int, error) {
 	if err := b.gatherError(word[0]); err != nil {
 		return 0, err
 	}
-	b.dropped = nt - k
+	b.Dropped = nt - k
 	return k, nil
 }
 
 // gatherError is the error kdtree_gather_f32's error word i reports: none
 // when it is 0xFFFFFFFF, else triangle i has a vertex index out of range.
 func (b *gpuBuild) gatherError(i uint32) error {
-	s := b.scene
+	s := b.Scene
 	if i == 0xFFFFFFFF {
 		return nil
 	}
@@ -139,25 +140,25 @@ func (b *gpuBuild) keptCount(d *devLevel) (int, error) {
 	if err := b.gatherError(d.keptBad); err != nil {
 		return 0, err
 	}
-	if d.keptN > len(b.scene.Tris) {
-		return 0, fmt.Errorf("kdtree: %d triangles kept of %d", d.keptN, len(b.scene.Tris))
+	if d.keptN > len(b.Scene.Tris) {
+		return 0, fmt.Errorf("kdtree: %d triangles kept of %d", d.keptN, len(b.Scene.Tris))
 	}
-	b.dropped = len(b.scene.Tris) - d.keptN
+	b.Dropped = len(b.Scene.Tris) - d.keptN
 	return d.keptN, nil
 }
 
 // gatherTris fills b.tris from the scene (after prepareCUDA checked the
 // indices) for the host steps of a CUDA build: the Go small phase.
 func (b *gpuBuild) gatherTris() {
-	if b.tris != nil {
+	if b.Tris != nil {
 		return
 	}
-	s := b.scene
-	b.tris = make([]triangle, len(s.Tris))
-	exec.ParallelFor(b.hostWorkers(), len(s.Tris), 4096, func(lo, hi int) {
+	s := b.Scene
+	b.Tris = make([]refbuild.Triangle, len(s.Tris))
+	exec.ParallelFor(b.HostWorkers(), len(s.Tris), 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			for k := 0; k < 3; k++ {
-				b.tris[i][k] = [3]float32(s.Verts[s.Tris[i][k]])
+				b.Tris[i][k] = [3]float32(s.Verts[s.Tris[i][k]])
 			}
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
@@ -77,8 +78,8 @@ func (so *smallDev) free() {
 // the Go small phase. When startSmallEarly launched the phase from the
 // roots the device listed, it checks that list against the host's and
 // waits for that launch.
-func (b *gpuBuild) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []uint32) (*smallDev, error) {
-	R := len(rs.small)
+func (b *gpuBuild) runSmallCUDA(d *devLevel, rs *refbuild.Records, smallOff, smallCnt []uint32) (*smallDev, error) {
+	R := len(rs.Small)
 	if run := d.early; run != nil {
 		d.early = nil
 		b.cfg.counts.add(countEarlyRun)
@@ -88,10 +89,10 @@ func (b *gpuBuild) runSmallCUDA(d *devLevel, rs *records, smallOff, smallCnt []u
 		}
 		return b.smallFinish(d, run)
 	}
-	box := rs.smallBox
-	if len(smallOff) != R || len(smallCnt) != R || len(rs.smallDepth) != R || len(box) != 6*R {
+	box := rs.SmallBox
+	if len(smallOff) != R || len(smallCnt) != R || len(rs.SmallDepth) != R || len(box) != 6*R {
 		return nil, fmt.Errorf("kdtree: %d small roots with %d offsets, %d counts, %d depths and %d box words",
-			R, len(smallOff), len(smallCnt), len(rs.smallDepth), len(box))
+			R, len(smallOff), len(smallCnt), len(rs.SmallDepth), len(box))
 	}
 	if R == 0 {
 		return &smallDev{}, nil
@@ -146,13 +147,13 @@ func smallAt(stride int) (ctrAt, sizeAt, orderAt, end int) {
 
 // smallHostWords makes the small roots' words on the host from the
 // booker's arrays and sends them.
-func (b *gpuBuild) smallHostWords(d *devLevel, rs *records, smallOff, smallCnt []uint32) (*smallRun, error) {
+func (b *gpuBuild) smallHostWords(d *devLevel, rs *refbuild.Records, smallOff, smallCnt []uint32) (*smallRun, error) {
 	t0 := time.Now()
-	R := len(rs.small)
+	R := len(rs.Small)
 	run := &smallRun{so: &smallDev{roots: R}, stride: R}
 	ctrAt, _, orderAt, end := smallAt(R)
 	boxAt := 3 * R
-	box := rs.smallBox
+	box := rs.SmallBox
 	boxBits := unsafe.Slice((*uint32)(unsafe.Pointer(&box[0])), len(box))
 	fail := func(err error) (*smallRun, error) {
 		run.so.free()
@@ -170,12 +171,12 @@ func (b *gpuBuild) smallHostWords(d *devLevel, rs *records, smallOff, smallCnt [
 		words, pin := d.hostWords(n)
 		copy(words, smallOff)
 		copy(words[R:], smallCnt)
-		copy(words[2*R:], rs.smallDepth)
+		copy(words[2*R:], rs.SmallDepth)
 		clear(words[ctrAt:orderAt])
 		words[ctrAt] = uint32(R)
-		run.total = largestFirstHist(smallCnt, rs.smallHist, words[orderAt:end])
+		run.total = largestFirstHist(smallCnt, rs.SmallHist, words[orderAt:end])
 		copy(words[boxAt:], boxBits)
-		if w, err = exec.Alloc[uint32](b.ex, n); err != nil {
+		if w, err = exec.Alloc[uint32](b.Ex, n); err != nil {
 			return fail(err)
 		}
 		run.so.bufs = append(run.so.bufs, w)
@@ -197,17 +198,17 @@ func (b *gpuBuild) smallHostWords(d *devLevel, rs *records, smallOff, smallCnt [
 		total := 0
 		go func() {
 			defer close(ordered)
-			largestFirst(smallCnt, order, b.hostWorkers())
+			largestFirst(smallCnt, order, b.HostWorkers())
 			for _, c := range smallCnt {
 				total += int(c)
 			}
 		}()
-		if w, err = exec.Alloc[uint32](b.ex, end); err != nil {
+		if w, err = exec.Alloc[uint32](b.Ex, end); err != nil {
 			<-ordered
 			return fail(err)
 		}
 		run.so.bufs = append(run.so.bufs, w)
-		for k, a := range [][]uint32{smallOff, smallCnt, rs.smallDepth} {
+		for k, a := range [][]uint32{smallOff, smallCnt, rs.SmallDepth} {
 			err = errors.Join(err, w.Slice(k*R, R).CopyFromHost(a))
 		}
 		err = errors.Join(err, w.Slice(boxAt, 6*R).CopyFromHost(boxBits),
@@ -235,12 +236,12 @@ func (b *gpuBuild) smallLaunch(d *devLevel, run *smallRun) error {
 	if run.args == nil {
 		ctrAt, sizeAt, orderAt, _ := smallAt(run.stride)
 		boxAt := 3 * run.stride
-		p := newSAH(&b.opt)
+		p := refbuild.NewSAH(&b.Opt)
 		run.kernel, run.grid, run.block = "kdtree_small_w_f32", cuda.Linear(smallBlocks(R, d.ctx.Info().SMs)), cuda.Linear(32*smallWarps)
 		so.size = w.Slice(sizeAt, 2*R)
 		run.args = []any{d.ptri.Ptr(), d.pbox.Ptr(), d.tv.Ptr(), w.Slice(0, R).Ptr(), w.Slice(run.stride, R).Ptr(),
-			w.Slice(boxAt, 6*R).Ptr(), w.Slice(2*run.stride, R).Ptr(), uint32(R), int32(b.opt.MaxDepth), p.ct, p.ci,
-			p.keep, nil, nil, nil, nil, w.Slice(ctrAt, smallCtrs).Ptr(),
+			w.Slice(boxAt, 6*R).Ptr(), w.Slice(2*run.stride, R).Ptr(), uint32(R), int32(b.Opt.MaxDepth), p.Ct, p.Ci,
+			p.Keep, nil, nil, nil, nil, w.Slice(ctrAt, smallCtrs).Ptr(),
 			so.size.Ptr(), w.Slice(orderAt, R).Ptr(), nil, nil, b.cfg.smallPlaceLimit}
 	}
 	// Output space per reference of the small roots: measured on the shared
@@ -259,11 +260,11 @@ func (b *gpuBuild) smallLaunch(d *devLevel, run *smallRun) error {
 	chunkWords := (recCap-R)/smallRecChunk + 1
 	recWords := 4*recCap + chunkWords
 	var err error
-	if so.rec, err = exec.Alloc[uint32](b.ex, recWords); err != nil {
+	if so.rec, err = exec.Alloc[uint32](b.Ex, recWords); err != nil {
 		return err
 	}
 	so.bufs = append(so.bufs, so.rec)
-	if so.refs, err = exec.Alloc[uint32](b.ex, refCap); err != nil {
+	if so.refs, err = exec.Alloc[uint32](b.Ex, refCap); err != nil {
 		return err
 	}
 	so.bufs = append(so.bufs, so.refs)
@@ -353,7 +354,7 @@ func (d *devLevel) hostWords(n int) ([]uint32, *cuda.Pinned) {
 
 // smallBoxes downloads the parked boxes of the small roots for the Go small
 // phase.
-func (d *devLevel) smallBoxes(rs *records, smallOff []uint32) error {
+func (d *devLevel) smallBoxes(rs *refbuild.Records, smallOff []uint32) error {
 	if d.parked == 0 {
 		return nil
 	}
@@ -361,13 +362,13 @@ func (d *devLevel) smallBoxes(rs *records, smallOff []uint32) error {
 	if err := d.pbox.Slice(0, 6*d.parked).CopyToHost(pbox); err != nil {
 		return err
 	}
-	for i := range rs.small {
-		sr := &rs.small[i]
-		sr.box2 = make([]aabb, len(sr.tri))
-		for k := range sr.box2 {
+	for i := range rs.Small {
+		sr := &rs.Small[i]
+		sr.Box2 = make([]refbuild.AABB, len(sr.Tri))
+		for k := range sr.Box2 {
 			o := 6 * (int(smallOff[i]) + k)
-			copy(sr.box2[k].lo[:], pbox[o:o+3])
-			copy(sr.box2[k].hi[:], pbox[o+3:o+6])
+			copy(sr.Box2[k].Lo[:], pbox[o:o+3])
+			copy(sr.Box2[k].Hi[:], pbox[o+3:o+6])
 		}
 	}
 	return nil
@@ -376,20 +377,20 @@ func (d *devLevel) smallBoxes(rs *records, smallOff []uint32) error {
 // parkedToHost downloads the parked references and gives the records of
 // parked leaves and small roots their triangle indices (the host small
 // phase and layoutGo need them).
-func (d *devLevel) parkedToHost(rs *records, smallOff, smallCnt []uint32) error {
+func (d *devLevel) parkedToHost(rs *refbuild.Records, smallOff, smallCnt []uint32) error {
 	ptri := make([]uint32, d.parked)
 	if d.parked > 0 {
 		if err := d.ptri.Slice(0, d.parked).CopyToHost(ptri); err != nil {
 			return err
 		}
 	}
-	for i := range rs.recs {
-		if r := &rs.recs[i]; r.fate == fateLeaf && r.parked {
-			rs.setLeaf(int32(i), ptri[r.park:r.park+r.pcnt])
+	for i := range rs.Recs {
+		if r := &rs.Recs[i]; r.Fate == refbuild.FateLeaf && r.Parked {
+			rs.SetLeaf(int32(i), ptri[r.Park:r.Park+r.Pcnt])
 		}
 	}
-	for k := range rs.small {
-		rs.small[k].tri = ptri[smallOff[k] : smallOff[k]+smallCnt[k] : smallOff[k]+smallCnt[k]]
+	for k := range rs.Small {
+		rs.Small[k].Tri = ptri[smallOff[k] : smallOff[k]+smallCnt[k] : smallOff[k]+smallCnt[k]]
 	}
 	return nil
 }

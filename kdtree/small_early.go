@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
@@ -89,8 +90,8 @@ func (b *gpuBuild) startSmallEarly(d *devLevel, roots, pk int) error {
 // checkEarly checks the device's list of small roots against the booker's:
 // the same count and references within the bound the room was made for,
 // and with gpuConfig.checkEarlyRoots every entry (offset, count, depth, box bits).
-func (b *gpuBuild) checkEarly(d *devLevel, run *smallRun, rs *records, smallOff, smallCnt []uint32) error {
-	R := len(rs.small)
+func (b *gpuBuild) checkEarly(d *devLevel, run *smallRun, rs *refbuild.Records, smallOff, smallCnt []uint32) error {
+	R := len(rs.Small)
 	if run.so.roots != R {
 		return fmt.Errorf("kdtree: the device listed %d small roots, the host booked %d", run.so.roots, R)
 	}
@@ -112,10 +113,10 @@ func (b *gpuBuild) checkEarly(d *devLevel, run *smallRun, rs *records, smallOff,
 	boxAt := 3 * c
 	for q := range R {
 		got := []uint32{h[q], h[c+q], h[2*c+q]}
-		want := []uint32{smallOff[q], smallCnt[q], rs.smallDepth[q]}
+		want := []uint32{smallOff[q], smallCnt[q], rs.SmallDepth[q]}
 		for k := range 6 {
 			got = append(got, h[boxAt+6*q+k])
-			want = append(want, math.Float32bits(rs.smallBox[6*q+k]))
+			want = append(want, math.Float32bits(rs.SmallBox[6*q+k]))
 		}
 		if !slices.Equal(got, want) {
 			return fmt.Errorf("kdtree: small root %d listed on the device as %v, booked as %v", q, got, want)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
@@ -85,15 +86,15 @@ func (d *devLevel) queueTopPlan(roots int) error {
 // the layout (layoutTopCUDA). ok is false when the small phase's output
 // overflowed every room it tries (the caller builds again without the
 // device layout: the host has no records to run the Go small phase on).
-func (b *gpuBuild) finishDeviceTop(d *devLevel, res *buildResult) (_ *buildResult, ok bool, err error) {
+func (b *gpuBuild) finishDeviceTop(d *devLevel, res *refbuild.BuildResult) (_ *refbuild.BuildResult, ok bool, err error) {
 	run := d.early
 	if run == nil {
 		return nil, false, fmt.Errorf("kdtree: the device layout without a small phase")
 	}
-	b.endPhase("large")
-	b.sampleHost()
-	b.startPhase()
-	if err := b.enter("small", b.levels, run.so.roots); err != nil {
+	b.EndPhase("large")
+	b.SampleHost()
+	b.StartPhase()
+	if err := b.Enter("small", b.Levels, run.so.roots); err != nil {
 		return nil, false, err // (d.free frees d.early)
 	}
 	d.early = nil
@@ -105,23 +106,23 @@ func (b *gpuBuild) finishDeviceTop(d *devLevel, res *buildResult) (_ *buildResul
 	defer so.free()
 	d.tv.Free()
 	d.pbox.Free()
-	b.endPhase("small")
-	if res.nodes, res.refs, err = b.layoutTopCUDA(d, so); err != nil {
+	b.EndPhase("small")
+	if res.Nodes, res.Refs, err = b.layoutTopCUDA(d, so); err != nil {
 		return nil, false, err
 	}
-	b.devPeak = d.ctx.PeakBytes()
+	b.DevPeak = d.ctx.PeakBytes()
 	return res, true, nil
 }
 
 // layoutTopCUDA lays the tree out on the device (kdtree_top_layout_u32,
 // then the small subtrees) and downloads it. It times the phases "layout"
 // and "download".
-func (b *gpuBuild) layoutTopCUDA(d *devLevel, so *smallDev) ([]Node, []uint32, error) {
-	if err := b.enter("layout", b.levels, 0); err != nil {
+func (b *gpuBuild) layoutTopCUDA(d *devLevel, so *smallDev) ([]refbuild.Node, []uint32, error) {
+	if err := b.Enter("layout", b.Levels, 0); err != nil {
 		return nil, nil, err
 	}
-	b.startPhase()
-	t0 := b.phase
+	b.StartPhase()
+	t0 := b.Phase
 	R := so.roots
 	top, numNodes, refBound, err := d.topSizes(so)
 	if err != nil {
@@ -133,7 +134,7 @@ func (b *gpuBuild) layoutTopCUDA(d *devLevel, so *smallDev) ([]Node, []uint32, e
 	if d.topPlan == nil {
 		return nil, nil, fmt.Errorf("kdtree: the device layout without its plan")
 	}
-	work, err := exec.Alloc[uint32](b.ex, 2*(R+1)+3*top+2*R+2)
+	work, err := exec.Alloc[uint32](b.Ex, 2*(R+1)+3*top+2*R+2)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -182,15 +183,15 @@ func (b *gpuBuild) layoutTopCUDA(d *devLevel, so *smallDev) ([]Node, []uint32, e
 			hw[0], hw[1], numNodes, refBound)
 	}
 	numRefs := int(hw[1])
-	b.endPhase("layout")
+	b.EndPhase("layout")
 
 	// The one download of the finished tree.
-	b.startPhase()
+	b.StartPhase()
 	nodes, refs, err := downloadTree(nodesBuf, refsBuf, int(numNodes), numRefs)
 	if err != nil {
 		return nil, nil, err
 	}
-	b.endPhase("download")
+	b.EndPhase("download")
 	return nodes, refs, nil
 }
 
@@ -211,7 +212,7 @@ func (d *devLevel) topSizes(so *smallDev) (top int, numNodes, refBound uint64, e
 	}
 	numNodes = uint64(top-R) + sn
 	refBound = uint64(d.parked) + sr
-	if numNodes >= MaxChildIndex || refBound >= 1<<32 {
+	if numNodes >= refbuild.MaxChildIndex || refBound >= 1<<32 {
 		return 0, 0, 0, fmt.Errorf("kdtree: tree of %d nodes and up to %d references exceeds the node format (2^30 nodes, 2^32 references)", numNodes, refBound)
 	}
 	return top, numNodes, refBound, nil
@@ -242,8 +243,8 @@ func (d *devLevel) totalsHome(totals, walkErr *exec.Buf[uint32]) ([]uint32, erro
 
 // downloadTree copies the first numNodes nodes (2 words each) and numRefs
 // references of a tree laid out on the device to the host.
-func downloadTree(nodesBuf, refsBuf *exec.Buf[uint32], numNodes, numRefs int) ([]Node, []uint32, error) {
-	nodes := make([]Node, numNodes)
+func downloadTree(nodesBuf, refsBuf *exec.Buf[uint32], numNodes, numRefs int) ([]refbuild.Node, []uint32, error) {
+	nodes := make([]refbuild.Node, numNodes)
 	refs := make([]uint32, numRefs)
 	if len(nodes) > 0 {
 		w := unsafe.Slice((*uint32)(unsafe.Pointer(&nodes[0])), 2*len(nodes))

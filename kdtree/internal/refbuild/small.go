@@ -1,4 +1,4 @@
-package kdtree
+package refbuild
 
 import (
 	"math"
@@ -8,11 +8,11 @@ import (
 
 // smallRoot is a node handed to the small-node phase: at most 64
 // references, their boxes clipped to the node's box.
-type smallRoot struct {
-	box   aabb
-	depth int
-	tri   []uint32 // ascending
-	box2  []aabb
+type SmallRoot struct {
+	Box   AABB
+	Depth int
+	Tri   []uint32 // ascending
+	Box2  []AABB
 }
 
 // smallCand is a candidate plane of a small root: a face of one of its
@@ -34,8 +34,8 @@ type smallCand struct {
 // their sets; a sweep over each sorted list, with a pointer into the other,
 // counts the lower faces below each candidate (lt) and the upper faces at or
 // below it (the complement of gt).
-func smallCands(sr *smallRoot, out *[3][]smallCand) {
-	m := len(sr.tri)
+func smallCands(sr *SmallRoot, out *[3][]smallCand) {
+	m := len(sr.Tri)
 	var ordLo, ordHi [64]uint64
 	var valLo, valHi [64]float32
 	var preLo, preHi [65]uint64
@@ -43,7 +43,7 @@ func smallCands(sr *smallRoot, out *[3][]smallCand) {
 	for a := 0; a < 3; a++ {
 		c := out[a][:0]
 		for r := 0; r < m; r++ {
-			lo, hi := sr.box2[r].lo[a], sr.box2[r].hi[a]
+			lo, hi := sr.Box2[r].Lo[a], sr.Box2[r].Hi[a]
 			c = append(c, smallCand{pos: lo}, smallCand{pos: hi})
 			ordLo[r] = sortKey(lo)<<8 | uint64(r)
 			ordHi[r] = sortKey(hi)<<8 | uint64(r)
@@ -52,7 +52,7 @@ func smallCands(sr *smallRoot, out *[3][]smallCand) {
 		slices.Sort(ordHi[:m])
 		for i := 0; i < m; i++ {
 			rl, rh := ordLo[i]&0xFF, ordHi[i]&0xFF
-			valLo[i], valHi[i] = sr.box2[rl].lo[a], sr.box2[rh].hi[a]
+			valLo[i], valHi[i] = sr.Box2[rl].Lo[a], sr.Box2[rh].Hi[a]
 			preLo[i+1] = preLo[i] | 1<<rl
 			preHi[i+1] = preHi[i] | 1<<rh
 		}
@@ -132,11 +132,11 @@ func fullMask(m int) uint64 {
 
 // smallBuilder splits one small root.
 type smallBuilder struct {
-	b     *builder
+	b     *Builder
 	p     *sahParams
-	sr    *smallRoot
+	sr    *SmallRoot
 	cands [3][]smallCand
-	out   []record
+	out   []Record
 	arena []uint32 // leaf references, allocated in blocks
 }
 
@@ -150,21 +150,21 @@ type smallBuilder struct {
 // IntersectCost × |S| or at MaxDepth. After a split the straddling
 // references' triangles are tested against each child box (reachesSides:
 // the separating axis test), and dropped from a child they do not touch.
-func (sb *smallBuilder) build(sr *smallRoot) []record {
+func (sb *smallBuilder) build(sr *SmallRoot) []Record {
 	sb.sr = sr
 	sb.out = sb.out[:0]
-	if len(sr.tri) > 0 {
+	if len(sr.Tri) > 0 {
 		smallCands(sr, &sb.cands)
 	}
-	sb.out = append(sb.out, record{})
-	sb.node(0, fullMask(len(sr.tri)), sr.box, sr.depth)
-	return append([]record(nil), sb.out...)
+	sb.out = append(sb.out, Record{})
+	sb.node(0, fullMask(len(sr.Tri)), sr.Box, sr.Depth)
+	return append([]Record(nil), sb.out...)
 }
 
-func (sb *smallBuilder) node(rec int, S uint64, box aabb, depth int) {
+func (sb *smallBuilder) node(rec int, S uint64, box AABB, depth int) {
 	n := uint32(bits.OnesCount64(S))
 	c := noChoice()
-	if n > 0 && depth < sb.b.opt.MaxDepth {
+	if n > 0 && depth < sb.b.Opt.MaxDepth {
 		c = sb.best(S, &box, n)
 	}
 	if c.axis > 2 || !(c.cost < sb.p.leafCost(n)) {
@@ -173,18 +173,18 @@ func (sb *smallBuilder) node(rec int, S uint64, box aabb, depth int) {
 		}
 		at := len(sb.arena)
 		for m := S; m != 0; m &= m - 1 {
-			sb.arena = append(sb.arena, sb.sr.tri[bits.TrailingZeros64(m)])
+			sb.arena = append(sb.arena, sb.sr.Tri[bits.TrailingZeros64(m)])
 		}
-		sb.out[rec] = record{fate: fateLeaf, refs: sb.arena[at:len(sb.arena):len(sb.arena)]}
+		sb.out[rec] = Record{Fate: FateLeaf, Refs: sb.arena[at:len(sb.arena):len(sb.arena)]}
 		return
 	}
 	a, pos := c.axis, c.pos
 	cand := &sb.cands[a][c.idx]
 	SL, SR := S&(cand.lt|^cand.gt), S&cand.gt
-	lb, rb := childBoxes(box, a, pos)
+	lb, rb := ChildBoxes(box, a, pos)
 	for m := SL & SR; m != 0; m &= m - 1 {
 		r := bits.TrailingZeros64(m)
-		okL, okR := reachesSides(&sb.b.tris[sb.sr.tri[r]], &box, a, pos)
+		okL, okR := reachesSides(&sb.b.Tris[sb.sr.Tri[r]], &box, a, pos)
 		if okL == okR {
 			continue
 		}
@@ -195,8 +195,8 @@ func (sb *smallBuilder) node(rec int, S uint64, box aabb, depth int) {
 		}
 	}
 	l := len(sb.out)
-	sb.out = append(sb.out, record{}, record{})
-	sb.out[rec] = record{fate: fateSplit, axis: uint8(a), pos: pos, left: int32(l)}
+	sb.out = append(sb.out, Record{}, Record{})
+	sb.out[rec] = Record{Fate: FateSplit, Axis: uint8(a), Pos: pos, Left: int32(l)}
 	sb.node(l, SL, lb, depth+1)
 	sb.node(l+1, SR, rb, depth+1)
 }
@@ -206,17 +206,17 @@ func (sb *smallBuilder) node(rec int, S uint64, box aabb, depth int) {
 // compared by the weighted half areas w = hL·nL + hR·nR (× (1−EmptyBonus)
 // with an empty side), which orders them as splitCost does, without a
 // division per candidate; the cost is computed once for the winner.
-func (sb *smallBuilder) best(S uint64, box *aabb, n uint32) choice {
+func (sb *smallBuilder) best(S uint64, box *AABB, n uint32) choice {
 	best := noChoice()
 	p := sb.p
 	for a := 0; a < 3; a++ {
 		cands := sb.cands[a]
 		u, v := (a+1)%3, (a+2)%3
-		du := float64(box.hi[u]) - float64(box.lo[u])
-		dv := float64(box.hi[v]) - float64(box.lo[v])
+		du := float64(box.Hi[u]) - float64(box.Lo[u])
+		dv := float64(box.Hi[v]) - float64(box.Lo[v])
 		cross := float64(du * dv)
 		perim := du + dv
-		lo, hi := box.lo[a], box.hi[a]
+		lo, hi := box.Lo[a], box.Hi[a]
 		lo64, hi64 := float64(lo), float64(hi)
 		for m := S; m != 0; m &= m - 1 {
 			r := bits.TrailingZeros64(m)
@@ -231,7 +231,7 @@ func (sb *smallBuilder) best(S uint64, box *aabb, n uint32) choice {
 				w := float64((cross+float64(perim*(pos64-lo64)))*float64(nL)) +
 					float64((cross+float64(perim*(hi64-pos64)))*float64(nR))
 				if nL == 0 || nR == 0 {
-					w = float64(w * p.keep)
+					w = float64(w * p.Keep)
 				}
 				if w <= best.cost {
 					best.offer(w, a, c.pos, k)
@@ -240,7 +240,7 @@ func (sb *smallBuilder) best(S uint64, box *aabb, n uint32) choice {
 		}
 	}
 	if best.axis <= 2 {
-		best.cost = p.ct + float64(p.ci*float64(2*best.cost)/box.area64())
+		best.cost = p.Ct + float64(p.Ci*float64(2*best.cost)/box.area64())
 	}
 	return best
 }

@@ -1,4 +1,4 @@
-package kdtree
+package refbuild
 
 import (
 	"math"
@@ -6,13 +6,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/stretchr/testify/require"
 )
 
 // btInside reports whether p lies in the closed box.
-func btInside(p [3]float64, b *aabb) bool {
+func btInside(p [3]float64, b *AABB) bool {
 	for a := 0; a < 3; a++ {
-		if p[a] < float64(b.lo[a]) || p[a] > float64(b.hi[a]) {
+		if p[a] < float64(b.Lo[a]) || p[a] > float64(b.Hi[a]) {
 			return false
 		}
 	}
@@ -20,8 +21,8 @@ func btInside(p [3]float64, b *aabb) bool {
 }
 
 // btRandomTriangle returns a triangle with vertices in [-1, 2]^3.
-func btRandomTriangle(rng *rand.Rand) triangle {
-	var t triangle
+func btRandomTriangle(rng *rand.Rand) Triangle {
+	var t Triangle
 	for k := 0; k < 3; k++ {
 		for a := 0; a < 3; a++ {
 			t[k][a] = float32(rng.Float64()*3 - 1)
@@ -31,7 +32,7 @@ func btRandomTriangle(rng *rand.Rand) triangle {
 }
 
 // btFlatten makes tri flat: every vertex at coordinate at on a random axis.
-func btFlatten(rng *rand.Rand, tri *triangle, at float32) {
+func btFlatten(rng *rand.Rand, tri *Triangle, at float32) {
 	ax := rng.IntN(3)
 	for k := 0; k < 3; k++ {
 		tri[k][ax] = at
@@ -43,7 +44,7 @@ func btFlatten(rng *rand.Rand, tri *triangle, at float32) {
 // inside the box; a triangle that has sampled points inside is never lost.
 func TestClipSplitContainsTriangle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	unit := aabb{lo: [3]float32{0, 0, 0}, hi: [3]float32{1, 1, 1}}
+	unit := AABB{Lo: [3]float32{0, 0, 0}, Hi: [3]float32{1, 1, 1}}
 	lost, kept := 0, 0
 	for it := 0; it < 3000; it++ {
 		tri := btRandomTriangle(rng)
@@ -54,21 +55,21 @@ func TestClipSplitContainsTriangle(t *testing.T) {
 		a := rng.IntN(3)
 		pos := float32(rng.Float64())
 		bl, br, okL, okR := clipSplit(&tri, &unit, &cur, a, pos)
-		lb, rb := childBoxes(unit, a, pos)
+		lb, rb := ChildBoxes(unit, a, pos)
 		okL2, okR2 := reachesSides(&tri, &unit, a, pos)
 		require.Equal(t, okL, okL2, "triangle %v split %d@%v: clipSplit and reachesSides disagree on the left", tri, a, pos)
 		require.Equal(t, okR, okR2, "triangle %v split %d@%v: clipSplit and reachesSides disagree on the right", tri, a, pos)
 		for _, side := range []struct {
 			ok    bool
-			clip  aabb
-			child aabb
+			clip  AABB
+			child AABB
 		}{{okL, bl, lb}, {okR, br, rb}} {
 			if side.ok {
 				kept++
 				for ax := 0; ax < 3; ax++ {
-					require.LessOrEqual(t, side.child.lo[ax], side.clip.lo[ax])
-					require.LessOrEqual(t, side.clip.hi[ax], side.child.hi[ax])
-					require.LessOrEqual(t, side.clip.lo[ax], side.clip.hi[ax])
+					require.LessOrEqual(t, side.child.Lo[ax], side.clip.Lo[ax])
+					require.LessOrEqual(t, side.clip.Hi[ax], side.child.Hi[ax])
+					require.LessOrEqual(t, side.clip.Lo[ax], side.clip.Hi[ax])
 				}
 			}
 			for s := 0; s < 200; s++ {
@@ -84,7 +85,7 @@ func TestClipSplitContainsTriangle(t *testing.T) {
 				// sampling's own rounding) must be in the clipped box.
 				in := true
 				for ax := 0; ax < 3; ax++ {
-					if p[ax] <= float64(side.child.lo[ax])+1e-6 || p[ax] >= float64(side.child.hi[ax])-1e-6 {
+					if p[ax] <= float64(side.child.Lo[ax])+1e-6 || p[ax] >= float64(side.child.Hi[ax])-1e-6 {
 						in = false
 					}
 				}
@@ -105,23 +106,23 @@ func TestClipSplitContainsTriangle(t *testing.T) {
 // A triangle entirely on one side of the plane reaches only that side; one
 // crossing it reaches both.
 func TestReachesSides(t *testing.T) {
-	box := aabb{lo: [3]float32{0, 0, 0}, hi: [3]float32{4, 4, 4}}
+	box := AABB{Lo: [3]float32{0, 0, 0}, Hi: [3]float32{4, 4, 4}}
 	cases := []struct {
-		tri      triangle
+		tri      Triangle
 		a        int
 		pos      float32
 		okL, okR bool
 		name     string
 	}{
-		{triangle{{1, 1, 1}, {1.5, 1, 1}, {1, 1.5, 1}}, 0, 2, true, false, "left"},
-		{triangle{{3, 1, 1}, {3.5, 1, 1}, {3, 1.5, 1}}, 0, 2, false, true, "right"},
-		{triangle{{1, 1, 1}, {3, 1, 1}, {1, 3, 1}}, 0, 2, true, true, "crossing"},
-		{triangle{{2, 1, 1}, {2, 3, 1}, {2, 1, 3}}, 0, 2, true, true, "in the plane"},
-		{triangle{{2, 1, 1}, {3, 1, 1}, {3, 2, 1}}, 0, 2, true, true, "touching the plane"},
+		{Triangle{{1, 1, 1}, {1.5, 1, 1}, {1, 1.5, 1}}, 0, 2, true, false, "left"},
+		{Triangle{{3, 1, 1}, {3.5, 1, 1}, {3, 1.5, 1}}, 0, 2, false, true, "right"},
+		{Triangle{{1, 1, 1}, {3, 1, 1}, {1, 3, 1}}, 0, 2, true, true, "crossing"},
+		{Triangle{{2, 1, 1}, {2, 3, 1}, {2, 1, 3}}, 0, 2, true, true, "in the plane"},
+		{Triangle{{2, 1, 1}, {3, 1, 1}, {3, 2, 1}}, 0, 2, true, true, "touching the plane"},
 		// Bounding boxes overlap the left child, the triangle does not:
 		// the corner cut off by the plane x+y = 7 is outside.
-		{triangle{{1.5, 5.5, 1}, {5.5, 1.5, 1}, {5.5, 5.5, 1}}, 0, 2, false, true, "box straddles, triangle right"},
-		{triangle{{-3, -3, 9}, {-2, -3, 9}, {-3, -2, 9}}, 2, 2, false, false, "outside the box"},
+		{Triangle{{1.5, 5.5, 1}, {5.5, 1.5, 1}, {5.5, 5.5, 1}}, 0, 2, false, true, "box straddles, triangle right"},
+		{Triangle{{-3, -3, 9}, {-2, -3, 9}, {-3, -2, 9}}, 2, 2, false, false, "outside the box"},
 	}
 	for _, c := range cases {
 		l, r := reachesSides(&c.tri, &box, c.a, c.pos)
@@ -137,7 +138,7 @@ func TestSmallCandsBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	for _, m := range []int{0, 1, 2, 31, 32, 33, 63, 64} {
 		for it := 0; it < 20; it++ {
-			sr := smallRoot{tri: make([]uint32, m), box2: make([]aabb, m)}
+			sr := SmallRoot{Tri: make([]uint32, m), Box2: make([]AABB, m)}
 			vals := []float32{-1, 0, float32(negZero()), 0.25, 0.5, 1}
 			for r := 0; r < m; r++ {
 				for a := 0; a < 3; a++ {
@@ -145,7 +146,7 @@ func TestSmallCandsBruteForce(t *testing.T) {
 					if it%2 == 1 {
 						x, y = float32(rng.Float64()), float32(rng.Float64())
 					}
-					sr.box2[r].lo[a], sr.box2[r].hi[a] = min(x, y), max(x, y)
+					sr.Box2[r].Lo[a], sr.Box2[r].Hi[a] = min(x, y), max(x, y)
 				}
 			}
 			var cands [3][]smallCand
@@ -153,17 +154,17 @@ func TestSmallCandsBruteForce(t *testing.T) {
 			for a := 0; a < 3; a++ {
 				require.Len(t, cands[a], 2*m)
 				for k, c := range cands[a] {
-					want := sr.box2[k/2].lo[a]
+					want := sr.Box2[k/2].Lo[a]
 					if k%2 == 1 {
-						want = sr.box2[k/2].hi[a]
+						want = sr.Box2[k/2].Hi[a]
 					}
 					require.Equal(t, want, c.pos)
 					var lt, gt uint64
 					for q := 0; q < m; q++ {
-						if sr.box2[q].lo[a] < c.pos {
+						if sr.Box2[q].Lo[a] < c.pos {
 							lt |= 1 << q
 						}
-						if sr.box2[q].hi[a] > c.pos {
+						if sr.Box2[q].Hi[a] > c.pos {
 							gt |= 1 << q
 						}
 					}
@@ -181,48 +182,48 @@ func negZero() float64 { return math.Copysign(0, -1) }
 // candidate that evaluating every candidate picks (the CUDA kernel does).
 func TestSmallBestSkipsOnlyRepeats(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
-	o, err := Options{}.resolved(100)
-	require.NoError(t, err)
-	p := newSAH(&o)
-	sb := &smallBuilder{b: &builder{opt: o}, p: &p}
+	// kdtree.Options{} resolved for 100 triangles.
+	o := Options{Executor: exec.Go(0), TraversalCost: 1, IntersectCost: 1.5, EmptyBonus: 0.1, SmallNode: 64, Bins: 32, MaxDepth: 16}
+	p := NewSAH(&o)
+	sb := &smallBuilder{b: &Builder{Opt: o}, p: &p}
 	grid := []float32{0, 0.125, 0.25, 0.5, 0.75, 1}
 	for it := 0; it < 300; it++ {
 		m := 1 + rng.IntN(64)
-		sr := smallRoot{box: aabb{hi: [3]float32{1, 1, 1}}, tri: make([]uint32, m), box2: make([]aabb, m)}
+		sr := SmallRoot{Box: AABB{Hi: [3]float32{1, 1, 1}}, Tri: make([]uint32, m), Box2: make([]AABB, m)}
 		for r := 0; r < m; r++ {
 			for a := 0; a < 3; a++ {
 				x, y := grid[rng.IntN(len(grid))], grid[rng.IntN(len(grid))]
-				sr.box2[r].lo[a], sr.box2[r].hi[a] = min(x, y), max(x, y)
+				sr.Box2[r].Lo[a], sr.Box2[r].Hi[a] = min(x, y), max(x, y)
 			}
 		}
 		smallCands(&sr, &sb.cands)
 		S := rng.Uint64() & fullMask(m)
 		n := uint32(bits.OnesCount64(S))
-		got := sb.best(S, &sr.box, n)
+		got := sb.best(S, &sr.Box, n)
 		// Every candidate of S, no skipping.
 		want := noChoice()
 		for a := 0; a < 3; a++ {
 			for k, c := range sb.cands[a] {
-				if S&(1<<(k/2)) == 0 || !(c.pos > sr.box.lo[a] && c.pos < sr.box.hi[a]) {
+				if S&(1<<(k/2)) == 0 || !(c.pos > sr.Box.Lo[a] && c.pos < sr.Box.Hi[a]) {
 					continue
 				}
 				u, v := (a+1)%3, (a+2)%3
-				du := float64(sr.box.hi[u]) - float64(sr.box.lo[u])
-				dv := float64(sr.box.hi[v]) - float64(sr.box.lo[v])
+				du := float64(sr.Box.Hi[u]) - float64(sr.Box.Lo[u])
+				dv := float64(sr.Box.Hi[v]) - float64(sr.Box.Lo[v])
 				cross, perim := float64(du*dv), du+dv
 				nL := bits.OnesCount64(S & (c.lt | ^c.gt))
 				nR := bits.OnesCount64(S & c.gt)
 				pos64 := float64(c.pos)
-				w := float64((cross+float64(perim*(pos64-float64(sr.box.lo[a]))))*float64(nL)) +
-					float64((cross+float64(perim*(float64(sr.box.hi[a])-pos64)))*float64(nR))
+				w := float64((cross+float64(perim*(pos64-float64(sr.Box.Lo[a]))))*float64(nL)) +
+					float64((cross+float64(perim*(float64(sr.Box.Hi[a])-pos64)))*float64(nR))
 				if nL == 0 || nR == 0 {
-					w = float64(w * p.keep)
+					w = float64(w * p.Keep)
 				}
 				want.offer(w, a, c.pos, k)
 			}
 		}
 		if want.axis <= 2 {
-			want.cost = p.ct + float64(p.ci*float64(2*want.cost)/sr.box.area64())
+			want.cost = p.Ct + float64(p.Ci*float64(2*want.cost)/sr.Box.area64())
 		}
 		require.Equal(t, want, got, "iteration %d, m %d, S %x", it, m, S)
 	}

@@ -1,4 +1,4 @@
-package kdtree
+package refbuild
 
 // meetsBox reports whether triangle t meets the closed box b: whether no
 // axis separates them among the box's three face normals, the nine cross
@@ -20,14 +20,14 @@ package kdtree
 // (meets_box in kernels/kdtree.cu, compiled with --fmad=false) compute the
 // same bits and decide the same. A triangle touching the box counts as
 // meeting it (closed box, strict separation).
-func meetsBox(t *triangle, b *aabb) bool {
+func meetsBox(t *Triangle, b *AABB) bool {
 	// The box's face normals: the triangle's bounds.
 	for a := 0; a < 3; a++ {
 		lo, hi := t[0][a], t[0][a]
 		for i := 1; i < 3; i++ {
 			lo, hi = min32(lo, t[i][a]), max32(hi, t[i][a])
 		}
-		if lo > b.hi[a] || hi < b.lo[a] {
+		if lo > b.Hi[a] || hi < b.Lo[a] {
 			return false
 		}
 	}
@@ -68,7 +68,7 @@ func meetsBox(t *triangle, b *aabb) bool {
 	pmin, pmax := span3(&p)
 	bmin, bmax := 0.0, 0.0
 	for a := 0; a < 3; a++ {
-		x, y := float64(n[a]*float64(b.lo[a])), float64(n[a]*float64(b.hi[a]))
+		x, y := float64(n[a]*float64(b.Lo[a])), float64(n[a]*float64(b.Hi[a]))
 		bmin += min64(x, y)
 		bmax += max64(x, y)
 	}
@@ -77,14 +77,14 @@ func meetsBox(t *triangle, b *aabb) bool {
 
 // separates reports whether the axis with components c1 on k1 and c2 on k2
 // (0 on the third) separates the triangle v from box b (meetsBox).
-func separates(c1, c2 float64, k1, k2 int, v *[3][3]float64, b *aabb) bool {
+func separates(c1, c2 float64, k1, k2 int, v *[3][3]float64, b *AABB) bool {
 	var p [3]float64
 	for i := 0; i < 3; i++ {
 		p[i] = float64(c1*v[i][k1]) + float64(c2*v[i][k2])
 	}
 	pmin, pmax := span3(&p)
-	x1, y1 := float64(c1*float64(b.lo[k1])), float64(c1*float64(b.hi[k1]))
-	x2, y2 := float64(c2*float64(b.lo[k2])), float64(c2*float64(b.hi[k2]))
+	x1, y1 := float64(c1*float64(b.Lo[k1])), float64(c1*float64(b.Hi[k1]))
+	x2, y2 := float64(c2*float64(b.Lo[k2])), float64(c2*float64(b.Hi[k2]))
 	bmin := min64(x1, y1) + min64(x2, y2)
 	bmax := max64(x1, y1) + max64(x2, y2)
 	return pmax < bmin || pmin > bmax

@@ -1,45 +1,45 @@
-package kdtree
+package refbuild
 
 import "math"
 
 // aabb is a float32 box, the builder's working type (scenes.Bounds without
 // the vector type, so that the CUDA kernels see the same six floats).
-type aabb struct {
-	lo, hi [3]float32
+type AABB struct {
+	Lo, Hi [3]float32
 }
 
 // emptyBox has lo = +Inf and hi = -Inf, the identity of union.
-func emptyBox() aabb {
+func EmptyBox() AABB {
 	inf := float32(math.Inf(1))
-	return aabb{lo: [3]float32{inf, inf, inf}, hi: [3]float32{-inf, -inf, -inf}}
+	return AABB{Lo: [3]float32{inf, inf, inf}, Hi: [3]float32{-inf, -inf, -inf}}
 }
 
 // union grows b to hold c.
-func (b *aabb) union(c *aabb) {
+func (b *AABB) Union(c *AABB) {
 	for a := 0; a < 3; a++ {
-		b.lo[a] = min32(b.lo[a], c.lo[a])
-		b.hi[a] = max32(b.hi[a], c.hi[a])
+		b.Lo[a] = min32(b.Lo[a], c.Lo[a])
+		b.Hi[a] = max32(b.Hi[a], c.Hi[a])
 	}
 }
 
 // area64 is the surface area in float64 of a box given in float32, the
 // operation sequence the CUDA kernels repeat (kernels/kdtree.cu, area64).
-func (b *aabb) area64() float64 {
-	dx := float64(b.hi[0]) - float64(b.lo[0])
-	dy := float64(b.hi[1]) - float64(b.lo[1])
-	dz := float64(b.hi[2]) - float64(b.lo[2])
+func (b *AABB) area64() float64 {
+	dx := float64(b.Hi[0]) - float64(b.Lo[0])
+	dy := float64(b.Hi[1]) - float64(b.Lo[1])
+	dz := float64(b.Hi[2]) - float64(b.Lo[2])
 	return 2 * (float64(dx*dy) + float64(dy*dz) + float64(dz*dx))
 }
 
 // triangle holds a triangle's three vertices.
-type triangle [3][3]float32
+type Triangle [3][3]float32
 
 // bounds returns the triangle's box.
-func (t *triangle) bounds() aabb {
-	var b aabb
+func (t *Triangle) bounds() AABB {
+	var b AABB
 	for a := 0; a < 3; a++ {
-		b.lo[a] = min32(min32(t[0][a], t[1][a]), t[2][a])
-		b.hi[a] = max32(max32(t[0][a], t[1][a]), t[2][a])
+		b.Lo[a] = min32(min32(t[0][a], t[1][a]), t[2][a])
+		b.Hi[a] = max32(max32(t[0][a], t[1][a]), t[2][a])
 	}
 	return b
 }
@@ -100,7 +100,7 @@ func (p *poly) bounds() (lo, hi [3]float64) {
 // box.lo and box.hi of axis 0, 1, 2 in that order, and reports whether
 // anything is left. A plane that every vertex is inside of leaves the
 // polygon as it is, so it is skipped (the result is the same).
-func clipToBox(t *triangle, box *aabb, p *poly) bool {
+func clipToBox(t *Triangle, box *AABB, p *poly) bool {
 	var tmp poly
 	p.n = 3
 	for i := 0; i < 3; i++ {
@@ -110,7 +110,7 @@ func clipToBox(t *triangle, box *aabb, p *poly) bool {
 	}
 	src, dst := p, &tmp
 	for a := 0; a < 3; a++ {
-		lo, hi := float64(box.lo[a]), float64(box.hi[a])
+		lo, hi := float64(box.Lo[a]), float64(box.Hi[a])
 		outLo, outHi := false, false
 		for i := 0; i < src.n; i++ {
 			outLo = outLo || src.v[i][a] < lo
@@ -139,14 +139,14 @@ func clipToBox(t *triangle, box *aabb, p *poly) bool {
 
 // boxOfPoly rounds the polygon's bounds outwards to float32 and intersects
 // them with box and cur; ok is false when that is empty.
-func boxOfPoly(p *poly, box, cur *aabb) (aabb, bool) {
+func boxOfPoly(p *poly, box, cur *AABB) (AABB, bool) {
 	lo, hi := p.bounds()
-	var r aabb
+	var r AABB
 	for a := 0; a < 3; a++ {
-		r.lo[a] = max32(max32(roundDown(lo[a]), box.lo[a]), cur.lo[a])
-		r.hi[a] = min32(min32(roundUp(hi[a]), box.hi[a]), cur.hi[a])
-		if r.lo[a] > r.hi[a] {
-			return aabb{}, false
+		r.Lo[a] = max32(max32(roundDown(lo[a]), box.Lo[a]), cur.Lo[a])
+		r.Hi[a] = min32(min32(roundUp(hi[a]), box.Hi[a]), cur.Hi[a])
+		if r.Lo[a] > r.Hi[a] {
+			return AABB{}, false
 		}
 	}
 	return r, true
@@ -158,12 +158,12 @@ func boxOfPoly(p *poly, box, cur *aabb) (aabb, bool) {
 // rounded outwards and intersected with the child box and cur. okL/okR are
 // false for a side the triangle does not reach. The CUDA kernels repeat
 // this operation for operation (kd_clip_split in kernels/kdtree.cu).
-func clipSplit(t *triangle, box, cur *aabb, a int, pos float32) (bl, br aabb, okL, okR bool) {
+func clipSplit(t *Triangle, box, cur *AABB, a int, pos float32) (bl, br AABB, okL, okR bool) {
 	var p, q poly
 	if !clipToBox(t, box, &p) {
-		return aabb{}, aabb{}, false, false
+		return AABB{}, AABB{}, false, false
 	}
-	lb, rb := childBoxes(*box, a, pos)
+	lb, rb := ChildBoxes(*box, a, pos)
 	p.clip(a, float64(pos), false, &q)
 	if q.n > 0 {
 		bl, okL = boxOfPoly(&q, &lb, cur)
@@ -180,11 +180,11 @@ func clipSplit(t *triangle, box, cur *aabb, a int, pos float32) (bl, br aabb, ok
 // pos} and box ∩ {x_a >= pos} (meetsBox, the separating axis test).
 //
 // A vertex inside box settles its side at once.
-func reachesSides(t *triangle, box *aabb, a int, pos float32) (okL, okR bool) {
+func reachesSides(t *Triangle, box *AABB, a int, pos float32) (okL, okR bool) {
 	for i := 0; i < 3; i++ {
 		v := &t[i]
-		if v[0] >= box.lo[0] && v[0] <= box.hi[0] && v[1] >= box.lo[1] && v[1] <= box.hi[1] &&
-			v[2] >= box.lo[2] && v[2] <= box.hi[2] {
+		if v[0] >= box.Lo[0] && v[0] <= box.Hi[0] && v[1] >= box.Lo[1] && v[1] <= box.Hi[1] &&
+			v[2] >= box.Lo[2] && v[2] <= box.Hi[2] {
 			okL = okL || v[a] <= pos
 			okR = okR || v[a] >= pos
 		}
@@ -192,7 +192,7 @@ func reachesSides(t *triangle, box *aabb, a int, pos float32) (okL, okR bool) {
 	if okL && okR {
 		return true, true
 	}
-	lb, rb := childBoxes(*box, a, pos)
+	lb, rb := ChildBoxes(*box, a, pos)
 	return okL || meetsBox(t, &lb), okR || meetsBox(t, &rb)
 }
 

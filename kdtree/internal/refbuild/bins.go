@@ -1,15 +1,15 @@
-package kdtree
+package refbuild
 
 import "math"
 
 // sahParams are the SAH constants of a build in float64.
 type sahParams struct {
-	ct, ci float64 // traversal and intersection cost
-	keep   float64 // 1 - EmptyBonus: factor of a split with an empty side
+	Ct, Ci float64 // traversal and intersection cost
+	Keep   float64 // 1 - EmptyBonus: factor of a split with an empty side
 }
 
-func newSAH(o *Options) sahParams {
-	return sahParams{ct: float64(o.TraversalCost), ci: float64(o.IntersectCost), keep: 1 - float64(o.EmptyBonus)}
+func NewSAH(o *Options) sahParams {
+	return sahParams{Ct: float64(o.TraversalCost), Ci: float64(o.IntersectCost), Keep: 1 - float64(o.EmptyBonus)}
 }
 
 // splitCost is the SAH cost, relative to the node's area aN, of splitting it
@@ -22,24 +22,24 @@ func (p *sahParams) splitCost(aN, aL, aR float64, nL, nR uint32) float64 {
 	c := float64(aL*float64(nL)) + float64(aR*float64(nR))
 	c = c / aN
 	if nL == 0 || nR == 0 {
-		c = float64(c * p.keep)
+		c = float64(c * p.Keep)
 	}
-	return p.ct + float64(p.ci*c)
+	return p.Ct + float64(p.Ci*c)
 }
 
 // leafCost is the SAH cost of making a leaf of n references.
-func (p *sahParams) leafCost(n uint32) float64 { return float64(p.ci * float64(n)) }
+func (p *sahParams) leafCost(n uint32) float64 { return float64(p.Ci * float64(n)) }
 
 // childAreas returns the areas of the two children of box cut at pos on
 // axis a (pos inside the box).
-func childAreas(box *aabb, a int, pos float32) (aL, aR float64) {
+func childAreas(box *AABB, a int, pos float32) (aL, aR float64) {
 	u, v := (a+1)%3, (a+2)%3
-	du := float64(box.hi[u]) - float64(box.lo[u])
-	dv := float64(box.hi[v]) - float64(box.lo[v])
+	du := float64(box.Hi[u]) - float64(box.Lo[u])
+	dv := float64(box.Hi[v]) - float64(box.Lo[v])
 	cross := float64(du * dv)
 	perim := du + dv
-	tL := float64(pos) - float64(box.lo[a])
-	tR := float64(box.hi[a]) - float64(pos)
+	tL := float64(pos) - float64(box.Lo[a])
+	tR := float64(box.Hi[a]) - float64(pos)
 	aL = 2 * (cross + float64(perim*tL))
 	aR = 2 * (cross + float64(perim*tR))
 	return aL, aR
@@ -137,12 +137,12 @@ func (h *hist) add(o *hist) {
 }
 
 // fill counts boxes into h (which must be clear) with the bins of geo.
-func (h *hist) fill(boxes []aabb, geo *[3]binGeom) {
+func (h *hist) fill(boxes []AABB, geo *[3]binGeom) {
 	for i := range boxes {
 		bx := &boxes[i]
 		for a := 0; a < 3; a++ {
-			h.lo[a][geo[a].bin(bx.lo[a])]++
-			h.hi[a][geo[a].bin(bx.hi[a])]++
+			h.lo[a][geo[a].bin(bx.Lo[a])]++
+			h.hi[a][geo[a].bin(bx.Hi[a])]++
 		}
 	}
 }
@@ -154,7 +154,7 @@ func (h *hist) fill(boxes []aabb, geo *[3]binGeom) {
 // on the right.
 // Planes not strictly inside box are skipped; axes where the tight bounds
 // are flat have no bins (geo[a].w == 0).
-func bestBinned(p *sahParams, box *aabb, n uint32, h *hist, geo *[3]binGeom) choice {
+func bestBinned(p *sahParams, box *AABB, n uint32, h *hist, geo *[3]binGeom) choice {
 	best := noChoice()
 	aN := box.area64()
 	for a := 0; a < 3; a++ {
@@ -171,7 +171,7 @@ func bestBinned(p *sahParams, box *aabb, n uint32, h *hist, geo *[3]binGeom) cho
 			if k == h.nb {
 				pos = geo[a].hi
 			}
-			if !(pos > box.lo[a] && pos < box.hi[a]) {
+			if !(pos > box.Lo[a] && pos < box.Hi[a]) {
 				continue
 			}
 			aL, aR := childAreas(box, a, pos)
