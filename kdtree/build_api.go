@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/gpubuild"
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/scenes"
 )
@@ -56,13 +57,13 @@ func buildHooked(ctx context.Context, scene *scenes.Scene, opts Options, hook fu
 	if o.Executor.CUDA() != nil {
 		cfg := o.gpu
 		if cfg == nil {
-			c, err := envGPUConfig()
+			c, err := gpubuild.EnvConfig()
 			if err != nil {
 				return nil, err
 			}
 			cfg = &c
 		}
-		res, err = (&gpuBuild{Builder: b, cfg: cfg}).buildCUDA()
+		res, err = gpubuild.Build(b, cfg)
 	} else {
 		res, err = b.BuildGo()
 	}
@@ -115,3 +116,10 @@ func treeNodes(n []refbuild.Node) []Node {
 // The conversion above relies on Node and refbuild.Node being the same
 // struct; this conversion fails to compile otherwise.
 var _ = Node(refbuild.Node{})
+
+// GPUOffEnv is the environment variable that forces fast paths of the CUDA
+// builder off, a comma-separated list of names (pipeline, queued-prepare,
+// early-small, device-top, device-small, mapped-log, fused-choose) or
+// "all": to compare them with their fallbacks on a device. Every
+// combination builds the same tree.
+const GPUOffEnv = gpubuild.GPUOffEnv

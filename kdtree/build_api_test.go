@@ -35,3 +35,9 @@ func TestBuilderNodesAreNodes(t *testing.T) {
 		t.Error("treeNodes(nil) is not nil")
 	}
 }
+
+func TestBuilderMaxTreeDepth(t *testing.T) {
+	if MaxTreeDepth != refbuild.MaxTreeDepth {
+		t.Fatalf("MaxTreeDepth %d, the builders' %d", MaxTreeDepth, refbuild.MaxTreeDepth)
+	}
+}

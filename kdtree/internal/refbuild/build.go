@@ -15,14 +15,14 @@ import (
 	"github.com/kdbuild/kdbuild/scenes"
 )
 
-// buildResult is the finished tree's arrays.
+// BuildResult is the finished tree's arrays.
 type BuildResult struct {
 	Nodes  []Node
 	Refs   []uint32
 	Bounds scenes.Bounds
 }
 
-// builder holds one build's state, the part the Go reference and the
+// Builder holds one build's state, the part the Go reference and the
 // CUDA build (gpuBuild) share.
 type Builder struct {
 	Ctx   context.Context
@@ -34,7 +34,7 @@ type Builder struct {
 	kept    []uint32   // indices of the kept triangles, ascending
 	Dropped int
 
-	// onLevel, when set (tests), sees every large-phase level's nodes and
+	// OnLevel, when set (tests), sees every large-phase level's nodes and
 	// their decisions, to compare executors level by level.
 	OnLevel func(nodes []LNode, dec []Decision)
 
@@ -56,14 +56,14 @@ type Builder struct {
 	DevPeak  uint64
 }
 
-// startPhase and endPhase time a phase into b.phases (accumulating).
+// StartPhase and EndPhase time a phase into b.phases (accumulating).
 func (b *Builder) StartPhase() { b.Phase = time.Now() }
 
 func (b *Builder) EndPhase(name string) {
 	b.Phases[name] += float64(time.Since(b.Phase).Nanoseconds()) / 1e6
 }
 
-// sampleHost records the Go heap in use (MemStats.HeapAlloc) as a peak
+// SampleHost records the Go heap in use (MemStats.HeapAlloc) as a peak
 // candidate, read from runtime/metrics: runtime.ReadMemStats stops the
 // world, and a CUDA build samples between its phases, with the device
 // idle.
@@ -131,12 +131,12 @@ func nonDegenerate(s *scenes.Scene, i int, t *Triangle) bool {
 	return !s.Degenerate(i)
 }
 
-// toBounds converts a box to scenes.Bounds.
+// ToBounds converts a box to scenes.Bounds.
 func ToBounds(b AABB) scenes.Bounds {
 	return scenes.Bounds{Min: b.Lo, Max: b.Hi}
 }
 
-// buildGo is the whole build on the Go executor.
+// BuildGo is the whole build on the Go executor.
 func (b *Builder) BuildGo() (*BuildResult, error) {
 	res, rs, err := b.RecordsGo()
 	if err != nil || rs == nil {
@@ -154,7 +154,7 @@ func (b *Builder) BuildGo() (*BuildResult, error) {
 	return res, b.Ctx.Err()
 }
 
-// recordsGo runs the Go build up to the layout: the result's bounds and
+// RecordsGo runs the Go build up to the layout: the result's bounds and
 // the records (nil when no triangle is kept).
 func (b *Builder) RecordsGo() (*BuildResult, *Records, error) {
 	b.Report("prepare", 0, 0, 0)
@@ -231,7 +231,7 @@ func (b *Builder) RecordsGo() (*BuildResult, *Records, error) {
 	return res, rs, nil
 }
 
-// hostWorkers is the number of goroutines for host work: the Go
+// HostWorkers is the number of goroutines for host work: the Go
 // executor's workers, or GOMAXPROCS beside a GPU.
 func (b *Builder) HostWorkers() int {
 	if b.Ex.CUDA() != nil {
@@ -240,11 +240,11 @@ func (b *Builder) HostWorkers() int {
 	return b.Ex.Workers()
 }
 
-// limitedRefs is Stats.Limited when the memory guard of the large phase
+// LimitedRefs is Stats.Limited when the memory guard of the large phase
 // tripped.
 const LimitedRefs = "references over 64 per triangle: the large nodes left became leaves"
 
-// smallGo builds the subtrees of every small root in Go, in parallel, and
+// SmallGo builds the subtrees of every small root in Go, in parallel, and
 // reports its progress from the calling goroutine; it returns ctx.Err()
 // (its workers stopped) when the build is cancelled.
 func (b *Builder) SmallGo(rs *Records) error {

@@ -6,8 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kdbuild/kdbuild/kernels/exec"
 )
 
 // btInside reports whether p lies in the closed box.

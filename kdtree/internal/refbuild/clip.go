@@ -2,19 +2,19 @@ package refbuild
 
 import "math"
 
-// aabb is a float32 box, the builder's working type (scenes.Bounds without
+// AABB is a float32 box, the builder's working type (scenes.Bounds without
 // the vector type, so that the CUDA kernels see the same six floats).
 type AABB struct {
 	Lo, Hi [3]float32
 }
 
-// emptyBox has lo = +Inf and hi = -Inf, the identity of union.
+// EmptyBox has lo = +Inf and hi = -Inf, the identity of union.
 func EmptyBox() AABB {
 	inf := float32(math.Inf(1))
 	return AABB{Lo: [3]float32{inf, inf, inf}, Hi: [3]float32{-inf, -inf, -inf}}
 }
 
-// union grows b to hold c.
+// Union grows b to hold c.
 func (b *AABB) Union(c *AABB) {
 	for a := 0; a < 3; a++ {
 		b.Lo[a] = min32(b.Lo[a], c.Lo[a])
@@ -31,7 +31,7 @@ func (b *AABB) area64() float64 {
 	return 2 * (float64(dx*dy) + float64(dy*dz) + float64(dz*dx))
 }
 
-// triangle holds a triangle's three vertices.
+// Triangle holds a triangle's three vertices.
 type Triangle [3][3]float32
 
 // bounds returns the triangle's box.

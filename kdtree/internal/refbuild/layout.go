@@ -2,7 +2,7 @@ package refbuild
 
 import "fmt"
 
-// record is a node of the tree under construction, in creation order.
+// Record is a node of the tree under construction, in creation order.
 type Record struct {
 	Fate  uint8 // fateSplit (interior), fateLeaf or fateSmall (a small root)
 	Axis  uint8
@@ -10,24 +10,24 @@ type Record struct {
 	Left  int32    // interior: the below child's record; the above child is left+1
 	Small int32    // fateSmall: index of the small root
 	Refs  []uint32 // leaf: triangle indices, ascending
-	// parked (CUDA build, device layout): a leaf whose pcnt references are
+	// Parked (CUDA build, device layout): a leaf whose pcnt references are
 	// still on the device, parked from offset park.
 	Parked     bool
 	Park, Pcnt uint32
 }
 
-// records collects the large phase's records and the small roots; each small
+// Records collects the large phase's records and the small roots; each small
 // root's subtree comes back as its own record list (indices local to it).
 type Records struct {
 	Recs  []Record
 	Small []SmallRoot
-	// smallOff, smallCnt, smallDepth and smallBox (CUDA large phase):
+	// SmallOff, smallCnt, smallDepth and smallBox (CUDA large phase):
 	// small root i's parked references are smallCnt[i] from smallOff[i]
 	// on, its depth smallDepth[i] and its box smallBox[6i..6i+5] (lo,
 	// hi), as kdtree_small_w_f32 reads them.
 	SmallOff, SmallCnt, SmallDepth []uint32
 	SmallBox                       []float32
-	// smallHist[c]: the small roots of c references (levelBook.book
+	// SmallHist[c]: the small roots of c references (levelBook.book
 	// counts them as it books, for largestFirstHist).
 	SmallHist []int
 	SmallOut  [][]Record
@@ -36,7 +36,7 @@ type Records struct {
 	shared []Record
 }
 
-// add appends an undecided record and returns its index.
+// Add appends an undecided record and returns its index.
 func (rs *Records) Add() int32 {
 	rs.Recs = append(rs.Recs, Record{})
 	return int32(len(rs.Recs) - 1)
@@ -51,7 +51,7 @@ func (rs *Records) SetSmall(i int32, sr SmallRoot) {
 	rs.Small = append(rs.Small, sr)
 }
 
-// setInterior makes record i interior and returns its below child's record
+// SetInterior makes record i interior and returns its below child's record
 // (the above child's is the next one).
 func (rs *Records) SetInterior(i int32, axis int, pos float32) int32 {
 	l := rs.Add()
@@ -60,7 +60,7 @@ func (rs *Records) SetInterior(i int32, axis int, pos float32) int32 {
 	return l
 }
 
-// layoutGo writes the records depth first: the below child right after its
+// LayoutGo writes the records depth first: the below child right after its
 // parent, then the above child; leaf references in the same order.
 func LayoutGo(rs *Records) ([]Node, []uint32, error) {
 	nn, nrefs := 0, 0

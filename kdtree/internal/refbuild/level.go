@@ -30,7 +30,7 @@ const emptyCutoff = 0.25
 // split over the workers.
 const bigNode = 1 << 14
 
-// lnode is a node of the large-node phase.
+// LNode is a node of the large-node phase.
 type LNode struct {
 	Box   AABB
 	Off   uint32 // first reference in the level's list
@@ -54,7 +54,7 @@ func (l *refList) resize(n int) {
 	l.tri, l.box = l.tri[:n], l.box[:n]
 }
 
-// decision is the outcome of a large node's split search.
+// Decision is the outcome of a large node's split search.
 type Decision struct {
 	Fate int
 	Axis int
@@ -208,7 +208,7 @@ func classify(bx *AABB, a int, pos float32) uint32 {
 	return f
 }
 
-// childBoxes returns the boxes of the children of box cut at (a, pos).
+// ChildBoxes returns the boxes of the children of box cut at (a, pos).
 func ChildBoxes(box AABB, a int, pos float32) (l, r AABB) {
 	l, r = box, box
 	l.Hi[a], r.Lo[a] = pos, pos
@@ -370,7 +370,7 @@ func (b *Builder) clipBoth(r int, cur *refList, box *AABB, d *Decision, sc *leve
 	return f
 }
 
-// canonZero replaces -0 by +0 in a box, so that a bound reached by several
+// CanonZero replaces -0 by +0 in a box, so that a bound reached by several
 // references whose coordinates are -0 and +0 has one bit pattern whatever
 // the order of the reduction (the CUDA keys map both zeros to +0).
 func CanonZero(b *AABB) {

@@ -19,6 +19,10 @@ const LeafTag = 3
 // (kdtree.MaxChildIndex).
 const MaxChildIndex = 1 << 30
 
+// MaxTreeDepth is kdtree.MaxTreeDepth, the deepest tree the builders make
+// (the traversal's stack).
+const MaxTreeDepth = 64
+
 // InteriorNode returns an interior node splitting axis (0, 1, 2) at split,
 // whose above child is node number above. It panics if axis is not 0, 1 or
 // 2 or above >= MaxChildIndex (programmer errors).

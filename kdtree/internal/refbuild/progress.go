@@ -20,7 +20,7 @@ var progressSpans = map[string][2]float64{
 // small phase) waits between two reports and two looks at ctx.
 const progressEvery = 2 * time.Millisecond
 
-// report calls Options.Progress, if any, for phase at part (in [0, 1]) of
+// Report calls Options.Progress, if any, for phase at part (in [0, 1]) of
 // it, keeping Fraction non-decreasing.
 func (b *Builder) Report(phase string, part float64, level, nodes int) {
 	if b.Opt.Progress == nil {
@@ -32,7 +32,7 @@ func (b *Builder) Report(phase string, part float64, level, nodes int) {
 	b.Opt.Progress(Progress{Phase: phase, Fraction: b.fraction, Level: level, Nodes: nodes})
 }
 
-// enter reports the start of phase and returns ctx.Err(): a build
+// Enter reports the start of phase and returns ctx.Err(): a build
 // cancelled at any Progress call stops before the work that follows it.
 func (b *Builder) Enter(phase string, level, nodes int) error {
 	b.Report(phase, 0, level, nodes)
@@ -47,7 +47,7 @@ func (b *Builder) levelPart(level int) float64 {
 	return min(float64(level)/est, 0.99)
 }
 
-// levelProgress reports large-phase level `level` of nodes nodes, once per
+// LevelProgress reports large-phase level `level` of nodes nodes, once per
 // level (a build again after a fallback does not report its levels
 // twice).
 func (b *Builder) LevelProgress(level, nodes int) {

@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// smallRoot is a node handed to the small-node phase: at most 64
+// SmallRoot is a node handed to the small-node phase: at most 64
 // references, their boxes clipped to the node's box.
 type SmallRoot struct {
 	Box   AABB

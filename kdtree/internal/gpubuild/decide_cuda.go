@@ -1,4 +1,4 @@
-package kdtree
+package gpubuild
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 )
 
 // decideCUDA queues the decisions of a level's nn nodes holding n
-// references (builder.decide) into d.dec: the nodes' tight bounds (keys:
+// references (Builder.decide) into d.dec: the nodes' tight bounds (keys:
 // made by the level before's kdtree_tail_f32 in d.tkey[0], else by
 // reduce's segmented box reduction), empty space, then for the nodes still pending the binned SAH
 // over histograms. With cudaFusedChoose, one launch (kdtree_choose_f32);

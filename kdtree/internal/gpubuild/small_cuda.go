@@ -1,4 +1,4 @@
-package kdtree
+package gpubuild
 
 import (
 	"errors"
@@ -36,7 +36,7 @@ const smallWarpBytes = 12944
 // smallPlaceLimit is kdtree_small_w_f32's placeLimit: the most nodes and
 // leaf references a small subtree may have for the layout to place its
 // records with a thread each (kdtree_small_place_u32; else every root's
-// records are walked) is gpuConfig.smallPlaceLimit: 0xFFFF, the places'
+// records are walked) is Config.SmallPlaceLimit: 0xFFFF, the places'
 // 16-bit fields (tests lower it).
 
 // smallDev is the output of the device small phase: the subtrees of every
@@ -82,7 +82,7 @@ func (b *gpuBuild) runSmallCUDA(d *devLevel, rs *refbuild.Records, smallOff, sma
 	R := len(rs.Small)
 	if run := d.early; run != nil {
 		d.early = nil
-		b.cfg.counts.add(countEarlyRun)
+		b.cfg.Counts.add(CountEarlyRun)
 		if err := b.checkEarly(d, run, rs, smallOff, smallCnt); err != nil {
 			run.so.free()
 			return nil, err
@@ -125,7 +125,7 @@ type smallRun struct {
 	w       *exec.Buf[uint32]
 	stride  int
 	total   int // the small roots' references, or a bound (the output room's measure)
-	attempt int // the gpuConfig.smallCaps entry tried
+	attempt int // the Config.SmallCaps entry tried
 	// dependent: the first launch is a programmatic dependent launch,
 	// which runs beside the kernel queued before it (kdtree_top_plan_u32).
 	dependent bool
@@ -161,7 +161,7 @@ func (b *gpuBuild) smallHostWords(d *devLevel, rs *refbuild.Records, smallOff, s
 	}
 	var w *exec.Buf[uint32]
 	var err error
-	if R <= b.cfg.smallPackRoots {
+	if R <= b.cfg.SmallPackRoots {
 		// Few roots: one array and one upload (each copy costs the bunny
 		// about 10 µs with the device idle), made in pinned memory that
 		// the context keeps from build to build: no page of it to fault
@@ -228,7 +228,7 @@ func (b *gpuBuild) smallHostWords(d *devLevel, rs *refbuild.Records, smallOff, s
 	return run, nil
 }
 
-// smallLaunch allocates the output room of run's attempt (gpuConfig.smallCaps) and
+// smallLaunch allocates the output room of run's attempt (Config.SmallCaps) and
 // launches the small-phase kernel; it waits for nothing.
 func (b *gpuBuild) smallLaunch(d *devLevel, run *smallRun) error {
 	t0 := time.Now()
@@ -242,13 +242,13 @@ func (b *gpuBuild) smallLaunch(d *devLevel, run *smallRun) error {
 		run.args = []any{d.ptri.Ptr(), d.pbox.Ptr(), d.tv.Ptr(), w.Slice(0, R).Ptr(), w.Slice(run.stride, R).Ptr(),
 			w.Slice(boxAt, 6*R).Ptr(), w.Slice(2*run.stride, R).Ptr(), uint32(R), int32(b.Opt.MaxDepth), p.Ct, p.Ci,
 			p.Keep, nil, nil, nil, nil, w.Slice(ctrAt, smallCtrs).Ptr(),
-			so.size.Ptr(), w.Slice(orderAt, R).Ptr(), nil, nil, b.cfg.smallPlaceLimit}
+			so.size.Ptr(), w.Slice(orderAt, R).Ptr(), nil, nil, b.cfg.SmallPlaceLimit}
 	}
 	// Output space per reference of the small roots: measured on the shared
 	// scenes, at most 3.0 records and 2.8 leaf references (bunny); on
 	// overflow the kernel runs again with more room, then the caller falls
 	// back to the Go small phase.
-	k, total, args := b.cfg.smallCaps[run.attempt], run.total, run.args
+	k, total, args := b.cfg.SmallCaps[run.attempt], run.total, run.args
 	// Room for the chunks a warp leaves partly unused too: its last ones,
 	// and the tails skipped when a leaf does not fit.
 	recCap := 2*R + k[0]*total + 1024 + smallRecChunk*R
@@ -288,7 +288,7 @@ func (b *gpuBuild) smallLaunch(d *devLevel, run *smallRun) error {
 
 // smallFinish waits for run's kernel and reads its counters back: the
 // output when it fit, else the launch again with the next room of
-// gpuConfig.smallCaps, and nil when none fits.
+// Config.SmallCaps, and nil when none fits.
 func (b *gpuBuild) smallFinish(d *devLevel, run *smallRun) (*smallDev, error) {
 	so, R := run.so, run.so.roots
 	ctrAt, _, _, _ := smallAt(run.stride)
@@ -323,7 +323,7 @@ func (b *gpuBuild) smallFinish(d *devLevel, run *smallRun) (*smallDev, error) {
 			}
 			return so, nil
 		}
-		if run.attempt+1 >= len(b.cfg.smallCaps) {
+		if run.attempt+1 >= len(b.cfg.SmallCaps) {
 			so.free()
 			return nil, nil
 		}

@@ -1,8 +1,9 @@
-package kdtree
+package gpubuild
 
 import (
-	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"time"
+
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 )
 
 // The CUDA build, phase by phase: prepareCUDA and the first level
@@ -13,6 +14,12 @@ import (
 // large_pipe.go, small_cuda.go, small_early.go, layout_cuda.go,
 // top_cuda.go). Every step has a Go reference (build.go, level.go,
 // small.go, layout.go) that makes the same records.
+
+// Build is the build of b's scene on its CUDA executor, with cfg's
+// paths and thresholds (see buildCUDA).
+func Build(b *refbuild.Builder, cfg *Config) (*refbuild.BuildResult, error) {
+	return (&gpuBuild{Builder: b, cfg: cfg}).buildCUDA()
+}
 
 // buildCUDA is the build on the CUDA executor. When it fails or is
 // cancelled it waits for the work it queued before it frees the device
@@ -35,8 +42,8 @@ func (b *gpuBuild) buildCUDA() (_ *refbuild.BuildResult, err error) {
 	// level, where the host books each level while the device runs the
 	// next). A pipelined build does not wait for the count of kept
 	// triangles: its first level runs on the scene's count as a bound.
-	pipe := b.cfg.on(pathPipeline) && b.OnLevel == nil && len(b.Scene.Tris) < b.cfg.pipeMaxTris
-	queued := pipe && b.cfg.on(pathQueuedPrepare)
+	pipe := b.cfg.on(PathPipeline) && b.OnLevel == nil && len(b.Scene.Tris) < b.cfg.pipeMaxTris
+	queued := pipe && b.cfg.on(PathQueuedPrepare)
 	// A pipelined build lays its tree out on the device (top_cuda.go):
 	// the host keeps no records of the levels, unless the device's lists
 	// outgrow their room (then level by level, with records).
@@ -133,9 +140,9 @@ func (b *gpuBuild) largePhase(d *devLevel, n int, pipe, queued bool) (*refbuild.
 	}
 	if over {
 		if d.topMissed {
-			b.cfg.counts.add(countTopFallback)
+			b.cfg.Counts.add(CountTopFallback)
 		} else {
-			b.cfg.counts.add(countPipeFallback)
+			b.cfg.Counts.add(CountPipeFallback)
 		}
 		d.deviceTop = false
 		b.Phases["large.retry"] += float64(time.Since(b.Phase).Nanoseconds()) / 1e6
@@ -170,7 +177,7 @@ func (b *gpuBuild) smallPhase(d *devLevel, rs *refbuild.Records, res *refbuild.B
 	// references stay on the device) were made as they were booked;
 	// parkedToHost brings the references home when a host step needs them.
 	t0 := time.Now()
-	devSmall := b.cfg.on(pathDeviceSmall)
+	devSmall := b.cfg.on(PathDeviceSmall)
 	smallOff, smallCnt := rs.SmallOff, rs.SmallCnt
 	if !devSmall {
 		if err := d.parkedToHost(rs, smallOff, smallCnt); err != nil {

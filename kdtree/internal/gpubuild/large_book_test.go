@@ -1,7 +1,6 @@
-package kdtree
+package gpubuild
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"math/rand"
@@ -12,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
-	"github.com/kdbuild/kdbuild/kernels/exec"
 )
 
 // bookLevel is a level's read-back as the device returns it, with the
@@ -278,14 +276,11 @@ func requireSameRecords(t *testing.T, want, got *refbuild.Records, name string) 
 // Go executor decides them: the host work that must keep up with the
 // device's levels (large.count and large.records in build.phases).
 func BenchmarkLevelBookBunny(b *testing.B) {
-	s := btTrySharedScene(b, "stanford-bunny.obj")
+	s := trySharedScene(b, "stanford-bunny.obj")
 	if s == nil {
 		b.Skip("no shared scenes")
 	}
-	var lv []lgLevel
-	if _, err := build(context.Background(), s, Options{Executor: exec.Go(0)}, lgRecord(&lv)); err != nil {
-		b.Fatal(err)
-	}
+	lv := goLevels(b, s)
 	// Each level's log: decisions, cl, cr, cb from the next level's nodes.
 	var logs [][]uint32
 	for k, l := range lv {

@@ -1,9 +1,10 @@
-package kdtree
+package gpubuild
 
 import (
 	"fmt"
-	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"math"
+
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 )
 
 // The layout of a CUDA build, split between host and device. The small

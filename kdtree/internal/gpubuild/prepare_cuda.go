@@ -1,4 +1,4 @@
-package kdtree
+package gpubuild
 
 import (
 	"errors"
@@ -88,6 +88,18 @@ func (b *gpuBuild) prepareCUDA(d *devLevel, queued bool) (int, error) {
 		d.countPending = true
 		return nt, nil
 	}
+	k, err := b.compactKept(d, all, keep, bad)
+	if err != nil {
+		return 0, err
+	}
+	b.Dropped = nt - k
+	return k, nil
+}
+
+// compactKept compacts the kept triangles of all (flags keep) into d.kept
+// and returns their count, or the error kdtree_gather_f32's word bad
+// reports.
+func (b *gpuBuild) compactKept(d *devLevel, all, keep, bad *exec.Buf[uint32]) (int, error) {
 	// The error word comes home with the count of kept triangles: copied
 	// into pinned memory before the compaction, whose read-back of the
 	// count then waits for both (one wait instead of two; without pinned
@@ -110,7 +122,6 @@ func (b *gpuBuild) prepareCUDA(d *devLevel, queued bool) (int, error) {
 	if err := b.gatherError(word[0]); err != nil {
 		return 0, err
 	}
-	b.Dropped = nt - k
 	return k, nil
 }
 

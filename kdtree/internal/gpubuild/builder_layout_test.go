@@ -1,7 +1,6 @@
-package kdtree
+package gpubuild
 
 import (
-	"context"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -9,17 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
-	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/scenes"
 )
 
 // btRecordsGo runs the Go build of s up to the layout.
-func btRecordsGo(t testing.TB, s *scenes.Scene, opts Options) *refbuild.Records {
+func btRecordsGo(t testing.TB, s *scenes.Scene, o goOpts) *refbuild.Records {
 	t.Helper()
-	o, err := opts.resolved(len(s.Tris))
-	require.NoError(t, err)
-	b := &refbuild.Builder{Ctx: context.Background(), Scene: s, Opt: o.internal(), Ex: o.Executor, Phases: map[string]float64{}}
-	_, rs, err := b.RecordsGo()
+	_, rs, err := goBuilder(s, o).RecordsGo()
 	require.NoError(t, err)
 	return rs
 }
@@ -74,18 +69,17 @@ func btToDevice(rs *refbuild.Records, rng *rand.Rand) (rec, srefs, parked []uint
 	return rec, srefs, parked
 }
 
-func mathFloat32bits(f float32) uint32 { return InteriorNode(0, f, 0).W0 }
+func mathFloat32bits(f float32) uint32 { return refbuild.InteriorNode(0, f, 0).W0 }
 
 // The split layout (sizes, host top layout, per-root emit, parked copies),
 // run with the reference loops of its kernels, equals layoutGo.
 func TestBuildLayoutDeviceEqualsGo(t *testing.T) {
-	list := btProcedural()
-	if s := btTrySharedScene(t, "stanford-bunny.obj"); s != nil && !testing.Short() {
+	list := procedural()
+	if s := trySharedScene(t, "stanford-bunny.obj"); s != nil && !testing.Short() {
 		list = append(list, s)
 	}
 	for _, s := range list {
-		for _, o := range []Options{{}, {MaxDepth: 4}, {SmallNode: 5, Bins: 7}, {MaxDepth: 1}} {
-			o.Executor = exec.Go(0)
+		for _, o := range []goOpts{{}, {MaxDepth: 4}, {SmallNode: 5, Bins: 7}, {MaxDepth: 1}} {
 			rs := btRecordsGo(t, s, o)
 			if rs == nil {
 				continue
@@ -168,11 +162,11 @@ func TestPrefixSizes(t *testing.T) {
 // BenchmarkPlanTop times planTop on the bunny's records with its memory
 // reused from build to build (planPool), as layoutCUDA uses it.
 func BenchmarkPlanTop(b *testing.B) {
-	s := btTrySharedScene(b, "stanford-bunny.obj")
+	s := trySharedScene(b, "stanford-bunny.obj")
 	if s == nil {
 		b.Skip("no shared scenes")
 	}
-	rs := btRecordsGo(b, s, Options{Executor: exec.Go(0)})
+	rs := btRecordsGo(b, s, goOpts{})
 	b.ReportAllocs()
 	for b.Loop() {
 		p, err := planTop(rs)

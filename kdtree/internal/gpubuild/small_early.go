@@ -1,4 +1,4 @@
-package kdtree
+package gpubuild
 
 import (
 	"fmt"
@@ -89,7 +89,7 @@ func (b *gpuBuild) startSmallEarly(d *devLevel, roots, pk int) error {
 
 // checkEarly checks the device's list of small roots against the booker's:
 // the same count and references within the bound the room was made for,
-// and with gpuConfig.checkEarlyRoots every entry (offset, count, depth, box bits).
+// and with Config.CheckEarlyRoots every entry (offset, count, depth, box bits).
 func (b *gpuBuild) checkEarly(d *devLevel, run *smallRun, rs *refbuild.Records, smallOff, smallCnt []uint32) error {
 	R := len(rs.Small)
 	if run.so.roots != R {
@@ -102,7 +102,7 @@ func (b *gpuBuild) checkEarly(d *devLevel, run *smallRun, rs *refbuild.Records, 
 	if total > run.total {
 		return fmt.Errorf("kdtree: the small roots hold %d references, more than the %d parked", total, run.total)
 	}
-	if !b.cfg.checkEarlyRoots {
+	if !b.cfg.CheckEarlyRoots {
 		return nil
 	}
 	c := run.stride

@@ -1,4 +1,4 @@
-package kdtree
+package gpubuild
 
 import (
 	"fmt"
@@ -26,7 +26,7 @@ import (
 // A level that would outgrow the buffers reserve made (more references or
 // parked references than they hold) is not written: its sizes say
 // overflow, and buildCUDA builds again with largeCUDA, which grows them.
-// Scenes of gpuConfig.pipeMaxTris triangles or more, the tests' level
+// Scenes of Config.pipeMaxTris triangles or more, the tests' level
 // hooks and KDBUILD_GPU_OFF=pipeline build with largeCUDA from the start.
 
 // largeCUDAPipe runs the levels of the CUDA large phase from nodes (the
@@ -102,7 +102,7 @@ type pipe struct {
 // builds then. A non-nil pipe's booker must be finished and d.inPipe reset.
 func (b *gpuBuild) newPipe(d *devLevel, nodes []refbuild.LNode, n int, rs *refbuild.Records) (*pipe, error) {
 	p := &pipe{b: b, d: d, refCap: d.scRefs, nodeCap: d.nodeCap}
-	if c := b.cfg.pipeRefCap; c > 0 {
+	if c := b.cfg.PipeRefCap; c > 0 {
 		p.refCap = min(p.refCap, c)
 		d.refLimit = p.refCap
 	}
@@ -221,7 +221,7 @@ func (p *pipe) level(k int, nodes []refbuild.LNode) (done, over bool, err error)
 // k-1 and k may park.
 func (p *pipe) front(k int) (s levelSizes, err error) {
 	b, d := p.b, p.d
-	s.known = p.lastN >= b.cfg.pipeExactRefs
+	s.known = p.lastN >= b.cfg.PipeExactRefs
 	if s.known {
 		if s.nn, s.nr, s.pk, s.over, err = p.sizes(p.last); err != nil {
 			return s, err
@@ -413,7 +413,7 @@ func (d *devLevel) logDest(lb *levelBook, nb int) (log cuda.DevPtr, direct bool,
 	// (mapped into the device's address space) rather than d.log, copied
 	// there by fetch: a copy less a level (2-4 µs of the bunny's stream
 	// each).
-	if dev := lb.pin.Dev(); dev != 0 && d.cfg.on(pathMappedLog) {
+	if dev := lb.pin.Dev(); dev != 0 && d.cfg.on(PathMappedLog) {
 		return dev, true, nil
 	}
 	return d.log.Ptr(), false, nil

@@ -1,10 +1,11 @@
-package kdtree
+package gpubuild
 
 import (
 	"testing"
 
-	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 )
 
 // TestHostRoomKeepsEarlyRecords: the room takes the records, parked ranges

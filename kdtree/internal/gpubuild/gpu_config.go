@@ -1,4 +1,4 @@
-package kdtree
+package gpubuild
 
 import (
 	"fmt"
@@ -11,101 +11,101 @@ import (
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 )
 
-// gpuConfig is the CUDA builder's choice of paths and its size thresholds,
+// Config is the CUDA builder's choice of paths and its size thresholds,
 // one value per build, passed down from Build (Options.gpu, or the
-// environment read once by envGPUConfig). Every path it can turn off is a
+// environment read once by EnvConfig). Every path it can turn off is a
 // fast path with a fallback the builder also takes on its own when the fast
 // path does not fit (a size regime or an overflow); all of them make the
 // same tree. Tests pass their own value, so they may run in parallel.
-type gpuConfig struct {
-	off gpuPaths // fast paths forced off (KDBUILD_GPU_OFF)
+type Config struct {
+	Off Paths // fast paths forced off (KDBUILD_GPU_OFF)
 
 	// pipeMaxTris: scenes of at least this many triangles build level by
 	// level (largeCUDA) rather than pipelined (largeCUDAPipe): their levels
 	// keep the device busier than the host.
 	pipeMaxTris int
-	// pipeExactRefs: a pipelined level of at least this many references
+	// PipeExactRefs: a pipelined level of at least this many references
 	// runs the next level on its own sizes rather than on a bound.
-	pipeExactRefs int
+	PipeExactRefs int
 	// fusedChooseMaxRefs: the largest level kdtree_choose_f32 decides.
 	fusedChooseMaxRefs int
 
 	// The rest are for tests, which shrink rooms to force fallbacks.
 
-	// pipeRefCap, when positive, caps the references of a pipelined level
+	// PipeRefCap, when positive, caps the references of a pipelined level
 	// (forcing the overflow and the fallback to largeCUDA).
-	pipeRefCap int
-	// parkReserve: the parked references reserve makes room for, per kept
+	PipeRefCap int
+	// ParkReserve: the parked references reserve makes room for, per kept
 	// triangle (1 makes the pipelined phase grow the buffers).
-	parkReserve int
-	// smallPackRoots: the most small roots whose words runSmallCUDA makes
+	ParkReserve int
+	// SmallPackRoots: the most small roots whose words runSmallCUDA makes
 	// in one array and sends in one copy.
-	smallPackRoots int
-	// smallPlaceLimit: kdtree_small_w_f32's placeLimit (see smallDev).
-	smallPlaceLimit uint32
-	// smallCaps: the output room of the device small phase's attempts, in
+	SmallPackRoots int
+	// SmallPlaceLimit: kdtree_small_w_f32's placeLimit (see smallDev).
+	SmallPlaceLimit uint32
+	// SmallCaps: the output room of the device small phase's attempts, in
 	// records and leaf references per reference of the small roots.
-	smallCaps [][2]int
-	// checkEarlyRoots makes runSmallCUDA compare every entry of the
+	SmallCaps [][2]int
+	// CheckEarlyRoots makes runSmallCUDA compare every entry of the
 	// device's list of small roots with the booker's.
-	checkEarlyRoots bool
-	// counts, when set, counts the fallbacks the builds took.
-	counts *gpuCounts
+	CheckEarlyRoots bool
+	// Counts, when set, counts the fallbacks the builds took.
+	Counts *Counts
 }
 
-// gpuCounts counts what the CUDA builds that share it did (tests), by
-// gpuCount.
-type gpuCounts [numCounts]atomic.Int64
+// Counts counts what the CUDA builds that share it did (tests), by
+// Count.
+type Counts [numCounts]atomic.Int64
 
-// gpuCount is what a gpuCounts entry counts.
+// Count is what a Counts entry counts.
 type gpuCount int
 
 const (
-	countPipeFallback gpuCount = iota // pipelined large phases that overflowed
-	countTopFallback                  // device lists that outgrew their room
-	countEarlyRun                     // small phases started from the device's list
+	CountPipeFallback gpuCount = iota // pipelined large phases that overflowed
+	CountTopFallback                  // device lists that outgrew their room
+	CountEarlyRun                     // small phases started from the device's list
 	numCounts
 )
 
 // add counts one k, when c is set.
-func (c *gpuCounts) add(k gpuCount) {
+func (c *Counts) add(k gpuCount) {
 	if c != nil {
 		c[k].Add(1)
 	}
 }
 
-// gpuPaths is a set of the CUDA builder's fast paths.
-type gpuPaths uint32
+// Paths is a set of the CUDA builder's fast paths.
+type Paths uint32
 
 // The fast paths KDBUILD_GPU_OFF may turn off, each with what takes its
 // place.
 const (
-	// pathPipeline: the large phase without a wait per level
+	// PathPipeline: the large phase without a wait per level
 	// (largeCUDAPipe); off, largeCUDA waits for every level.
-	pathPipeline gpuPaths = 1 << iota
-	// pathQueuedPrepare: the first level runs on the scene's triangle
+	PathPipeline Paths = 1 << iota
+	// PathQueuedPrepare: the first level runs on the scene's triangle
 	// count as a bound; off, the count of kept triangles is read back.
-	pathQueuedPrepare
-	// pathEarlySmall: the small phase started from the roots the levels
+	PathQueuedPrepare
+	// PathEarlySmall: the small phase started from the roots the levels
 	// listed on the device; off, from the host's list.
-	pathEarlySmall
-	// pathDeviceTop: the large-phase nodes laid out on the device; off,
+	PathEarlySmall
+	// PathDeviceTop: the large-phase nodes laid out on the device; off,
 	// on the host from the booker's records.
-	pathDeviceTop
-	// pathDeviceSmall: the small phase and the layout on the device; off,
+	PathDeviceTop
+	// PathDeviceSmall: the small phase and the layout on the device; off,
 	// the Go small phase and layout on the parked references.
-	pathDeviceSmall
-	// pathMappedLog: a level's log written into mapped pinned memory;
+	PathDeviceSmall
+	// PathMappedLog: a level's log written into mapped pinned memory;
 	// off, copied there.
-	pathMappedLog
+	PathMappedLog
 	// pathFusedChoose: small levels decided by one kernel
 	// (kdtree_choose_f32); off, by three.
 	pathFusedChoose
-	numPaths = iota
+	NumPaths = iota
 )
 
 // gpuPathNames are the paths' names in KDBUILD_GPU_OFF, in bit order.
-var gpuPathNames = [numPaths]string{"pipeline", "queued-prepare", "early-small", "device-top", "device-small",
+var gpuPathNames = [NumPaths]string{"pipeline", "queued-prepare", "early-small", "device-top", "device-small",
 	"mapped-log", "fused-choose"}
 
 // GPUOffEnv is the environment variable that forces fast paths of the CUDA
@@ -116,39 +116,39 @@ var gpuPathNames = [numPaths]string{"pipeline", "queued-prepare", "early-small",
 const GPUOffEnv = cuda.GPUOffEnv
 
 // on reports whether path p is on.
-func (c *gpuConfig) on(p gpuPaths) bool { return c.off&p == 0 }
+func (c *Config) on(p Paths) bool { return c.Off&p == 0 }
 
 // earlySmall is whether a pipelined build starts its small phase from the
 // device's list of small roots (which needs the device small phase).
-func (c *gpuConfig) earlySmall() bool { return c.on(pathEarlySmall) && c.on(pathDeviceSmall) }
+func (c *Config) earlySmall() bool { return c.on(PathEarlySmall) && c.on(PathDeviceSmall) }
 
 // deviceTop is whether a pipelined build lays its tree out on the device
 // (which needs the early small phase).
-func (c *gpuConfig) deviceTop() bool { return c.on(pathDeviceTop) && c.earlySmall() }
+func (c *Config) deviceTop() bool { return c.on(PathDeviceTop) && c.earlySmall() }
 
-// defaultGPUConfig is the configuration with every path on.
-func defaultGPUConfig() gpuConfig {
-	return gpuConfig{
+// DefaultConfig is the configuration with every path on.
+func DefaultConfig() Config {
+	return Config{
 		pipeMaxTris:        1 << 20,
-		pipeExactRefs:      1 << 20,
+		PipeExactRefs:      1 << 20,
 		fusedChooseMaxRefs: 1 << 19,
-		parkReserve:        3,
-		smallPackRoots:     1 << 15,
-		smallPlaceLimit:    0xFFFF,
-		smallCaps:          [][2]int{{6, 4}, {16, 8}, {64, 32}},
+		ParkReserve:        3,
+		SmallPackRoots:     1 << 15,
+		SmallPlaceLimit:    0xFFFF,
+		SmallCaps:          [][2]int{{6, 4}, {16, 8}, {64, 32}},
 	}
 }
 
 // parseGPUOff parses a KDBUILD_GPU_OFF value.
-func parseGPUOff(v string) (gpuPaths, error) {
-	var off gpuPaths
+func parseGPUOff(v string) (Paths, error) {
+	var off Paths
 	for _, f := range strings.Split(v, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
 			continue
 		}
 		if f == "all" {
-			off |= 1<<numPaths - 1
+			off |= 1<<NumPaths - 1
 			continue
 		}
 		i := slices.Index(gpuPathNames[:], f)
@@ -161,12 +161,12 @@ func parseGPUOff(v string) (gpuPaths, error) {
 	return off, nil
 }
 
-// envGPUConfig is the configuration of builds that do not pass one: the
+// EnvConfig is the configuration of builds that do not pass one: the
 // defaults with the paths of KDBUILD_GPU_OFF off, read once.
-var envGPUConfig = sync.OnceValues(func() (gpuConfig, error) {
-	c := defaultGPUConfig()
+var EnvConfig = sync.OnceValues(func() (Config, error) {
+	c := DefaultConfig()
 	var err error
-	c.off, err = parseGPUOff(cuda.ReadEnv().GPUOff)
+	c.Off, err = parseGPUOff(cuda.ReadEnv().GPUOff)
 	return c, err
 })
 
@@ -175,7 +175,7 @@ var envGPUConfig = sync.OnceValues(func() (gpuConfig, error) {
 // configuration and its own host state. Its device buffers are devLevel's.
 type gpuBuild struct {
 	*refbuild.Builder
-	cfg *gpuConfig // the paths and thresholds
+	cfg *Config // the paths and thresholds
 
 	// noDeviceTop: the build keeps the host's records and lays the top of
 	// the tree out on the host (a build again after the device layout's

@@ -1,4 +1,4 @@
-package kdtree
+package gpubuild
 
 import (
 	"testing"
@@ -11,14 +11,14 @@ import (
 func TestParseGPUOff(t *testing.T) {
 	for _, c := range []struct {
 		in   string
-		want gpuPaths
+		want Paths
 	}{
 		{"", 0},
-		{"pipeline", pathPipeline},
-		{" early-small , device-top,", pathEarlySmall | pathDeviceTop},
-		{"queued-prepare,device-small,mapped-log,fused-choose", pathQueuedPrepare | pathDeviceSmall | pathMappedLog | pathFusedChoose},
-		{"all", 1<<numPaths - 1},
-		{"pipeline,all", 1<<numPaths - 1},
+		{"pipeline", PathPipeline},
+		{" early-small , device-top,", PathEarlySmall | PathDeviceTop},
+		{"queued-prepare,device-small,mapped-log,fused-choose", PathQueuedPrepare | PathDeviceSmall | PathMappedLog | pathFusedChoose},
+		{"all", 1<<NumPaths - 1},
+		{"pipeline,all", 1<<NumPaths - 1},
 	} {
 		got, err := parseGPUOff(c.in)
 		require.NoError(t, err, c.in)
@@ -32,13 +32,13 @@ func TestParseGPUOff(t *testing.T) {
 
 // The paths that need another path are off with it.
 func TestGPUConfigDependencies(t *testing.T) {
-	c := defaultGPUConfig()
+	c := DefaultConfig()
 	require.True(t, c.earlySmall() && c.deviceTop())
-	c.off = pathDeviceSmall
+	c.Off = PathDeviceSmall
 	require.False(t, c.earlySmall() || c.deviceTop())
-	c.off = pathEarlySmall
+	c.Off = PathEarlySmall
 	require.False(t, c.deviceTop())
-	c.off = pathDeviceTop
+	c.Off = PathDeviceTop
 	require.True(t, c.earlySmall())
 	require.False(t, c.deviceTop())
 }

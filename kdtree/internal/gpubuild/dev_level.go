@@ -1,4 +1,4 @@
-package kdtree
+package gpubuild
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ const cudaBlock = 256
 type devLevel struct {
 	ex  exec.Executor
 	ctx *cuda.Context
-	cfg *gpuConfig
+	cfg *Config
 
 	tv           *exec.Buf[float32] // 9 floats per scene triangle
 	kept         *exec.Buf[uint32]
@@ -222,7 +222,7 @@ func (d *devLevel) reserve(n, bins int) error {
 	// than the buffers hold, waits for the level's sizes before it queues
 	// the level's tail: with 2n, at most of the bunny's levels, which put
 	// the host and the device in lockstep.
-	park := d.cfg.parkReserve * n
+	park := d.cfg.ParkReserve * n
 	if err := ensureN(d.ex, &d.ptri, park, park); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package kdtree
+package gpubuild
 
 import (
 	"errors"
@@ -338,6 +338,32 @@ func (d *devLevel) setRoot(h []float32) {
 func (b *gpuBuild) levelFrontCUDA(d *devLevel, nodes []refbuild.LNode, nn, n int, forceLeaf bool) error {
 	keys := d.tableOK && d.keysOK
 	d.keysOK, d.keysNext = false, false
+	if err := d.levelTable(nodes, nn, n); err != nil {
+		return err
+	}
+	d.tableOK = false
+	if d.red == nil {
+		d.red = reduce.NewReducer(d.ex)
+	}
+	if forceLeaf {
+		dec := make([]uint32, 5*nn) // the decisions, then CountL and CountR (zero)
+		for i := 0; i < nn; i++ {
+			dec[3*i] = refbuild.FateLeaf
+		}
+		if err := d.dec.CopyFromHost(dec); err != nil {
+			return err
+		}
+	} else if err := b.decideCUDA(d, nn, n, keys); err != nil {
+		return err
+	}
+	return d.classifyCUDA(nn, n)
+}
+
+// levelTable readies the level's node table: sized for nn nodes when the
+// level before made it on the device, else uploaded from nodes (the first
+// level, or a level again after a fallback) with the first level's count
+// and the root's box from the device.
+func (d *devLevel) levelTable(nodes []refbuild.LNode, nn, n int) error {
 	if d.tableOK {
 		if err := d.sizeNodes(nn); err != nil {
 			return err
@@ -364,22 +390,12 @@ func (b *gpuBuild) levelFrontCUDA(d *devLevel, nodes []refbuild.LNode, nn, n int
 			d.rootToTable = false
 		}
 	}
-	d.tableOK = false
-	if d.red == nil {
-		d.red = reduce.NewReducer(d.ex)
-	}
-	if forceLeaf {
-		dec := make([]uint32, 5*nn) // the decisions, then CountL and CountR (zero)
-		for i := 0; i < nn; i++ {
-			dec[3*i] = refbuild.FateLeaf
-		}
-		if err := d.dec.CopyFromHost(dec); err != nil {
-			return err
-		}
-	} else if err := b.decideCUDA(d, nn, n, keys); err != nil {
-		return err
-	}
-	// Classify and clip, addresses (queued, no read-back).
+	return nil
+}
+
+// classifyCUDA queues a decided level's classification and clipping and
+// its children's addresses (no read-back).
+func (d *devLevel) classifyCUDA(nn, n int) error {
 	for _, e := range []error{ensure(d.ex, &d.flags, n),
 		ensure(d.ex, &d.clipL, 6*n), ensure(d.ex, &d.clipR, 6*n)} {
 		if e != nil {

@@ -1,10 +1,11 @@
-package kdtree
+package gpubuild
 
 import (
-	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"slices"
 	"sync"
 	"unsafe"
+
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 )
 
 // hostRoom is the host memory a CUDA build's large phase fills: its

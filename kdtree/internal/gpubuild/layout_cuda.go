@@ -1,4 +1,4 @@
-package kdtree
+package gpubuild
 
 import (
 	"fmt"
@@ -90,11 +90,8 @@ func (b *gpuBuild) layoutCUDA(d *devLevel, rs *refbuild.Records, so *smallDev, p
 		return nil, nil, err
 	}
 	defer walkErr.Free()
-	if nc := len(t.copies) / 3; nc > 0 {
-		if err := d.ctx.Launch("kdtree_copy_ranges_u32", cuda.Linear(nc), cuda.Linear(cudaBlock), 0,
-			d.ptri.Ptr(), upBuf.Slice(len(t.base), len(t.copies)).Ptr(), uint32(nc), refsBuf.Ptr()); err != nil {
-			return nil, nil, fmt.Errorf("kdtree: kdtree_copy_ranges_u32: %w", err)
-		}
+	if err := d.copyRanges(t, upBuf, refsBuf); err != nil {
+		return nil, nil, err
 	}
 	// The large-phase nodes on the host while the device works (the
 	// launches above are queued: flushed first).
@@ -105,14 +102,8 @@ func (b *gpuBuild) layoutCUDA(d *devLevel, rs *refbuild.Records, so *smallDev, p
 	if err := d.ctx.Synchronize(); err != nil {
 		return nil, nil, err
 	}
-	if walkErr != nil {
-		var w [1]uint32
-		if err := walkErr.CopyToHost(w[:]); err != nil {
-			return nil, nil, err
-		}
-		if w[0] != 0 {
-			return nil, nil, fmt.Errorf("kdtree: small-phase records nest deeper than %d levels", MaxTreeDepth)
-		}
+	if err := checkWalk(walkErr); err != nil {
+		return nil, nil, err
 	}
 	b.EndPhase("layout")
 
@@ -126,6 +117,35 @@ func (b *gpuBuild) layoutCUDA(d *devLevel, rs *refbuild.Records, so *smallDev, p
 	releasePlan(pl.p)
 	b.EndPhase("download")
 	return nodes, refs, nil
+}
+
+// copyRanges queues the copies of the parked leaves' references (t.copies,
+// uploaded into up after the small roots' bases) into refs.
+func (d *devLevel) copyRanges(t *topLayout, up, refs *exec.Buf[uint32]) error {
+	if nc := len(t.copies) / 3; nc > 0 {
+		if err := d.ctx.Launch("kdtree_copy_ranges_u32", cuda.Linear(nc), cuda.Linear(cudaBlock), 0,
+			d.ptri.Ptr(), up.Slice(len(t.base), len(t.copies)).Ptr(), uint32(nc), refs.Ptr()); err != nil {
+			return fmt.Errorf("kdtree: kdtree_copy_ranges_u32: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkWalk reads kdtree_small_emit_u32's walk error word (walkErr, nil
+// when the emit has none): not 0 when small-phase records nest deeper than
+// the walk's stack.
+func checkWalk(walkErr *exec.Buf[uint32]) error {
+	if walkErr == nil {
+		return nil
+	}
+	var w [1]uint32
+	if err := walkErr.CopyToHost(w[:]); err != nil {
+		return err
+	}
+	if w[0] != 0 {
+		return fmt.Errorf("kdtree: small-phase records nest deeper than %d levels", refbuild.MaxTreeDepth)
+	}
+	return nil
 }
 
 // The node words the kernels write are kdtree.Node's fields in order.

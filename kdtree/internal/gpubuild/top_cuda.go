@@ -1,4 +1,4 @@
-package kdtree
+package gpubuild
 
 import (
 	"fmt"
@@ -98,7 +98,7 @@ func (b *gpuBuild) finishDeviceTop(d *devLevel, res *refbuild.BuildResult) (_ *r
 		return nil, false, err // (d.free frees d.early)
 	}
 	d.early = nil
-	b.cfg.counts.add(countEarlyRun)
+	b.cfg.Counts.add(CountEarlyRun)
 	so, err := b.smallFinish(d, run)
 	if err != nil || so == nil {
 		return nil, false, err
@@ -175,7 +175,7 @@ func (b *gpuBuild) layoutTopCUDA(d *devLevel, so *smallDev) ([]refbuild.Node, []
 		return nil, nil, err
 	}
 	if walkErr != nil && hw[2] != 0 {
-		return nil, nil, fmt.Errorf("kdtree: small-phase records nest deeper than %d levels", MaxTreeDepth)
+		return nil, nil, fmt.Errorf("kdtree: small-phase records nest deeper than %d levels", refbuild.MaxTreeDepth)
 	}
 	b.subPhase("layout.device", t0)
 	if uint64(hw[0]) != numNodes || uint64(hw[1]) > refBound {

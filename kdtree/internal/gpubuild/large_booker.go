@@ -1,8 +1,9 @@
-package kdtree
+package gpubuild
 
 import (
-	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"time"
+
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 )
 
 // booker keeps the host's records of the CUDA large phase on a goroutine of
@@ -23,7 +24,7 @@ type booker struct {
 	spare   []refbuild.LNode // the memory of the level before, reused for the next
 	parked  []parkedRange
 	// room, when not nil, moves rs and the parked ranges so far into the
-	// build's hostRoom (builder.roomFunc): wait false, only when it is made
+	// build's hostRoom (Builder.roomFunc): wait false, only when it is made
 	// (ok tells). The booker calls it on its own goroutine, so that the
 	// levels start while the hostRoom is still being made (zeroing the
 	// grid's took longer than the scene's staged upload), and books the
