@@ -12,8 +12,8 @@ import (
 // (smallPhase: on the device, or in Go on the parked references), each
 // phase in a file of its own (prepare_cuda.go, large_cuda.go,
 // large_pipe.go, small_cuda.go, small_early.go, layout_cuda.go,
-// top_cuda.go). Every step has a Go reference (build.go, level.go,
-// small.go, layout.go) that makes the same records.
+// top_cuda.go). Every step has a Go reference in refbuild (build.go,
+// level.go, small.go, layout.go) that makes the same records.
 
 // Build is the build of b's scene on its CUDA executor, with cfg's
 // paths and thresholds (see buildCUDA).
