@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/gpubuild"
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/scenes"
 )
@@ -44,20 +46,20 @@ func TestBuildGPUEqualsGo(t *testing.T) {
 			list = append(list, s)
 		}
 	}
-	var counts gpuCounts
+	var counts gpubuild.Counts
 	// Paths KDBUILD_GPU_OFF turns off, then all of them (the logs copied
 	// and the three decision kernels among them: TestBuildGPUPipelineFallback
 	// has the copied logs alone, large levels the three kernels), then
 	// none (the default).
 	variants := []struct {
 		name string
-		off  gpuPaths
+		off  gpubuild.Paths
 	}{
-		{"large phase on the GPU, small phase in Go", pathDeviceSmall},
-		{"level by level", pathPipeline},
-		{"host's count and small roots", pathEarlySmall | pathQueuedPrepare},
-		{"host's top layout", pathDeviceTop},
-		{"every fast path off", 1<<numPaths - 1},
+		{"large phase on the GPU, small phase in Go", gpubuild.PathDeviceSmall},
+		{"level by level", gpubuild.PathPipeline},
+		{"host's count and small roots", gpubuild.PathEarlySmall | gpubuild.PathQueuedPrepare},
+		{"host's top layout", gpubuild.PathDeviceTop},
+		{"every fast path off", 1<<gpubuild.NumPaths - 1},
 		{"", 0},
 	}
 	for _, s := range list {
@@ -68,8 +70,8 @@ func TestBuildGPUEqualsGo(t *testing.T) {
 			require.NoError(t, err)
 			var got *Tree
 			for _, v := range variants {
-				gpuOpt := btGPUOptions(o, ex, func(c *gpuConfig) {
-					c.off, c.checkEarlyRoots, c.counts = v.off, true, &counts
+				gpuOpt := btGPUOptions(o, ex, func(c *gpubuild.Config) {
+					c.Off, c.CheckEarlyRoots, c.Counts = v.off, true, &counts
 				})
 				got, err = Build(context.Background(), s, gpuOpt)
 				require.NoError(t, err, s.Name)
@@ -93,14 +95,14 @@ func TestBuildGPUEqualsGo(t *testing.T) {
 	}
 	// The pipelined scenes with small roots started their small phase
 	// from the device's list.
-	require.Positive(t, counts[countEarlyRun].Load(), "no build started its small phase early")
-	t.Logf("%d builds went on level by level when the device's lists outgrew their room", counts[countTopFallback].Load())
+	require.Positive(t, counts[gpubuild.CountEarlyRun].Load(), "no build started its small phase early")
+	t.Logf("%d builds went on level by level when the device's lists outgrew their room", counts[gpubuild.CountTopFallback].Load())
 }
 
-// btGPUOptions is o on executor ex with the default gpuConfig changed by
+// btGPUOptions is o on executor ex with the default Config changed by
 // set (a value of its own: tests never change the defaults).
-func btGPUOptions(o Options, ex exec.Executor, set func(*gpuConfig)) Options {
-	c := defaultGPUConfig()
+func btGPUOptions(o Options, ex exec.Executor, set func(*gpubuild.Config)) Options {
+	c := gpubuild.DefaultConfig()
 	if set != nil {
 		set(&c)
 	}
@@ -120,10 +122,10 @@ func TestBuildGPUProgress(t *testing.T) {
 	_, err := Build(context.Background(), s, Options{Progress: func(p Progress) { goCalls = append(goCalls, p) }})
 	require.NoError(t, err)
 	goLevels := checkProgress(t, goCalls)
-	for _, off := range []gpuPaths{0, pathPipeline} {
+	for _, off := range []gpubuild.Paths{0, gpubuild.PathPipeline} {
 		var gpuCalls []Progress
 		o := btGPUOptions(Options{Progress: func(p Progress) { gpuCalls = append(gpuCalls, p) }}, ex,
-			func(c *gpuConfig) { c.off = off })
+			func(c *gpubuild.Config) { c.Off = off })
 		_, err = Build(context.Background(), s, o)
 		require.NoError(t, err)
 		require.Equal(t, goLevels, checkProgress(t, gpuCalls), "paths off %b", off)
@@ -139,12 +141,12 @@ func TestBuildGPULevelsEqualGo(t *testing.T) {
 		t.Skip(why)
 	}
 	type level struct {
-		nodes []lnode
-		dec   []decision
+		nodes []refbuild.LNode
+		dec   []refbuild.Decision
 	}
-	record := func(out *[]level) func([]lnode, []decision) {
-		return func(n []lnode, d []decision) {
-			*out = append(*out, level{append([]lnode(nil), n...), append([]decision(nil), d...)})
+	record := func(out *[]level) func([]refbuild.LNode, []refbuild.Decision) {
+		return func(n []refbuild.LNode, d []refbuild.Decision) {
+			*out = append(*out, level{append([]refbuild.LNode(nil), n...), append([]refbuild.Decision(nil), d...)})
 		}
 	}
 	list := []*scenes.Scene{scenes.Soup(5000, 3), scenes.Coplanar(2000, 4), scenes.Grid(scenes.Icosphere(3), 3, 3, 3)}
@@ -164,7 +166,7 @@ func TestBuildGPULevelsEqualGo(t *testing.T) {
 			require.Equal(t, len(g.nodes), len(d.nodes), "%s: level %d node count", s.Name, l)
 			for i := range g.nodes {
 				gn, dn := g.nodes[i], d.nodes[i]
-				gn.rec, dn.rec = 0, 0
+				gn.Rec, dn.Rec = 0, 0
 				require.Equal(t, gn, dn, "%s: level %d node %d", s.Name, l, i)
 				require.Equal(t, g.dec[i], d.dec[i], "%s: level %d node %d decision (node %+v)", s.Name, l, i, gn)
 			}
@@ -184,7 +186,7 @@ func TestBuildGPUSmallRetry(t *testing.T) {
 		want, err := Build(context.Background(), s, Options{})
 		require.NoError(t, err)
 		for _, caps := range [][][2]int{{{0, 0}, {6, 4}}, {{0, 0}}, {{6, 0}, {0, 4}, {6, 4}}} {
-			got, err := Build(context.Background(), s, btGPUOptions(Options{}, ex, func(c *gpuConfig) { c.smallCaps = caps }))
+			got, err := Build(context.Background(), s, btGPUOptions(Options{}, ex, func(c *gpubuild.Config) { c.SmallCaps = caps }))
 			require.NoError(t, err, "%s %v", s.Name, caps)
 			btEqualTrees(t, fmt.Sprintf("%s, small caps %v", s.Name, caps), want, got)
 		}
@@ -223,19 +225,19 @@ func TestBuildGPUPipelineFallback(t *testing.T) {
 			{"parked buffers grown", true, 0, 1 << 20, 1, false},
 			{"logs copied", true, 0, 1 << 20, 3, true}, {"logs copied, overflow later", true, n + n/20, 1 << 20, 3, true},
 		} {
-			var counts gpuCounts
-			got, err := Build(context.Background(), s, btGPUOptions(Options{}, ex, func(g *gpuConfig) {
-				g.pipeRefCap, g.pipeExactRefs, g.parkReserve, g.counts = c.cap, c.exact, c.park, &counts
+			var counts gpubuild.Counts
+			got, err := Build(context.Background(), s, btGPUOptions(Options{}, ex, func(g *gpubuild.Config) {
+				g.PipeRefCap, g.PipeExactRefs, g.ParkReserve, g.Counts = c.cap, c.exact, c.park, &counts
 				if !c.pipe {
-					g.off |= pathPipeline
+					g.Off |= gpubuild.PathPipeline
 				}
 				if c.copied {
-					g.off |= pathMappedLog
+					g.Off |= gpubuild.PathMappedLog
 				}
 			}))
 			require.NoError(t, err, s.Name)
 			btEqualTrees(t, s.Name+" "+c.name, want, got)
-			fell := counts[countPipeFallback].Load()
+			fell := counts[gpubuild.CountPipeFallback].Load()
 			// Every level after the first holds more than one reference;
 			// the bunny's grow to 1.31 times its triangles.
 			if c.cap == 1 || (c.cap > 0 && strings.Contains(s.Name, "bunny")) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/scenes"
 )
@@ -386,12 +387,12 @@ func TestBuildHardInputBounded(t *testing.T) {
 // MemStats.HeapAlloc counts it (a 64 MB slice alive shows).
 func TestSampleHostReadsTheHeap(t *testing.T) {
 	keep := make([]byte, 64<<20)
-	b := &builder{}
-	b.sampleHost()
+	b := &refbuild.Builder{}
+	b.SampleHost()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	if b.hostPeak < uint64(len(keep)) || b.hostPeak > 2*m.HeapAlloc+(64<<20) {
-		t.Fatalf("host sample %d bytes with a 64 MB slice alive, HeapAlloc %d", b.hostPeak, m.HeapAlloc)
+	if b.HostPeak < uint64(len(keep)) || b.HostPeak > 2*m.HeapAlloc+(64<<20) {
+		t.Fatalf("host sample %d bytes with a 64 MB slice alive, HeapAlloc %d", b.HostPeak, m.HeapAlloc)
 	}
 	runtime.KeepAlive(keep)
 }

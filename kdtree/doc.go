@@ -36,41 +36,62 @@
 //
 // # Files
 //
-//	build.go, options.go, progress.go  Build, Options, Progress; the Go build's driver
-//	level.go, bins.go, clip.go          Go reference: a large-phase level (decide, bin, clip)
-//	small.go                            Go reference: a small root's subtree
-//	layout.go                           Go reference: records to Nodes and Refs
-//	build_cuda.go                       the CUDA build's driver, phase by phase
-//	dev_level.go                        CUDA: the build's device buffers, launches
-//	prepare_cuda.go                     CUDA: upload, gather, drop, boxes, root box
-//	large_cuda.go, large_pipe.go        CUDA: the large levels, level by level or pipelined
-//	decide_cuda.go                      CUDA: a level's decisions (binned SAH)
-//	level_book.go, large_booker.go,     CUDA: the host's records of the levels
-//	host_room.go
-//	small_cuda.go, small_early.go       CUDA: the small phase
-//	layout_cuda.go, top_cuda.go         CUDA: the layout on the device
-//	layout_device.go, layout_plan.go    the device layout's Go references and host plan
-//	gpu_config.go                       the CUDA build's paths and thresholds
+// kdtree holds the public API; the two builders live in internal packages
+// that kdtree alone imports, and only gpubuild reaches kernels/cuda.
+//
+//	build_api.go, options.go,           Build (the executor's builder chosen), Options,
+//	progress_api.go                     Progress
 //	tree.go, node.go, stats.go, sah.go  Tree, Node, Stats, SAHCost
 //	traverse.go, intersect.go, ray.go   ray traversal and the watertight test
-//	validate.go, rays.go                Validate; the shared ray sets
+//	validate.go, rays.go, workload.go   Validate; the shared ray sets; ReductionWorkload
+//
+//	internal/refbuild: the Go reference, and the types both builders share
+//	build.go, progress.go               Builder (one build's state), the Go build's driver
+//	level.go, bins.go, clip.go,         a large-phase level (decide, bin, clip)
+//	overlap.go
+//	small.go                            a small root's subtree
+//	layout.go, node.go                  Records to Nodes and Refs; the node encoding
+//
+//	internal/gpubuild: the CUDA host side, one file per phase
+//	build_cuda.go                       Build: the CUDA build's driver, phase by phase
+//	gpu_config.go                       Config: the paths and thresholds; gpuBuild
+//	dev_level.go                        the build's device buffers, launches
+//	prepare_cuda.go                     upload, gather, drop, boxes, root box
+//	large_cuda.go, large_pipe.go        the large levels, level by level or pipelined
+//	decide_cuda.go                      a level's decisions (binned SAH)
+//	level_book.go, large_booker.go,     the host's records of the levels
+//	host_room.go
+//	small_cuda.go, small_early.go       the small phase
+//	layout_cuda.go, top_cuda.go         the layout on the device
+//	layout_device.go, layout_plan.go    the device layout's Go references and host plan
+//
+// From Build to the first kernel: Build (build_api.go) resolves Options,
+// makes a refbuild.Builder and calls gpubuild.Build on a CUDA executor
+// (refbuild's Builder.BuildGo otherwise); gpubuild.Build runs buildCUDA
+// (build_cuda.go), whose first phase, prepareCUDA (prepare_cuda.go),
+// launches kdtree_gather_f32.
 //
 // # Go reference, kernel, test
 //
-//	step                   Go reference                  kernel(s)                                    test
-//	drop, boxes, root      builder.prepare, tightBounds  kdtree_gather_f32, kdtree_boxes_f32,         TestBuildGPUPrepareEqualsGo
-//	                                                     kdtree_root_box_f32
-//	decide, bin, SAH       levelGo (level.go, bins.go)   kdtree_choose_f32, or kdtree_decide_f32 +    TestBuildGPULevelsEqualGo,
-//	                                                     kdtree_bin_u32 + kdtree_sah_f32              TestLargeGPULevelsEqualGo
-//	classify, clip         levelGo, clip.go              kdtree_classify_f32                          TestClipSplitContainsTriangle
-//	children's addresses   levelGo                       kdtree_addresses_u32                         TestBuildGPULevelsEqualGo
-//	scatter, park, bounds  levelGo, levelBook.book       kdtree_tail_f32                              TestBuildGPUPipelineFallback
-//	small subtrees         smallBuilder (small.go)       kdtree_small_order_u32, kdtree_small_w_f32   TestBuildGPUSmallKernelsEqualGo,
-//	                                                                                                  TestLargestFirst
-//	layout                 layoutGo; smallSizes,         kdtree_small_place_u32,                      TestBuildLayoutDeviceEqualsGo,
-//	                       smallEmit, layoutTop          kdtree_small_emit_u32,                       TestBuildSmallSizes
-//	                                                     kdtree_copy_ranges_u32, kdtree_top_*_u32
-//	whole tree             Build on exec.Go              every one                                    TestBuildGPUEqualsGo
+// Go references are in refbuild (r.) or gpubuild (g.); the tests are in
+// kdtree unless marked r. or g.
+//
+//	step                   Go reference                    kernel(s)                                    test
+//	drop, boxes, root      r.Builder.prepare, tightBounds  kdtree_gather_f32, kdtree_boxes_f32,         TestBuildGPUPrepareEqualsGo
+//	                                                       kdtree_root_box_f32
+//	decide, bin, SAH       r.levelGo (level.go, bins.go)   kdtree_choose_f32, or kdtree_decide_f32 +    TestBuildGPULevelsEqualGo,
+//	                                                       kdtree_bin_u32 + kdtree_sah_f32              TestLargeGPULevelsEqualGo,
+//	                                                                                                    r.TestSAHWarpSearchMatchesSequential
+//	classify, clip         r.levelGo, clip.go              kdtree_classify_f32                          r.TestClipSplitContainsTriangle
+//	children's addresses   r.levelGo                       kdtree_addresses_u32                         TestBuildGPULevelsEqualGo
+//	scatter, park, bounds  r.levelGo, g.levelBook.book     kdtree_tail_f32                              TestBuildGPUPipelineFallback,
+//	                                                                                                    g.TestLevelBookEqualsSequential
+//	small subtrees         r.smallBuilder (small.go)       kdtree_small_order_u32, kdtree_small_w_f32   TestBuildGPUSmallKernelsEqualGo,
+//	                                                                                                    g.TestLargestFirst
+//	layout                 r.LayoutGo; g.smallSizes,       kdtree_small_place_u32,                      g.TestBuildLayoutDeviceEqualsGo,
+//	                       g.smallEmit, g.layoutTop        kdtree_small_emit_u32,                       g.TestBuildSmallSizes
+//	                                                       kdtree_copy_ranges_u32, kdtree_top_*_u32
+//	whole tree             Build on exec.Go                every one                                    TestBuildGPUEqualsGo
 //
 // # Progress and cancellation
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/gpubuild"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
 
@@ -59,8 +60,8 @@ type Options struct {
 	Progress func(Progress)
 
 	// gpu, when set (tests), is the CUDA builder's configuration in place
-	// of envGPUConfig's.
-	gpu *gpuConfig
+	// of EnvConfig's.
+	gpu *gpubuild.Config
 }
 
 // Defaults of Options (see the field comments).

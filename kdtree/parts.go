@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/scenes"
 )
@@ -43,11 +43,11 @@ type PartOptions struct {
 // Memory per triangle of a build, for PartOptions.MemoryBudget: the CUDA
 // build's peak device memory (436–470 B per triangle on the shared scenes
 // and the bunny grid) and the Go build's peak heap in use, garbage not yet
-// collected included (560–900 B per triangle on procedural scenes of 80k
-// triangles, TestGoBytesPerTriangle).
+// collected included, which depends on when the collector runs (560–1,310 B
+// per triangle on procedural scenes of 80k triangles, TestGoBytesPerTriangle).
 const (
 	GPUBytesPerTriangle = 470
-	GoBytesPerTriangle  = 1000
+	GoBytesPerTriangle  = 1600
 )
 
 // maxSplitParts bounds the number of parts of a split.
@@ -125,7 +125,7 @@ func buildParts(ctx context.Context, scene *scenes.Scene, opts Options, po PartO
 	if want <= 1 && (maxTris == 0 || len(scene.Tris) <= maxTris) {
 		opts.Executor = exs[0]
 		t, err := Build(ctx, scene, opts)
-		if err == nil || !errors.Is(err, cuda.ErrOutOfMemory) {
+		if err == nil || !errors.Is(err, exec.ErrOutOfMemory) {
 			rep := &PartsReport{Parts: 1, MaxPartTris: len(scene.Tris), MaxTris: maxTris}
 			if t != nil {
 				st := t.BuildStats()
@@ -144,7 +144,7 @@ func buildParts(ctx context.Context, scene *scenes.Scene, opts Options, po PartO
 	r := &partsRun{ctx: ctx, scene: scene, opts: opts, maxDepth: o.MaxDepth, exs: exs,
 		rep: &PartsReport{MaxTris: maxTris}, build: build}
 	return r.run(splitGoal{maxTris: maxTris, parts: want, maxDepth: max(1, o.MaxDepth/2),
-		bins: o.Bins, sah: newSAH(&o), workers: runtime.GOMAXPROCS(0)})
+		bins: o.Bins, sah: refbuild.NewSAH(ptr(o.internal())), workers: runtime.GOMAXPROCS(0)})
 }
 
 // partBudget returns the most triangles of a part (0: no limit).
@@ -249,7 +249,7 @@ func (r *partsRun) run(g splitGoal) (*Tree, *PartsReport, error) {
 	}
 	st.Levels += r.rep.TopDepth
 	root := t.nodes[0].box
-	tree := NewTree(r.scene, nodes, refs, scenes.Bounds{Min: root.lo, Max: root.hi}, st)
+	tree := NewTree(r.scene, nodes, refs, scenes.Bounds{Min: root.Lo, Max: root.Hi}, st)
 	tree.shape = &lazyShape{}
 	return tree, r.rep, nil
 }
@@ -335,7 +335,7 @@ func (r *partsRun) done(i, d int, p *partResult, st Stats, busy float64, err err
 			peak = st.HostPeakBytes
 		}
 		dev.PeakBytes = max(dev.PeakBytes, peak)
-	case errors.Is(err, cuda.ErrOutOfMemory) && r.ctx.Err() == nil:
+	case errors.Is(err, exec.ErrOutOfMemory) && r.ctx.Err() == nil:
 		n := &r.top.nodes[i]
 		axis, pos, ok := r.top.splitPlane(n, &r.goal.sah, r.goal.bins, r.goal.workers)
 		if !ok || !r.top.divide(i, axis, pos, r.goal.workers) {
@@ -353,7 +353,7 @@ func (r *partsRun) done(i, d int, p *partResult, st Stats, busy float64, err err
 
 // buildPart builds the part of refs (a top leaf at depth with box and
 // content tight) on executor d.
-func (r *partsRun) buildPart(d int, refs []splitRef, depth int, box, tight aabb) (*partResult, Stats, error) {
+func (r *partsRun) buildPart(d int, refs []splitRef, depth int, box, tight refbuild.AABB) (*partResult, Stats, error) {
 	p := &partResult{ids: make([]uint32, len(refs)), cuts: partCuts(box, tight), dev: d}
 	for k := range refs {
 		p.ids[k] = refs[k].tri
@@ -402,3 +402,6 @@ func (r *partsRun) deviceNames() string {
 
 // msSince returns the milliseconds since t.
 func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
+
+// ptr returns a pointer to a copy of v.
+func ptr[T any](v T) *T { return &v }

@@ -2,6 +2,7 @@ package kdtree
 
 import (
 	"fmt"
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"slices"
 
 	"github.com/kdbuild/kdbuild/kernels/exec"
@@ -43,21 +44,21 @@ type partCut struct {
 // partCuts returns the cuts of empty space around content inside box: the
 // widest slab of more than partEmptyCut of the box's extent first, the
 // lowest axis and side on ties, until none is left.
-func partCuts(box, content aabb) []partCut {
+func partCuts(box, content refbuild.AABB) []partCut {
 	partCanonZero(&content)
 	var cuts []partCut
 	for len(cuts) < 6 {
 		best, axis, pos, above := float32(partEmptyCut), -1, float32(0), false
 		for a := 0; a < 3; a++ {
-			ext := box.hi[a] - box.lo[a]
+			ext := box.Hi[a] - box.Lo[a]
 			if !(ext > 0) {
 				continue
 			}
-			if f := (content.lo[a] - box.lo[a]) / ext; f > best && content.lo[a] > box.lo[a] && content.lo[a] < box.hi[a] {
-				best, axis, pos, above = f, a, content.lo[a], false
+			if f := (content.Lo[a] - box.Lo[a]) / ext; f > best && content.Lo[a] > box.Lo[a] && content.Lo[a] < box.Hi[a] {
+				best, axis, pos, above = f, a, content.Lo[a], false
 			}
-			if f := (box.hi[a] - content.hi[a]) / ext; f > best && content.hi[a] > box.lo[a] && content.hi[a] < box.hi[a] {
-				best, axis, pos, above = f, a, content.hi[a], true
+			if f := (box.Hi[a] - content.Hi[a]) / ext; f > best && content.Hi[a] > box.Lo[a] && content.Hi[a] < box.Hi[a] {
+				best, axis, pos, above = f, a, content.Hi[a], true
 			}
 		}
 		if axis < 0 {
@@ -65,9 +66,9 @@ func partCuts(box, content aabb) []partCut {
 		}
 		cuts = append(cuts, partCut{axis, pos, above})
 		if above {
-			box.hi[axis] = pos
+			box.Hi[axis] = pos
 		} else {
-			box.lo[axis] = pos
+			box.Lo[axis] = pos
 		}
 	}
 	return cuts
@@ -168,7 +169,7 @@ func (j *joiner) leaf(tris []uint32) {
 }
 
 // cuts writes the empty-space cuts left, then the part's tree in box.
-func (j *joiner) cuts(p *partResult, left []partCut, box aabb) {
+func (j *joiner) cuts(p *partResult, left []partCut, box refbuild.AABB) {
 	if len(left) == 0 {
 		switch {
 		case p.tree == nil:
@@ -177,7 +178,7 @@ func (j *joiner) cuts(p *partResult, left []partCut, box aabb) {
 			j.leaf(nil)
 		default:
 			tb := p.tree.Bounds
-			j.partNode(p, 0, box, aabb{lo: tb.Min, hi: tb.Max})
+			j.partNode(p, 0, box, refbuild.AABB{Lo: tb.Min, Hi: tb.Max})
 		}
 		return
 	}
@@ -197,18 +198,18 @@ func (j *joiner) cuts(p *partResult, left []partCut, box aabb) {
 // partNode writes node i of part p's tree with box (the part's top box cut
 // at the splits written so far); own is the node's box in the part's tree
 // (the part's root box cut at every split on the way, written or not).
-func (j *joiner) partNode(p *partResult, i uint32, box, own aabb) {
+func (j *joiner) partNode(p *partResult, i uint32, box, own refbuild.AABB) {
 	nd := p.tree.Nodes[i]
 	for !nd.IsLeaf() {
 		a, s := nd.Axis(), nd.Split()
-		if s > box.lo[a] && s < box.hi[a] {
+		if s > box.Lo[a] && s < box.Hi[a] {
 			break
 		}
 		// A split at or beyond a side of box: only one child meets it.
-		if s <= box.lo[a] {
-			own.lo[a], i = s, nd.AboveChild()
+		if s <= box.Lo[a] {
+			own.Lo[a], i = s, nd.AboveChild()
 		} else {
-			own.hi[a], i = s, i+1
+			own.Hi[a], i = s, i+1
 		}
 		nd = p.tree.Nodes[i]
 	}
@@ -226,7 +227,7 @@ func (j *joiner) partNode(p *partResult, i uint32, box, own aabb) {
 	}
 	a, s := nd.Axis(), nd.Split()
 	lb, rb, ob, oa := box, box, own, own
-	lb.hi[a], rb.lo[a], ob.hi[a], oa.lo[a] = s, s, s, s
+	lb.Hi[a], rb.Lo[a], ob.Hi[a], oa.Lo[a] = s, s, s, s
 	at := j.open()
 	j.partNode(p, i+1, lb, ob)
 	j.close(at, a, s)
@@ -234,9 +235,9 @@ func (j *joiner) partNode(p *partResult, i uint32, box, own aabb) {
 }
 
 // contains reports whether box b holds box c.
-func contains(b, c *aabb) bool {
+func contains(b, c *refbuild.AABB) bool {
 	for a := 0; a < 3; a++ {
-		if c.lo[a] < b.lo[a] || c.hi[a] > b.hi[a] {
+		if c.Lo[a] < b.Lo[a] || c.Hi[a] > b.Hi[a] {
 			return false
 		}
 	}
@@ -259,9 +260,9 @@ func (j *joiner) translate(refs, ids []uint32) {
 
 // touching returns the scene indices of the triangles of refs (through ids
 // when non-nil) that touch the closed box, ascending, each once.
-func (j *joiner) touching(refs, ids []uint32, box *aabb) []uint32 {
+func (j *joiner) touching(refs, ids []uint32, box *refbuild.AABB) []uint32 {
 	out := make([]uint32, 0, len(refs))
-	var poly poly
+	var poly refbuild.Poly
 	for _, r := range refs {
 		tri := r
 		if ids != nil {
@@ -282,11 +283,11 @@ func (j *joiner) touching(refs, ids []uint32, box *aabb) []uint32 {
 
 // cutBox returns the side of box that a cut keeps (the content's side), or
 // with empty the other one.
-func cutBox(box aabb, c partCut, empty bool) aabb {
+func cutBox(box refbuild.AABB, c partCut, empty bool) refbuild.AABB {
 	if c.emptyAbove != empty {
-		box.hi[c.axis] = c.pos
+		box.Hi[c.axis] = c.pos
 	} else {
-		box.lo[c.axis] = c.pos
+		box.Lo[c.axis] = c.pos
 	}
 	return box
 }
@@ -294,14 +295,14 @@ func cutBox(box aabb, c partCut, empty bool) aabb {
 // touches reports whether triangle t touches the closed box: at once when
 // its bounds are inside the box or apart from it, else by clipping it to
 // the box (clipToBox).
-func touches(t *triangle, box *aabb, p *poly) bool {
-	b := t.bounds()
+func touches(t *refbuild.Triangle, box *refbuild.AABB, p *refbuild.Poly) bool {
+	b := t.Bounds()
 	inside := true
 	for a := 0; a < 3; a++ {
-		if b.lo[a] > box.hi[a] || b.hi[a] < box.lo[a] {
+		if b.Lo[a] > box.Hi[a] || b.Hi[a] < box.Lo[a] {
 			return false
 		}
-		inside = inside && b.lo[a] >= box.lo[a] && b.hi[a] <= box.hi[a]
+		inside = inside && b.Lo[a] >= box.Lo[a] && b.Hi[a] <= box.Hi[a]
 	}
-	return inside || clipToBox(t, box, p)
+	return inside || refbuild.ClipToBox(t, box, p)
 }

@@ -1,6 +1,7 @@
 package kdtree
 
 import (
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"math"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -21,7 +22,7 @@ const NoPart = ^uint32(0)
 // planes and empty-space cuts then see the empty space the whole build
 // sees (without them, the leaves along an uncut side stretch into it in
 // the joined tree). A marker in a flat box is degenerate and dropped.
-func (t *partTop) partScene(s *scenes.Scene, refs []splitRef, box aabb, cuts []partCut) (*scenes.Scene, []uint32) {
+func (t *partTop) partScene(s *scenes.Scene, refs []splitRef, box refbuild.AABB, cuts []partCut) (*scenes.Scene, []uint32) {
 	remap := make([]uint32, len(s.Verts)) // new index + 1; 0: not yet used
 	verts := make([]mgl32.Vec3, 0, len(refs))
 	tris := make([][3]uint32, 0, len(refs)+2)
@@ -41,10 +42,10 @@ func (t *partTop) partScene(s *scenes.Scene, refs []splitRef, box aabb, cuts []p
 	for _, c := range cuts {
 		box = cutBox(box, c, false)
 	}
-	for k, corner := range [2][3]float32{box.lo, box.hi} {
-		toward := box.hi
+	for k, corner := range [2][3]float32{box.Lo, box.Hi} {
+		toward := box.Hi
 		if k == 1 {
-			toward = box.lo
+			toward = box.Lo
 		}
 		v := mgl32.Vec3(corner)
 		b, c := v, v

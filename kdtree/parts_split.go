@@ -2,6 +2,7 @@ package kdtree
 
 import (
 	"fmt"
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"math"
 	"sync"
 
@@ -24,14 +25,14 @@ import (
 // box clipped to the node holding it.
 type splitRef struct {
 	tri uint32
-	box aabb
+	box refbuild.AABB
 }
 
 // partTopNode is a node of the split's top tree. An interior node has both
 // children (indices into partTop.nodes); a leaf holds refs (a part) or
 // none (empty space cut off).
 type partTopNode struct {
-	box      aabb
+	box      refbuild.AABB
 	depth    int
 	interior bool
 	axis     int
@@ -39,9 +40,9 @@ type partTopNode struct {
 	below    int
 	above    int
 
-	refs  []splitRef // a leaf's references; nil once its part is built
-	tight aabb       // tight bounds of refs (the node's content)
-	final bool       // no plane separates refs: the node is not split again
+	refs  []splitRef    // a leaf's references; nil once its part is built
+	tight refbuild.AABB // tight bounds of refs (the node's content)
+	final bool          // no plane separates refs: the node is not split again
 	part  *partResult
 	sub   *joiner // the part's subtree, while the join runs
 }
@@ -49,7 +50,7 @@ type partTopNode struct {
 // partTop is the split's top tree; node 0 is the root.
 type partTop struct {
 	nodes []partTopNode
-	tris  []triangle // vertices of every scene triangle (by index)
+	tris  []refbuild.Triangle // vertices of every scene triangle (by index)
 }
 
 // partEmptyCut is the fraction of a node's extent that must be empty on one
@@ -69,7 +70,7 @@ func newPartTop(scene *scenes.Scene, workers int) (t *partTop, dropped int, err 
 			return nil, 0, fmt.Errorf("kdtree: triangle %d has vertex index %v out of range (%d vertices)", i, tri, nv)
 		}
 	}
-	t = &partTop{tris: make([]triangle, len(scene.Tris))}
+	t = &partTop{tris: make([]refbuild.Triangle, len(scene.Tris))}
 	keep := make([]bool, len(scene.Tris))
 	exec.ParallelFor(workers, len(scene.Tris), 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -82,7 +83,7 @@ func newPartTop(scene *scenes.Scene, workers int) (t *partTop, dropped int, err 
 	refs := gather(workers, len(keep), func(lo, hi int, out []splitRef) []splitRef {
 		for i := lo; i < hi; i++ {
 			if keep[i] {
-				out = append(out, splitRef{tri: uint32(i), box: t.tris[i].bounds()})
+				out = append(out, splitRef{tri: uint32(i), box: t.tris[i].Bounds()})
 			}
 		}
 		return out
@@ -98,16 +99,16 @@ func newPartTop(scene *scenes.Scene, workers int) (t *partTop, dropped int, err 
 }
 
 // refsBounds returns the union of the references' boxes.
-func refsBounds(refs []splitRef, workers int) aabb {
+func refsBounds(refs []splitRef, workers int) refbuild.AABB {
 	var mu sync.Mutex
-	t := emptyBox()
+	t := refbuild.EmptyBox()
 	exec.ParallelFor(workers, len(refs), 1<<14, func(lo, hi int) {
-		p := emptyBox()
+		p := refbuild.EmptyBox()
 		for i := lo; i < hi; i++ {
-			p.union(&refs[i].box)
+			p.Union(&refs[i].box)
 		}
 		mu.Lock()
-		t.union(&p)
+		t.Union(&p)
 		mu.Unlock()
 	})
 	return t
@@ -117,49 +118,44 @@ func refsBounds(refs []splitRef, workers int) aabb {
 // more than partEmptyCut of the extent, else the cheapest binned SAH plane
 // (taken even when a leaf would be cheaper: the node must be divided).
 // ok is false when no plane lies strictly inside the node's box.
-func (t *partTop) splitPlane(n *partTopNode, p *sahParams, bins, workers int) (axis int, pos float32, ok bool) {
+func (t *partTop) splitPlane(n *partTopNode, p *refbuild.SAHParams, bins, workers int) (axis int, pos float32, ok bool) {
 	tb := n.tight
 	partCanonZero(&tb)
 	best, axis := float32(partEmptyCut), -1
 	for a := 0; a < 3; a++ {
-		ext := n.box.hi[a] - n.box.lo[a]
+		ext := n.box.Hi[a] - n.box.Lo[a]
 		if !(ext > 0) {
 			continue
 		}
-		if f := (tb.lo[a] - n.box.lo[a]) / ext; f > best && tb.lo[a] > n.box.lo[a] && tb.lo[a] < n.box.hi[a] {
-			best, axis, pos = f, a, tb.lo[a]
+		if f := (tb.Lo[a] - n.box.Lo[a]) / ext; f > best && tb.Lo[a] > n.box.Lo[a] && tb.Lo[a] < n.box.Hi[a] {
+			best, axis, pos = f, a, tb.Lo[a]
 		}
-		if f := (n.box.hi[a] - tb.hi[a]) / ext; f > best && tb.hi[a] > n.box.lo[a] && tb.hi[a] < n.box.hi[a] {
-			best, axis, pos = f, a, tb.hi[a]
+		if f := (n.box.Hi[a] - tb.Hi[a]) / ext; f > best && tb.Hi[a] > n.box.Lo[a] && tb.Hi[a] < n.box.Hi[a] {
+			best, axis, pos = f, a, tb.Hi[a]
 		}
 	}
 	if axis >= 0 {
 		return axis, pos, true
 	}
-	var geo [3]binGeom
+	var geo [3]refbuild.BinGeom
 	for a := 0; a < 3; a++ {
-		geo[a] = newBinGeom(tb.lo[a], tb.hi[a], bins)
+		geo[a] = refbuild.NewBinGeom(tb.Lo[a], tb.Hi[a], bins)
 	}
-	h := newHist(bins)
+	h := refbuild.NewHist(bins)
 	var mu sync.Mutex
 	exec.ParallelFor(workers, len(n.refs), 1<<14, func(lo, hi int) {
-		part := newHist(bins)
+		part := refbuild.NewHist(bins)
 		for i := lo; i < hi; i++ {
 			bx := &n.refs[i].box
 			for a := 0; a < 3; a++ {
-				part.lo[a][geo[a].bin(bx.lo[a])]++
-				part.hi[a][geo[a].bin(bx.hi[a])]++
+				part.CountBox(a, geo[a].Bin(bx.Lo[a]), geo[a].Bin(bx.Hi[a]))
 			}
 		}
 		mu.Lock()
-		h.add(part)
+		h.Add(part)
 		mu.Unlock()
 	})
-	c := bestBinned(p, &n.box, uint32(len(n.refs)), h, &geo)
-	if c.axis > 2 {
-		return 0, 0, false
-	}
-	return c.axis, c.pos, true
+	return refbuild.BestBinned(p, &n.box, uint32(len(n.refs)), h, &geo).Split()
 }
 
 // divide splits leaf i of the top tree at (axis, pos): references that
@@ -179,13 +175,13 @@ func (t *partTop) divide(i, axis int, pos float32, workers int) bool {
 			var s side
 			for k := range refs {
 				r := &refs[k]
-				right := r.box.hi[axis] > pos
-				left := r.box.lo[axis] < pos || !right
+				right := r.box.Hi[axis] > pos
+				left := r.box.Lo[axis] < pos || !right
 				if left && right {
-					bl, br, okL, okR := clipSplit(&t.tris[r.tri], &n.box, &r.box, axis, pos)
+					bl, br, okL, okR := refbuild.ClipSplit(&t.tris[r.tri], &n.box, &r.box, axis, pos)
 					if !okL && !okR {
 						bl, br = r.box, r.box
-						bl.hi[axis], br.lo[axis] = pos, pos
+						bl.Hi[axis], br.Lo[axis] = pos, pos
 						okL, okR = true, true
 					}
 					if okL {
@@ -224,10 +220,10 @@ func (t *partTop) divide(i, axis int, pos float32, workers int) bool {
 		}
 	})
 	lb, rb := n.box, n.box
-	lb.hi[axis], rb.lo[axis] = pos, pos
+	lb.Hi[axis], rb.Lo[axis] = pos, pos
 	below, above := len(t.nodes), len(t.nodes)+1
-	child := func(box aabb, refs []splitRef) partTopNode {
-		c := partTopNode{box: box, depth: n.depth + 1, refs: refs, tight: emptyBox()}
+	child := func(box refbuild.AABB, refs []splitRef) partTopNode {
+		c := partTopNode{box: box, depth: n.depth + 1, refs: refs, tight: refbuild.EmptyBox()}
 		if len(refs) > 0 {
 			c.tight = refsBounds(refs, workers)
 		} else {
@@ -242,13 +238,13 @@ func (t *partTop) divide(i, axis int, pos float32, workers int) bool {
 }
 
 // partCanonZero replaces -0 by +0 in a box (the builder's canonical zero).
-func partCanonZero(b *aabb) {
+func partCanonZero(b *refbuild.AABB) {
 	for a := 0; a < 3; a++ {
-		if b.lo[a] == 0 {
-			b.lo[a] = 0
+		if b.Lo[a] == 0 {
+			b.Lo[a] = 0
 		}
-		if b.hi[a] == 0 {
-			b.hi[a] = 0
+		if b.Hi[a] == 0 {
+			b.Hi[a] = 0
 		}
 	}
 }
@@ -261,7 +257,7 @@ type splitGoal struct {
 	parts    int
 	maxDepth int
 	bins     int
-	sah      sahParams
+	sah      refbuild.SAHParams
 	workers  int
 }
 
@@ -359,7 +355,7 @@ func gather(workers, n int, fill func(lo, hi int, out []splitRef) []splitRef) []
 
 // finiteTriangle reports whether every coordinate of t is finite (the
 // builder drops the others, as it drops degenerate triangles).
-func finiteTriangle(t *triangle) bool {
+func finiteTriangle(t *refbuild.Triangle) bool {
 	for k := 0; k < 3; k++ {
 		for a := 0; a < 3; a++ {
 			if v := float64(t[k][a]); math.IsNaN(v) || math.IsInf(v, 0) {

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
-	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/scenes"
 )
@@ -140,7 +139,7 @@ func TestBuildPartsOutOfMemory(t *testing.T) {
 	s := scenes.Grid(scenes.Icosphere(3), 3, 2, 2)
 	oom := func(ctx context.Context, ps *scenes.Scene, o Options) (*Tree, error) {
 		if len(ps.Tris) > 1500 {
-			return nil, fmt.Errorf("part of %d: %w", len(ps.Tris), cuda.ErrOutOfMemory)
+			return nil, fmt.Errorf("part of %d: %w", len(ps.Tris), exec.ErrOutOfMemory)
 		}
 		return Build(ctx, ps, o)
 	}

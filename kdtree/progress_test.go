@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/gpubuild"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/scenes"
 )
@@ -136,9 +137,9 @@ func TestBuildGPUCancel(t *testing.T) {
 	if ex == nil {
 		t.Skip(why)
 	}
-	for _, off := range []gpuPaths{0, pathPipeline, pathDeviceSmall} {
+	for _, off := range []gpubuild.Paths{0, gpubuild.PathPipeline, gpubuild.PathDeviceSmall} {
 		for _, s := range []*scenes.Scene{scenes.Soup(3000, 5), scenes.Grid(scenes.Icosphere(3), 3, 2, 2)} {
-			cancelEveryCall(t, s, btGPUOptions(Options{}, ex, func(c *gpuConfig) { c.off = off }))
+			cancelEveryCall(t, s, btGPUOptions(Options{}, ex, func(c *gpubuild.Config) { c.Off = off }))
 		}
 	}
 	cancelAfter(t, scenes.Grid(scenes.Icosphere(6), 3, 3, 3), Options{Executor: ex}, 12)

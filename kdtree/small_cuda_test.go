@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/gpubuild"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/scenes"
 )
@@ -38,8 +39,8 @@ func TestBuildGPUSmallKernelsEqualGo(t *testing.T) {
 				limit uint32
 				pack  int
 			}{{0xFFFF, 1 << 15}, {2, 1 << 15}, {1, 1 << 15}, {0xFFFF, 0}} {
-				got, err := Build(context.Background(), s, btGPUOptions(o, ex, func(g *gpuConfig) {
-					g.smallPlaceLimit, g.smallPackRoots = c.limit, c.pack
+				got, err := Build(context.Background(), s, btGPUOptions(o, ex, func(g *gpubuild.Config) {
+					g.SmallPlaceLimit, g.SmallPackRoots = c.limit, c.pack
 				}))
 				require.NoError(t, err, s.Name)
 				btEqualTrees(t, fmt.Sprintf("%s %+v (place limit %d, packed roots %v)", s.Name, o, c.limit, c.pack > 0),
@@ -70,8 +71,8 @@ func TestBuildGPUSmallWarpsRoom(t *testing.T) {
 		// Only the first room: an overflow falls back to the Go small
 		// phase, which the tree cannot show; the phases can (the
 		// "download" phase exists only when the device small phase fitted).
-		got, err := Build(context.Background(), s, btGPUOptions(Options{}, ex, func(c *gpuConfig) {
-			c.smallCaps = c.smallCaps[:1]
+		got, err := Build(context.Background(), s, btGPUOptions(Options{}, ex, func(c *gpubuild.Config) {
+			c.SmallCaps = c.SmallCaps[:1]
 		}))
 		require.NoError(t, err, s.Name)
 		btEqualTrees(t, s.Name+" (first room only)", want, got)
@@ -79,7 +80,7 @@ func TestBuildGPUSmallWarpsRoom(t *testing.T) {
 			require.Contains(t, got.Stats().Phases, "download", s.Name)
 		}
 		for _, caps := range [][][2]int{{{0, 0}, {6, 4}}, {{0, 0}}, {{6, 0}, {0, 4}, {6, 4}}} {
-			got, err := Build(context.Background(), s, btGPUOptions(Options{}, ex, func(c *gpuConfig) { c.smallCaps = caps }))
+			got, err := Build(context.Background(), s, btGPUOptions(Options{}, ex, func(c *gpubuild.Config) { c.SmallCaps = caps }))
 			require.NoError(t, err, "%s %v", s.Name, caps)
 			btEqualTrees(t, fmt.Sprintf("%s, small caps %v", s.Name, caps), want, got)
 		}

@@ -1,7 +1,5 @@
 package kdtree
 
-import "fmt"
-
 // Stats describes a built tree and its build. The builder fills the build
 // fields (Device, BuildMs, Phases, DroppedTriangles, peak memory, Levels);
 // the tree-shape fields come from the nodes and references alone
@@ -74,10 +72,4 @@ func withShape(t *Tree, s Stats) Stats {
 // without those phases (the Go executor) gives BuildMs.
 func (s Stats) DeviceMs() float64 {
 	return s.BuildMs - s.Phases["upload"] - s.Phases["download"]
-}
-
-// memoryGuardText is Stats.Limited when the memory guard stops the large
-// phase: refs references at a level, above the cap of 64 per triangle.
-func memoryGuardText(refs, capRefs int) string {
-	return fmt.Sprintf("memory guard: %d references at one level, above the cap of %d (64 per triangle); the remaining large nodes became leaves", refs, capRefs)
 }

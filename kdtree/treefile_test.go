@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"hash/crc32"
 	"io"
 	"os"
@@ -171,7 +172,7 @@ func TestTreeFileLimitedAndMeshes(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := built.Stats()
-	st.Limited = memoryGuardText(123, 45)
+	st.Limited = refbuild.MemoryGuardText(123, 45)
 	tree := NewTree(s, built.Nodes, built.Refs, built.Bounds, st)
 	tree.opts = built.opts
 	got, err := ReadTree(bytes.NewReader(saveTree(t, tree)))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/reduce"
 	"github.com/kdbuild/kdbuild/scenes"
@@ -29,8 +30,8 @@ func ReductionWorkload(ctx context.Context, scene *scenes.Scene, opts Options) (
 		opts.Executor = exec.Go(0)
 	}
 	var levels []reduce.BoxLevel
-	_, err := buildHooked(ctx, scene, opts, func(b *builder) {
-		b.onReduce = func(boxes []float32, offsets []uint32) {
+	_, err := buildHooked(ctx, scene, opts, func(b *refbuild.Builder) {
+		b.OnReduce = func(boxes []float32, offsets []uint32) {
 			levels = append(levels, reduce.BoxLevel{Boxes: slices.Clone(boxes), Offsets: slices.Clone(offsets)})
 		}
 	})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/reduce"
 	"github.com/kdbuild/kdbuild/scenes"
@@ -24,9 +25,9 @@ func TestReductionWorkload(t *testing.T) {
 			levels, err := ReductionWorkload(context.Background(), s, Options{})
 			require.NoError(t, err)
 			// The same build, with the nodes of every level.
-			var nodes [][]lnode
-			tree, err := build(context.Background(), s, Options{}, func(n []lnode, _ []decision) {
-				nodes = append(nodes, append([]lnode(nil), n...))
+			var nodes [][]refbuild.LNode
+			tree, err := build(context.Background(), s, Options{}, func(n []refbuild.LNode, _ []refbuild.Decision) {
+				nodes = append(nodes, append([]refbuild.LNode(nil), n...))
 			})
 			require.NoError(t, err)
 			st := tree.Stats()
@@ -47,25 +48,25 @@ func TestReductionWorkload(t *testing.T) {
 				out := make([]float32, 6*nn)
 				require.NoError(t, reduce.SegmentedBoxesAoS(exec.Go(0), exec.Wrap(out), exec.Wrap(lv.Boxes), exec.Wrap(lv.Offsets)))
 				for i, n := range nodes[k] {
-					require.Equal(t, n.off, lv.Offsets[i], "level %d node %d", k, i)
-					require.Equal(t, n.off+n.cnt, lv.Offsets[i+1], "level %d node %d", k, i)
-					want := emptyBox()
-					for r := n.off; r < n.off+n.cnt; r++ {
-						var bx aabb
-						copy(bx.lo[:], lv.Boxes[6*r:6*r+3])
-						copy(bx.hi[:], lv.Boxes[6*r+3:6*r+6])
-						want.union(&bx)
+					require.Equal(t, n.Off, lv.Offsets[i], "level %d node %d", k, i)
+					require.Equal(t, n.Off+n.Cnt, lv.Offsets[i+1], "level %d node %d", k, i)
+					want := refbuild.EmptyBox()
+					for r := n.Off; r < n.Off+n.Cnt; r++ {
+						var bx refbuild.AABB
+						copy(bx.Lo[:], lv.Boxes[6*r:6*r+3])
+						copy(bx.Hi[:], lv.Boxes[6*r+3:6*r+6])
+						want.Union(&bx)
 					}
 					for a := 0; a < 3; a++ {
 						lo, hi := out[6*i+a], out[6*i+3+a]
-						require.True(t, lo == want.lo[a] && hi == want.hi[a], "level %d node %d axis %d: reduced [%v, %v], union [%v, %v]",
-							k, i, a, lo, hi, want.lo[a], want.hi[a])
-						if n.cnt == 0 {
+						require.True(t, lo == want.Lo[a] && hi == want.Hi[a], "level %d node %d axis %d: reduced [%v, %v], union [%v, %v]",
+							k, i, a, lo, hi, want.Lo[a], want.Hi[a])
+						if n.Cnt == 0 {
 							require.True(t, math.IsInf(float64(lo), 1) && math.IsInf(float64(hi), -1))
 							continue
 						}
-						require.True(t, lo >= n.box.lo[a] && hi <= n.box.hi[a] && lo <= hi,
-							"level %d node %d axis %d: tight [%v, %v] outside the node's [%v, %v]", k, i, a, lo, hi, n.box.lo[a], n.box.hi[a])
+						require.True(t, lo >= n.Box.Lo[a] && hi <= n.Box.Hi[a] && lo <= hi,
+							"level %d node %d axis %d: tight [%v, %v] outside the node's [%v, %v]", k, i, a, lo, hi, n.Box.Lo[a], n.Box.Hi[a])
 					}
 				}
 			}

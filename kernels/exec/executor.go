@@ -122,3 +122,8 @@ var (
 func IsNoGPU(err error) bool {
 	return errors.Is(err, cuda.ErrNoDriver) || errors.Is(err, cuda.ErrNoDevice) || errors.Is(err, cuda.ErrNoKernelImage)
 }
+
+// ErrOutOfMemory is what a device allocation that does not fit wraps
+// (errors.Is), so that callers that split work to fit need not import the
+// driver package.
+var ErrOutOfMemory = cuda.ErrOutOfMemory
