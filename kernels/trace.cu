@@ -471,20 +471,32 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 // Ray bucketing before a trace: a key per ray from its origin's cell in the
 // root box and its direction, a counting sort of the rays by key, then the
 // trace in that order (results still go to each ray's own index, so every
-// answer is unchanged). The key interleaves the bits of six 3-bit
-// coordinates (direction x, y, z over its largest |component|, origin x,
-// y, z over the box), most significant bits first, so rays next to each
-// other in the order start near each other and point the same way.
+// answer is unchanged). The key is made of six 3-bit coordinates: the
+// direction's x, y, z over its largest |component| and the origin's x, y,
+// z over the box, each cut into 8 cells. kSortMorton interleaves all six
+// bits by bits, most significant first (rays next to each other in the
+// order start near each other and point the same way); kSortDirection puts
+// the direction's three interleaved first, then the origin's; kSortOrigin
+// the origin's first.
 constexpr int kBinBits = 18;
 constexpr unsigned kBins = 1u << kBinBits;
 constexpr int kScanThreads = 1024;
+constexpr unsigned kSortMorton = 1, kSortDirection = 2, kSortOrigin = 3;
 
 // cell quantises x in [0, 1] to 0..7 (NaN to 0).
 __device__ __forceinline__ unsigned cell(float x) {
 	return (unsigned)fminf(fmaxf(x * 8.0f, 0.0f), 7.0f);
 }
 
-__device__ __forceinline__ unsigned ray_key(float4 r0, float4 r1, const float *__restrict__ box) {
+// interleave3 spreads the 3-bit a, b, c into 9 bits a2 b2 c2 a1 b1 c1 a0 b0 c0.
+__device__ __forceinline__ unsigned interleave3(unsigned a, unsigned b, unsigned c) {
+	unsigned key = 0;
+#pragma unroll
+	for (int k = 2; k >= 0; k--) key = key << 3 | ((a >> k) & 1u) << 2 | ((b >> k) & 1u) << 1 | ((c >> k) & 1u);
+	return key;
+}
+
+__device__ __forceinline__ unsigned ray_key(float4 r0, float4 r1, const float *__restrict__ box, unsigned mode) {
 	float dx = r0.w, dy = r1.x, dz = r1.y;
 	float m = fmaxf(fmaxf(fabsf(dx), fabsf(dy)), fabsf(dz));
 	unsigned c[6];
@@ -494,12 +506,12 @@ __device__ __forceinline__ unsigned ray_key(float4 r0, float4 r1, const float *_
 	c[3] = cell((r0.x - box[0]) / (box[3] - box[0]));
 	c[4] = cell((r0.y - box[1]) / (box[4] - box[1]));
 	c[5] = cell((r0.z - box[2]) / (box[5] - box[2]));
+	unsigned d = interleave3(c[0], c[1], c[2]), o = interleave3(c[3], c[4], c[5]);
+	if (mode == kSortDirection) return d << 9 | o;
+	if (mode == kSortOrigin) return o << 9 | d;
 	unsigned key = 0;
 #pragma unroll
-	for (int b = 2; b >= 0; b--) {
-#pragma unroll
-		for (int k = 0; k < 6; k++) key = key << 1 | ((c[k] >> b) & 1u);
-	}
+	for (int k = 8; k >= 0; k -= 3) key = key << 6 | ((d >> k) & 7u) << 3 | ((o >> k) & 7u);
 	return key;
 }
 
@@ -518,13 +530,14 @@ __device__ __forceinline__ unsigned add_grouped(unsigned *counts, unsigned key) 
 
 } // namespace kd_trace
 
-// kd_trace_key writes each ray's bucket key and counts the rays per
-// bucket into hist (kBins words, zero before).
+// kd_trace_key writes each ray's bucket key (mode: kSortMorton,
+// kSortDirection or kSortOrigin) and counts the rays per bucket into hist
+// (kBins words, zero before).
 extern "C" __global__ void kd_trace_key(const float4 *__restrict__ rays, const float *__restrict__ box, unsigned n,
-                                        unsigned *__restrict__ keys, unsigned *__restrict__ hist) {
+                                        unsigned mode, unsigned *__restrict__ keys, unsigned *__restrict__ hist) {
 	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n) return;
-	unsigned key = kd_trace::ray_key(rays[2 * i], rays[2 * i + 1], box);
+	unsigned key = kd_trace::ray_key(rays[2 * i], rays[2 * i + 1], box, mode);
 	keys[i] = key;
 	kd_trace::add_grouped(hist, key);
 }

@@ -26,12 +26,27 @@ type Kernel struct {
 	// ignored.
 	Dynamic bool
 	Refill  int
-	// Sort: before the trace, bucket the rays by origin cell and direction
-	// (kernels/trace.cu kd_trace_key) and trace them in that order, so
-	// that a warp's rays start close and point the same way; the bucketing
-	// is part of the call's time, and the results are unchanged.
-	Sort bool
+	// Sort, unless NoSort: before the trace, bucket the rays by origin
+	// cell and direction with this key (kernels/trace.cu kd_trace_key) and
+	// trace them in that order, so that a warp's rays start close and
+	// point the same way; the bucketing is part of the call's time, and
+	// the results are unchanged.
+	Sort SortKey
 }
+
+// SortKey is the bucket key of a sorted trace: six 3-bit cell
+// coordinates, the direction's (over its largest |component|) and the
+// origin's (in the root box), in one of three orders.
+type SortKey uint32
+
+const (
+	NoSort        SortKey = iota
+	SortMorton            // all six interleaved bit by bit
+	SortDirection         // the direction's three interleaved, then the origin's
+	SortOrigin            // the origin's three interleaved, then the direction's
+)
+
+var sortNames = [...]string{"", "sorted", "sorted-dir", "sorted-org"}
 
 // MaxBlock is the most threads per block of a trace kernel (their launch
 // bounds in kernels/trace.cu).
@@ -48,9 +63,10 @@ var DefaultKernel = Kernel{Block: 64}
 
 // String names the variant for benchmark tables.
 func (k Kernel) String() string {
-	if k.Sort {
-		k.Sort = false
-		return "sorted-" + k.String()
+	if k.Sort != NoSort && int(k.Sort) < len(sortNames) {
+		name := sortNames[k.Sort]
+		k.Sort = NoSort
+		return name + "-" + k.String()
 	}
 	switch {
 	case k.Dynamic:
@@ -110,13 +126,14 @@ func (t *Tree) launch(anyHit bool, rays, out cuda.DevPtr, n int) error {
 		name = "kd_trace_any"
 	}
 	block := cuda.Linear(k.Block)
-	if k.Block > MaxBlock || (k.Dynamic || k.Persistent) && k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) {
-		return fmt.Errorf("gputrace: %v: at most %d threads a block, whole warps for persistent blocks, refill 1 to 32", k, MaxBlock)
+	if k.Block > MaxBlock || (k.Dynamic || k.Persistent) && k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) ||
+		k.Sort > SortOrigin {
+		return fmt.Errorf("gputrace: %v: at most %d threads a block, whole warps for persistent blocks, refill 1 to 32, sort key 0 to 3", k, MaxBlock)
 	}
 	order := cuda.DevPtr(0)
-	if k.Sort {
+	if k.Sort != NoSort {
 		var err error
-		if order, err = t.sortRays(rays, n); err != nil {
+		if order, err = t.sortRays(rays, n, k.Sort); err != nil {
 			return err
 		}
 	}
@@ -138,10 +155,10 @@ func (t *Tree) launch(anyHit bool, rays, out cuda.DevPtr, n int) error {
 	return t.ctx.Launch(name+"_pt", cuda.Linear(max(blocks, 1)), block, 0, append(args, t.counter.Ptr())...)
 }
 
-// sortRays enqueues the bucketing of the n rays at rays and returns the
+// sortRays enqueues the bucketing of the n rays at rays by key and returns the
 // device address of their order (n indices), growing the scratch buffers
 // when n is more than they hold.
-func (t *Tree) sortRays(rays cuda.DevPtr, n int) (cuda.DevPtr, error) {
+func (t *Tree) sortRays(rays cuda.DevPtr, n int, key SortKey) (cuda.DevPtr, error) {
 	if t.keys == nil || t.keys.Len() < n {
 		t.keys.Free()
 		t.order.Free()
@@ -165,7 +182,7 @@ func (t *Tree) sortRays(rays cuda.DevPtr, n int) (cuda.DevPtr, error) {
 	}
 	const block = 256
 	if err := t.ctx.Launch("kd_trace_key", cuda.GridFor(n, block), cuda.Linear(block), 0,
-		rays, t.box.Ptr(), uint32(n), t.keys.Ptr(), t.hist.Ptr()); err != nil {
+		rays, t.box.Ptr(), uint32(n), uint32(key), t.keys.Ptr(), t.hist.Ptr()); err != nil {
 		return 0, err
 	}
 	if err := t.ctx.Launch("kd_trace_bins", cuda.Linear(1), cuda.Linear(1024), 0, t.hist.Ptr()); err != nil {
@@ -262,6 +279,10 @@ var Variants = []Kernel{
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 16},
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
 	{Dynamic: true, Block: 128, BlocksPerSM: 8, Refill: 24},
-	{Sort: true, Block: 64},
-	{Sort: true, Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
+	{Sort: SortMorton, Block: 64},
+	{Sort: SortDirection, Block: 64},
+	{Sort: SortOrigin, Block: 64},
+	{Sort: SortMorton, Block: 128},
+	{Sort: SortMorton, Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
+	{Sort: SortDirection, Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
 }
