@@ -30,7 +30,8 @@ type Kernel struct {
 	// cell and direction with this key (kernels/trace.cu kd_trace_key) and
 	// trace them in that order, so that a warp's rays start close and
 	// point the same way; the bucketing is part of the call's time, and
-	// the results are unchanged.
+	// the results are unchanged. Slower than NoSort on every row measured
+	// (docs/performance.md, "GPU tracing"): kept to measure against.
 	Sort SortKey
 }
 
@@ -281,8 +282,4 @@ var Variants = []Kernel{
 	{Dynamic: true, Block: 128, BlocksPerSM: 8, Refill: 24},
 	{Sort: SortMorton, Block: 64},
 	{Sort: SortDirection, Block: 64},
-	{Sort: SortOrigin, Block: 64},
-	{Sort: SortMorton, Block: 128},
-	{Sort: SortMorton, Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
-	{Sort: SortDirection, Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
 }
