@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "030291f894674d5b8645e2200e4f0fddc2c79c85b10f29d8ad3db19a099ece40"
+const SourcesSHA256 = "77fc0a432f80b62b07334e33deb4de48f033b152f76aabafc9b5d45f9f777492"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -23,5 +23,5 @@ var SourceSHA256 = map[string]string{
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":   "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
 	"split.cuh":  "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
-	"trace.cu":   "db330870ac0ecaf58c60d4e2ed577e1f28bf3cf2857acb82200d2065cf183d47",
+	"trace.cu":   "aad40eca68e0a037982dea968a9f12722e0ae0ed174387bb1b6add2f2cceb5e7",
 }

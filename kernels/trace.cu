@@ -1,9 +1,10 @@
 // trace.cu: closest-hit and any-hit ray traversal of a kd-tree on the
 // device (kdtree/internal/gputrace launches these). The arithmetic repeats
-// kdtree/intersect.go (prepare, triangle) and kdtree/traverse.go (trace,
-// clipBox) operation for operation: the image is compiled with
-// --fmad=false, every division is IEEE (no fast math), and Go's min and
-// max (NaN in, NaN out) are spelled out, so a hit here has the bits of
+// kdtree/intersect.go (prepare, test, finish) and kdtree/traverse.go
+// (trace, descend) operation for operation: the image is compiled with
+// --fmad=false, every division is IEEE (no fast math), Go's max (NaN in,
+// NaN out) is spelled out where a NaN could change the answer (triangle
+// says why its maxima need not), so a hit here has the bits of
 // Tree.Intersect's and an any-hit answer equals Tree.Occluded's.
 //
 // Layouts (all in device memory):
@@ -152,7 +153,8 @@ struct Best {
 	bool found;
 };
 
-// traverse.go clipBox over box (lo.xyz hi.xyz).
+// clip_box clips the ray to the root box widened by the slack (the start
+// of traverse.go trace): false when it misses.
 __device__ __forceinline__ bool clip_box(const float *box, const float o[3], const float d[3], const float inv[3],
                                          float rtmin, float rtmax, float &tmin, float &tmax) {
 	tmin = go_max(rtmin, 0.0f);
