@@ -106,7 +106,9 @@ func TestDeviceTraceEqualsHost(t *testing.T) {
 	}
 }
 
-// Every kernel variant gives the same hits.
+// Every kernel variant gives the same hits, on random rays and the edge
+// rays (NaN, infinite, zero and axis-parallel: sorted variants bucket them
+// too).
 func TestDeviceTraceVariants(t *testing.T) {
 	ex, why := exec.TestGPU()
 	if ex == nil {
@@ -114,7 +116,7 @@ func TestDeviceTraceVariants(t *testing.T) {
 	}
 	s := loadShared(t, "stanford-bunny.obj")
 	tree := deviceTree(t, ex, s)
-	rays := RandomRays(s.Bounds, 100_003)
+	rays := append(RandomRays(s.Bounds, 100_003), edgeRays(tree, s)...)
 	defer func() { tree.dev.tree.Kernel = gputrace.DefaultKernel }()
 	for _, k := range gputrace.Variants {
 		tree.dev.tree.Kernel = k

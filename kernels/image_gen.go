@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "9ca2881a85c7d98516afc11723b48f48f911f4411d173fced759d2bd48e84732"
+const SourcesSHA256 = "77fc0a432f80b62b07334e33deb4de48f033b152f76aabafc9b5d45f9f777492"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -18,10 +18,10 @@ var SourceSHA256 = map[string]string{
 	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh": "048ec90e0245508f05e682c72912f46f74ea58388e56bee511f531b72c43af52",
 	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
-	"scan.cu":    "8f5c09fc62d6885ff5a539429286c8f4fa74204929148303a6dbc257c4a078cd",
+	"scan.cu":    "0eabdcf54c648ed3325eb5c75b537074530d58fc680b85abe4e0cc585057ed1a",
 	"scan.cuh":   "bed4995e8a9e99188587b1a554f470ac7186cbe29235b7d05aacd65d99222ad4",
 	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":   "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
 	"split.cuh":  "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
-	"trace.cu":   "8b8639997893f1c6f7cbdd468ccde0fa23899c1f3c5f4ddaaeebaaaeccae53aa",
+	"trace.cu":   "aad40eca68e0a037982dea968a9f12722e0ae0ed174387bb1b6add2f2cceb5e7",
 }

@@ -1,9 +1,10 @@
 // trace.cu: closest-hit and any-hit ray traversal of a kd-tree on the
 // device (kdtree/internal/gputrace launches these). The arithmetic repeats
-// kdtree/intersect.go (prepare, triangle) and kdtree/traverse.go (trace,
-// clipBox) operation for operation: the image is compiled with
-// --fmad=false, every division is IEEE (no fast math), and Go's min and
-// max (NaN in, NaN out) are spelled out, so a hit here has the bits of
+// kdtree/intersect.go (prepare, test, finish) and kdtree/traverse.go
+// (trace, descend) operation for operation: the image is compiled with
+// --fmad=false, every division is IEEE (no fast math), Go's max (NaN in,
+// NaN out) is spelled out where a NaN could change the answer (triangle
+// says why its maxima need not), so a hit here has the bits of
 // Tree.Intersect's and an any-hit answer equals Tree.Occluded's.
 //
 // Layouts (all in device memory):
@@ -15,7 +16,12 @@
 //   hits:  8 words per ray: T, U, V, Prim, N.xyz, 0. A miss is
 //          T = +Inf, Prim = 0xFFFFFFFF, U = V = N = 0.
 //   occluded: one byte per ray, 1 or 0.
-//   box:   the tree's root box, 6 floats lo.xyz hi.xyz.
+//   box:   9 floats: the tree's root box lo.xyz hi.xyz, then per axis the
+//          largest |coordinate| of the box and of every split plane on
+//          that axis (kdtree traceData.mag).
+//   order: null, or the rays' indices in the order to trace them (made by
+//          kd_trace_key, kd_trace_bins and kd_trace_order: rays bucketed by
+//          origin and direction); results still go to each ray's index.
 // The host checks the tree before upload (child and reference indices in
 // range, depth at most kTraceMaxDepth), so the kernels trust it.
 
@@ -28,10 +34,7 @@ constexpr float kGamma3 = 0x1.800004p-23f;  // gamma3
 constexpr float kGamma5 = 0x1.400006p-22f;  // gamma5
 constexpr unsigned kNoHit = 0xFFFFFFFFu;
 
-// Go's min and max of two floats: NaN if either is NaN.
-__device__ __forceinline__ float go_min(float a, float b) {
-	return (a != a || b != b) ? __int_as_float(0x7fc00000) : fminf(a, b);
-}
+// Go's max of two floats: NaN if either is NaN.
 __device__ __forceinline__ float go_max(float a, float b) {
 	return (a != a || b != b) ? __int_as_float(0x7fc00000) : fmaxf(a, b);
 }
@@ -74,8 +77,14 @@ __device__ __forceinline__ Pre prepare(float4 r0, float4 r1) {
 	return p;
 }
 
-// intersect.go triangle: true and t, u, v when the watertight test accepts.
-__device__ __forceinline__ bool triangle(const Pre &p, float4 A, float4 B, float4 C, float &t, float &u, float &v) {
+// intersect.go triangle (rayPre.test with finish): true and t, u, v when
+// the watertight test accepts with t <= bestT (finish's early exit: a
+// farther triangle cannot be the closest hit). The maxima of the t > 0
+// bound use fmaxf, not Go's NaN-propagating max: a NaN in any of their
+// inputs (p or e) makes ts and so tt NaN as well, and a NaN tt is rejected
+// by the same test whatever deltaT is, so the answer has the same bits.
+__device__ __forceinline__ bool triangle(const Pre &p, float4 A, float4 B, float4 C, float bestT, float &t, float &u,
+                                         float &v) {
 	// Translate (per component, so the same as translating after the
 	// permutation), then permute.
 	float ax = A.x - p.ox, ay = A.y - p.oy, az = A.z - p.oz;
@@ -111,22 +120,22 @@ __device__ __forceinline__ bool triangle(const Pre &p, float4 A, float4 B, float
 	if (det < 0.0f && (ts >= 0.0f || ts < p.tmax * det)) return false;
 	if (det > 0.0f && (ts <= 0.0f || ts > p.tmax * det)) return false;
 	float inv = 1.0f / det;
-	float b1 = e1 * inv, b2 = e2 * inv;
 	float tt = ts * inv;
+	if (tt > bestT) return false;
 	// Conservatively t > 0.
-	float maxZt = go_max(go_max(fabsf(p0z), fabsf(p1z)), fabsf(p2z));
+	float maxZt = fmaxf(fmaxf(fabsf(p0z), fabsf(p1z)), fabsf(p2z));
 	float deltaZ = kGamma3 * maxZt;
-	float maxXt = go_max(go_max(fabsf(p0x), fabsf(p1x)), fabsf(p2x));
-	float maxYt = go_max(go_max(fabsf(p0y), fabsf(p1y)), fabsf(p2y));
+	float maxXt = fmaxf(fmaxf(fabsf(p0x), fabsf(p1x)), fabsf(p2x));
+	float maxYt = fmaxf(fmaxf(fabsf(p0y), fabsf(p1y)), fabsf(p2y));
 	float deltaX = kGamma5 * (maxXt + maxZt);
 	float deltaY = kGamma5 * (maxYt + maxZt);
 	float deltaE = 2.0f * ((kGamma2 * maxXt) * maxYt + deltaY * maxXt + deltaX * maxYt);
-	float maxE = go_max(go_max(fabsf(e0), fabsf(e1)), fabsf(e2));
+	float maxE = fmaxf(fmaxf(fabsf(e0), fabsf(e1)), fabsf(e2));
 	float deltaT = (3.0f * ((kGamma3 * maxE) * maxZt + deltaE * maxZt + deltaZ * maxE)) * fabsf(inv);
 	if (!(tt > deltaT) || tt < p.tmin) return false;
 	t = tt;
-	u = b1;
-	v = b2;
+	u = e1 * inv;
+	v = e2 * inv;
 	return true;
 }
 
@@ -144,7 +153,8 @@ struct Best {
 	bool found;
 };
 
-// traverse.go clipBox over box (lo.xyz hi.xyz).
+// clip_box clips the ray to the root box widened by the slack (the start
+// of traverse.go trace): false when it misses.
 __device__ __forceinline__ bool clip_box(const float *box, const float o[3], const float d[3], const float inv[3],
                                          float rtmin, float rtmax, float &tmin, float &tmax) {
 	tmin = go_max(rtmin, 0.0f);
@@ -172,18 +182,18 @@ __device__ __forceinline__ bool clip_box(const float *box, const float o[3], con
 	return tmin <= tmax;
 }
 
-// Per-ray constants of the traversal: origin, direction, 1/direction, its
-// magnitude, and the part of a plane crossing's slack that depends only on
-// the axis (traverse.go trace).
+// Per-ray constants of the traversal: origin, direction, 1/direction, and
+// per axis the part of a plane crossing's slack that does not depend on
+// the crossing, kSlack·(mag+|o|)·|inv| (traverse.go rayAxes.slack).
 struct RayAxes {
-	float o[3], d[3], inv[3], absInv[3], orgSlack[3];
+	float o[3], d[3], inv[3], slack[3];
 };
 
-// interior_step is one step of traverse.go trace at interior node n: the
+// interior_step is one step of traverse.go descend at interior node n: the
 // next node and interval, the far (or near) child pushed when both may hold
-// the hit. Branches as in traverse.go: a select-only form that lets no lane
-// wait for another's case ran 8-10% slower (more instructions per step; see
-// docs/performance.md, "GPU tracing").
+// the hit, with traverse.go's branches and compares. A select-only form
+// that lets no lane wait for another's case ran 8-10% slower (more
+// instructions per step; see docs/performance.md, "GPU tracing").
 __device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
                                               Entry *stack, int &sp) {
 	unsigned axis = n.y & 3u;
@@ -198,13 +208,12 @@ __device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigne
 	if (da == 0.0f) {
 		// Parallel: the origin's side, and the other one too when the ray
 		// runs (nearly) inside the plane.
-		if (!(fabsf(oa - s) > kSlack * (fabsf(oa) + fabsf(s)))) stack[sp++] = Entry{farc, tmin, tmax};
+		if (fabsf(oa - s) <= kSlack * (fabsf(oa) + fabsf(s))) stack[sp++] = Entry{farc, tmin, tmax};
 		node = nearc;
 		return;
 	}
 	float tp = (s - oa) * pick(r.inv[0], r.inv[1], r.inv[2], axis);
-	float slack = kSlack * (fabsf(tp) + fabsf(s) * pick(r.absInv[0], r.absInv[1], r.absInv[2], axis) +
-	                        pick(r.orgSlack[0], r.orgSlack[1], r.orgSlack[2], axis));
+	float slack = kSlack * fabsf(tp) + pick(r.slack[0], r.slack[1], r.slack[2], axis);
 	if ((oa < s) != (da > 0.0f) || oa == s) {
 		// Moving away: near holds the interval, far what rounding may put
 		// there when the origin is (nearly) on the plane.
@@ -212,7 +221,7 @@ __device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigne
 		if (!(reach < tmin)) {
 			stack[sp++] = Entry{nearc, tmin, tmax};
 			node = farc;
-			tmax = go_min(tmax, reach);
+			if (reach < tmax) tmax = reach;
 		} else {
 			node = nearc;
 		}
@@ -228,9 +237,9 @@ __device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigne
 	} else if (hi < tmin) {
 		node = farc;
 	} else {
-		stack[sp++] = Entry{farc, go_max(tmin, lo), tmax};
+		stack[sp++] = Entry{farc, lo > tmin ? lo : tmin, tmax};
 		node = nearc;
-		tmax = go_min(tmax, hi);
+		if (hi < tmax) tmax = hi;
 	}
 }
 
@@ -243,7 +252,7 @@ __device__ __forceinline__ bool leaf_test(uint2 n, const Pre &pre, const float4 
 		float4 A = tris[3 * r], B = tris[3 * r + 1], C = tris[3 * r + 2];
 		unsigned prim = __float_as_uint(A.w);
 		float th, u, v;
-		if (triangle(pre, A, B, C, th, u, v) &&
+		if (triangle(pre, A, B, C, best.t, th, u, v) &&
 		    (!best.found || th < best.t || (th == best.t && prim < best.prim))) {
 			best.t = th;
 			best.u = u;
@@ -278,8 +287,7 @@ __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 
 #pragma unroll
 	for (int a = 0; a < 3; a++) {
 		r.inv[a] = 1.0f / r.d[a];
-		r.absInv[a] = fabsf(r.inv[a]);
-		r.orgSlack[a] = fabsf(r.o[a]) * r.absInv[a];
+		r.slack[a] = kSlack * (box[6 + a] + fabsf(r.o[a])) * fabsf(r.inv[a]);
 	}
 	return clip_box(box, r.o, r.d, r.inv, r1.z, r1.w, tmin, tmax);
 }
@@ -347,6 +355,12 @@ __device__ __forceinline__ void store_result(const float4 *__restrict__ tris, vo
 	}
 }
 
+// ray_at is the index of the i-th ray to trace: order[i], or i without an
+// order.
+__device__ __forceinline__ unsigned ray_at(const unsigned *__restrict__ order, unsigned i) {
+	return order != nullptr ? order[i] : i;
+}
+
 template <bool ANY>
 __device__ __forceinline__ void trace_index(const uint2 *__restrict__ nodes, const float4 *__restrict__ tris,
                                             const float *__restrict__ box, const float4 *__restrict__ rays,
@@ -360,9 +374,10 @@ __device__ __forceinline__ void trace_index(const uint2 *__restrict__ nodes, con
 template <bool ANY>
 __device__ __forceinline__ void trace_grid(const uint2 *__restrict__ nodes, unsigned nnodes,
                                            const float4 *__restrict__ tris, const float *__restrict__ box,
-                                           const float4 *__restrict__ rays, void *__restrict__ out, unsigned n) {
+                                           const float4 *__restrict__ rays, void *__restrict__ out, unsigned n,
+                                           const unsigned *__restrict__ order) {
 	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n) trace_index<ANY>(nodes, tris, box, rays, out, i, nnodes == 0);
+	if (i < n) trace_index<ANY>(nodes, tris, box, rays, out, ray_at(order, i), nnodes == 0);
 }
 
 // Persistent warps (Aila and Laine 2009): each warp takes the next 32 rays
@@ -371,7 +386,7 @@ template <bool ANY>
 __device__ __forceinline__ void trace_persistent(const uint2 *__restrict__ nodes, unsigned nnodes,
                                                  const float4 *__restrict__ tris, const float *__restrict__ box,
                                                  const float4 *__restrict__ rays, void *__restrict__ out, unsigned n,
-                                                 unsigned *counter) {
+                                                 const unsigned *__restrict__ order, unsigned *counter) {
 	unsigned lane = threadIdx.x & 31u;
 	for (;;) {
 		unsigned base = 0;
@@ -379,7 +394,7 @@ __device__ __forceinline__ void trace_persistent(const uint2 *__restrict__ nodes
 		base = __shfl_sync(0xFFFFFFFFu, base, 0);
 		if (base >= n) return;
 		unsigned i = base + lane;
-		if (i < n) trace_index<ANY>(nodes, tris, box, rays, out, i, nnodes == 0);
+		if (i < n) trace_index<ANY>(nodes, tris, box, rays, out, ray_at(order, i), nnodes == 0);
 		__syncwarp();
 	}
 }
@@ -394,7 +409,8 @@ template <bool ANY>
 __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, unsigned nnodes,
                                               const float4 *__restrict__ tris, const float *__restrict__ box,
                                               const float4 *__restrict__ rays, void *__restrict__ out, unsigned n,
-                                              unsigned *counter, unsigned refill) {
+                                              const unsigned *__restrict__ order, unsigned *counter,
+                                              unsigned refill) {
 	const unsigned lane = threadIdx.x & 31u;
 	Entry stack[kTraceMaxDepth + 1];
 	Pre pre;
@@ -417,6 +433,7 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 					if (i >= n) {
 						spent = true;
 					} else {
+						i = ray_at(order, i);
 						float4 r0 = rays[2 * i], r1 = rays[2 * i + 1];
 						best = no_hit();
 						if (nnodes != 0 && start_ray(box, r0, r1, pre, r, tmin, tmax)) {
@@ -453,48 +470,171 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 	}
 }
 
-} // namespace kd_trace
+// Ray bucketing before a trace: a key per ray from its origin's cell in the
+// root box and its direction, a counting sort of the rays by key, then the
+// trace in that order (results still go to each ray's own index, so every
+// answer is unchanged). The key is made of six 3-bit coordinates: the
+// direction's x, y, z over its largest |component| and the origin's x, y,
+// z over the box, each cut into 8 cells. kSortMorton interleaves all six
+// bits by bits, most significant first (rays next to each other in the
+// order start near each other and point the same way); kSortDirection puts
+// the direction's three interleaved first, then the origin's; kSortOrigin
+// the origin's first.
+constexpr int kBinBits = 18;
+constexpr unsigned kBins = 1u << kBinBits;
+constexpr int kScanThreads = 1024;
+constexpr unsigned kSortMorton = 1, kSortDirection = 2, kSortOrigin = 3;
 
-// One thread per ray (the default).
-extern "C" __global__ void kd_trace_closest(const uint2 *__restrict__ nodes, unsigned nnodes,
-                                            const float4 *__restrict__ tris, const float *__restrict__ box,
-                                            const float4 *__restrict__ rays, float4 *__restrict__ hits, unsigned n) {
-	kd_trace::trace_grid<false>(nodes, nnodes, tris, box, rays, hits, n);
+// cell quantises x in [0, 1] to 0..7 (NaN to 0).
+__device__ __forceinline__ unsigned cell(float x) {
+	return (unsigned)fminf(fmaxf(x * 8.0f, 0.0f), 7.0f);
 }
 
-extern "C" __global__ void kd_trace_any(const uint2 *__restrict__ nodes, unsigned nnodes,
+// interleave3 spreads the 3-bit a, b, c into 9 bits a2 b2 c2 a1 b1 c1 a0 b0 c0.
+__device__ __forceinline__ unsigned interleave3(unsigned a, unsigned b, unsigned c) {
+	unsigned key = 0;
+#pragma unroll
+	for (int k = 2; k >= 0; k--) key = key << 3 | ((a >> k) & 1u) << 2 | ((b >> k) & 1u) << 1 | ((c >> k) & 1u);
+	return key;
+}
+
+__device__ __forceinline__ unsigned ray_key(float4 r0, float4 r1, const float *__restrict__ box, unsigned mode) {
+	float dx = r0.w, dy = r1.x, dz = r1.y;
+	float m = fmaxf(fmaxf(fabsf(dx), fabsf(dy)), fabsf(dz));
+	unsigned c[6];
+	c[0] = cell(0.5f * (dx / m) + 0.5f);
+	c[1] = cell(0.5f * (dy / m) + 0.5f);
+	c[2] = cell(0.5f * (dz / m) + 0.5f);
+	c[3] = cell((r0.x - box[0]) / (box[3] - box[0]));
+	c[4] = cell((r0.y - box[1]) / (box[4] - box[1]));
+	c[5] = cell((r0.z - box[2]) / (box[5] - box[2]));
+	unsigned d = interleave3(c[0], c[1], c[2]), o = interleave3(c[3], c[4], c[5]);
+	if (mode == kSortDirection) return d << 9 | o;
+	if (mode == kSortOrigin) return o << 9 | d;
+	unsigned key = 0;
+#pragma unroll
+	for (int k = 8; k >= 0; k -= 3) key = key << 6 | ((d >> k) & 7u) << 3 | ((o >> k) & 7u);
+	return key;
+}
+
+// add_grouped adds 1 to counts[key] for each active lane of the warp with
+// one atomic per distinct key, and returns the count before this lane's
+// (the lanes of one key numbered in lane order).
+__device__ __forceinline__ unsigned add_grouped(unsigned *counts, unsigned key) {
+	unsigned peers = __match_any_sync(__activemask(), key);
+	unsigned lane = threadIdx.x & 31u;
+	unsigned leader = __ffs(peers) - 1;
+	unsigned base = 0;
+	if (lane == leader) base = atomicAdd(&counts[key], (unsigned)__popc(peers));
+	base = __shfl_sync(peers, base, leader);
+	return base + __popc(peers & ((1u << lane) - 1u));
+}
+
+} // namespace kd_trace
+
+// kd_trace_key writes each ray's bucket key (mode: kSortMorton,
+// kSortDirection or kSortOrigin) and counts the rays per bucket into hist
+// (kBins words, zero before).
+extern "C" __global__ void kd_trace_key(const float4 *__restrict__ rays, const float *__restrict__ box, unsigned n,
+                                        unsigned mode, unsigned *__restrict__ keys, unsigned *__restrict__ hist) {
+	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n) return;
+	unsigned key = kd_trace::ray_key(rays[2 * i], rays[2 * i + 1], box, mode);
+	keys[i] = key;
+	kd_trace::add_grouped(hist, key);
+}
+
+// kd_trace_bins turns the counts of hist into exclusive offsets, in place:
+// one block of kScanThreads threads, each summing a run of kBins /
+// kScanThreads buckets.
+extern "C" __global__ void __launch_bounds__(1024) kd_trace_bins(unsigned *__restrict__ hist) {
+	constexpr unsigned per = kd_trace::kBins / kd_trace::kScanThreads;
+	__shared__ unsigned sums[kd_trace::kScanThreads];
+	unsigned t = threadIdx.x;
+	uint4 *run = (uint4 *)(hist + t * per);
+	unsigned sum = 0;
+	for (unsigned k = 0; k < per / 4; k++) {
+		uint4 v = run[k];
+		sum += v.x + v.y + v.z + v.w;
+	}
+	sums[t] = sum;
+	__syncthreads();
+	for (unsigned d = 1; d < kd_trace::kScanThreads; d <<= 1) {
+		unsigned x = t >= d ? sums[t - d] : 0;
+		__syncthreads();
+		sums[t] += x;
+		__syncthreads();
+	}
+	unsigned acc = sums[t] - sum;
+	for (unsigned k = 0; k < per / 4; k++) {
+		uint4 v = run[k], o;
+		o.x = acc;
+		o.y = o.x + v.x;
+		o.z = o.y + v.y;
+		o.w = o.z + v.z;
+		acc = o.w + v.w;
+		run[k] = o;
+	}
+}
+
+// kd_trace_order places each ray's index at its bucket's next free slot of
+// order (hist holds the buckets' offsets and is advanced).
+extern "C" __global__ void kd_trace_order(const unsigned *__restrict__ keys, unsigned n, unsigned *__restrict__ hist,
+                                          unsigned *__restrict__ order) {
+	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n) return;
+	order[kd_trace::add_grouped(hist, keys[i])] = i;
+}
+
+
+// The trace kernels run blocks of at most 128 threads and keep 64
+// registers (8 blocks of 128 per SM): the closest-hit walk would otherwise
+// take 65, which costs a quarter of the resident warps.
+constexpr int kTraceBlockMax = 128, kTraceBlocksMin = 8;
+
+// One thread per ray (the default).
+extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin) kd_trace_closest(const uint2 *__restrict__ nodes, unsigned nnodes,
+                                            const float4 *__restrict__ tris, const float *__restrict__ box,
+                                            const float4 *__restrict__ rays, float4 *__restrict__ hits, unsigned n,
+                                            const unsigned *__restrict__ order) {
+	kd_trace::trace_grid<false>(nodes, nnodes, tris, box, rays, hits, n, order);
+}
+
+extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin) kd_trace_any(const uint2 *__restrict__ nodes, unsigned nnodes,
                                         const float4 *__restrict__ tris, const float *__restrict__ box,
                                         const float4 *__restrict__ rays, unsigned char *__restrict__ occluded,
-                                        unsigned n) {
-	kd_trace::trace_grid<true>(nodes, nnodes, tris, box, rays, occluded, n);
+                                        unsigned n, const unsigned *__restrict__ order) {
+	kd_trace::trace_grid<true>(nodes, nnodes, tris, box, rays, occluded, n, order);
 }
 
 // Persistent warps (trace_persistent).
-extern "C" __global__ void kd_trace_closest_pt(const uint2 *__restrict__ nodes, unsigned nnodes,
+extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin) kd_trace_closest_pt(const uint2 *__restrict__ nodes, unsigned nnodes,
                                                const float4 *__restrict__ tris, const float *__restrict__ box,
                                                const float4 *__restrict__ rays, float4 *__restrict__ hits, unsigned n,
-                                               unsigned *counter) {
-	kd_trace::trace_persistent<false>(nodes, nnodes, tris, box, rays, hits, n, counter);
+                                               const unsigned *__restrict__ order, unsigned *counter) {
+	kd_trace::trace_persistent<false>(nodes, nnodes, tris, box, rays, hits, n, order, counter);
 }
 
-extern "C" __global__ void kd_trace_any_pt(const uint2 *__restrict__ nodes, unsigned nnodes,
+extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin) kd_trace_any_pt(const uint2 *__restrict__ nodes, unsigned nnodes,
                                            const float4 *__restrict__ tris, const float *__restrict__ box,
                                            const float4 *__restrict__ rays, unsigned char *__restrict__ occluded,
-                                           unsigned n, unsigned *counter) {
-	kd_trace::trace_persistent<true>(nodes, nnodes, tris, box, rays, occluded, n, counter);
+                                           unsigned n, const unsigned *__restrict__ order, unsigned *counter) {
+	kd_trace::trace_persistent<true>(nodes, nnodes, tris, box, rays, occluded, n, order, counter);
 }
 
 // Dynamic fetch (trace_dynamic).
-extern "C" __global__ void kd_trace_closest_dyn(const uint2 *__restrict__ nodes, unsigned nnodes,
+extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin) kd_trace_closest_dyn(const uint2 *__restrict__ nodes, unsigned nnodes,
                                                 const float4 *__restrict__ tris, const float *__restrict__ box,
                                                 const float4 *__restrict__ rays, float4 *__restrict__ hits, unsigned n,
-                                                unsigned *counter, unsigned refill) {
-	kd_trace::trace_dynamic<false>(nodes, nnodes, tris, box, rays, hits, n, counter, refill);
+                                                const unsigned *__restrict__ order, unsigned *counter,
+                                                unsigned refill) {
+	kd_trace::trace_dynamic<false>(nodes, nnodes, tris, box, rays, hits, n, order, counter, refill);
 }
 
-extern "C" __global__ void kd_trace_any_dyn(const uint2 *__restrict__ nodes, unsigned nnodes,
+extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin) kd_trace_any_dyn(const uint2 *__restrict__ nodes, unsigned nnodes,
                                             const float4 *__restrict__ tris, const float *__restrict__ box,
                                             const float4 *__restrict__ rays, unsigned char *__restrict__ occluded,
-                                            unsigned n, unsigned *counter, unsigned refill) {
-	kd_trace::trace_dynamic<true>(nodes, nnodes, tris, box, rays, occluded, n, counter, refill);
+                                            unsigned n, const unsigned *__restrict__ order, unsigned *counter,
+                                            unsigned refill) {
+	kd_trace::trace_dynamic<true>(nodes, nnodes, tris, box, rays, occluded, n, order, counter, refill);
 }

@@ -26,7 +26,36 @@ type Kernel struct {
 	// ignored.
 	Dynamic bool
 	Refill  int
+	// Sort, unless NoSort: before the trace, bucket the rays by origin
+	// cell and direction with this key (kernels/trace.cu kd_trace_key) and
+	// trace them in that order, so that a warp's rays start close and
+	// point the same way; the bucketing is part of the call's time, and
+	// the results are unchanged. Slower than NoSort on every row measured
+	// (docs/performance.md, "GPU tracing"): kept to measure against.
+	Sort SortKey
 }
+
+// SortKey is the bucket key of a sorted trace: six 3-bit cell
+// coordinates, the direction's (over its largest |component|) and the
+// origin's (in the root box), in one of three orders.
+type SortKey uint32
+
+const (
+	NoSort        SortKey = iota
+	SortMorton            // all six interleaved bit by bit
+	SortDirection         // the direction's three interleaved, then the origin's
+	SortOrigin            // the origin's three interleaved, then the direction's
+)
+
+var sortNames = [...]string{"", "sorted", "sorted-dir", "sorted-org"}
+
+// MaxBlock is the most threads per block of a trace kernel (their launch
+// bounds in kernels/trace.cu).
+const MaxBlock = 128
+
+// sortBins is the number of buckets of a sorted trace (kernels/trace.cu
+// kBins).
+const sortBins = 1 << 18
 
 // DefaultKernel is the variant used unless a caller sets another: the
 // fastest measured on coherent rays, within 7% of the best on incoherent
@@ -35,6 +64,11 @@ var DefaultKernel = Kernel{Block: 64}
 
 // String names the variant for benchmark tables.
 func (k Kernel) String() string {
+	if k.Sort != NoSort && int(k.Sort) < len(sortNames) {
+		name := sortNames[k.Sort]
+		k.Sort = NoSort
+		return name + "-" + k.String()
+	}
 	switch {
 	case k.Dynamic:
 		return fmt.Sprintf("dynamic-b%d-x%d-r%d", k.Block, k.BlocksPerSM, k.Refill)
@@ -93,10 +127,18 @@ func (t *Tree) launch(anyHit bool, rays, out cuda.DevPtr, n int) error {
 		name = "kd_trace_any"
 	}
 	block := cuda.Linear(k.Block)
-	args := []any{t.nodes.Ptr(), t.nnodes, t.tris.Ptr(), t.box.Ptr(), rays, out, uint32(n)}
-	if (k.Dynamic || k.Persistent) && k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) {
-		return fmt.Errorf("gputrace: %v: persistent blocks must be whole warps, refill 1 to 32", k)
+	if k.Block > MaxBlock || (k.Dynamic || k.Persistent) && k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) ||
+		k.Sort > SortOrigin {
+		return fmt.Errorf("gputrace: %v: at most %d threads a block, whole warps for persistent blocks, refill 1 to 32, sort key 0 to 3", k, MaxBlock)
 	}
+	order := cuda.DevPtr(0)
+	if k.Sort != NoSort {
+		var err error
+		if order, err = t.sortRays(rays, n, k.Sort); err != nil {
+			return err
+		}
+	}
+	args := []any{t.nodes.Ptr(), t.nnodes, t.tris.Ptr(), t.box.Ptr(), rays, out, uint32(n), order}
 	if !k.Persistent && !k.Dynamic {
 		return t.ctx.Launch(name, cuda.GridFor(n, k.Block), block, 0, args...)
 	}
@@ -112,6 +154,46 @@ func (t *Tree) launch(anyHit bool, rays, out cuda.DevPtr, n int) error {
 		return t.ctx.Launch(name+"_dyn", cuda.Linear(max(blocks, 1)), block, 0, append(args, t.counter.Ptr(), uint32(k.Refill))...)
 	}
 	return t.ctx.Launch(name+"_pt", cuda.Linear(max(blocks, 1)), block, 0, append(args, t.counter.Ptr())...)
+}
+
+// sortRays enqueues the bucketing of the n rays at rays by key and returns the
+// device address of their order (n indices), growing the scratch buffers
+// when n is more than they hold.
+func (t *Tree) sortRays(rays cuda.DevPtr, n int, key SortKey) (cuda.DevPtr, error) {
+	if t.keys == nil || t.keys.Len() < n {
+		t.keys.Free()
+		t.order.Free()
+		t.keys, t.order = nil, nil
+		var err error
+		if t.keys, err = cuda.NewBuffer[uint32](t.ctx, n); err != nil {
+			return 0, err
+		}
+		if t.order, err = cuda.NewBuffer[uint32](t.ctx, n); err != nil {
+			return 0, err
+		}
+	}
+	if t.hist == nil {
+		var err error
+		if t.hist, err = cuda.NewBuffer[uint32](t.ctx, sortBins); err != nil {
+			return 0, err
+		}
+	}
+	if err := t.hist.Memset32(0); err != nil {
+		return 0, err
+	}
+	const block = 256
+	if err := t.ctx.Launch("kd_trace_key", cuda.GridFor(n, block), cuda.Linear(block), 0,
+		rays, t.box.Ptr(), uint32(n), uint32(key), t.keys.Ptr(), t.hist.Ptr()); err != nil {
+		return 0, err
+	}
+	if err := t.ctx.Launch("kd_trace_bins", cuda.Linear(1), cuda.Linear(1024), 0, t.hist.Ptr()); err != nil {
+		return 0, err
+	}
+	if err := t.ctx.Launch("kd_trace_order", cuda.GridFor(n, block), cuda.Linear(block), 0,
+		t.keys.Ptr(), uint32(n), t.hist.Ptr(), t.order.Ptr()); err != nil {
+		return 0, err
+	}
+	return t.order.Ptr(), nil
 }
 
 // Chunk is the most rays a host-slice call sends to the device at once;
@@ -198,4 +280,6 @@ var Variants = []Kernel{
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 16},
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
 	{Dynamic: true, Block: 128, BlocksPerSM: 8, Refill: 24},
+	{Sort: SortMorton, Block: 64},
+	{Sort: SortDirection, Block: 64},
 }

@@ -71,7 +71,10 @@ type Tree struct {
 	tris    *cuda.Buffer[float32]
 	box     *cuda.Buffer[float32]
 	counter *cuda.Buffer[uint32]
-	nnodes  uint32
+	// Scratch of a sorted trace (Kernel.Sort), made on first use and
+	// kept: a key and an index per ray, a count per bucket.
+	keys, order, hist *cuda.Buffer[uint32]
+	nnodes            uint32
 	// Kernel is the traversal variant (DefaultKernel unless a benchmark
 	// sets another).
 	Kernel Kernel
@@ -119,11 +122,11 @@ func Upload(ex exec.Executor, in Input) (*Tree, error) {
 	if err = t.tris.CopyFromHost(tris); err != nil {
 		return nil, err
 	}
-	if t.box, err = cuda.NewBuffer[float32](ctx, 6); err != nil {
+	if t.box, err = cuda.NewBuffer[float32](ctx, 9); err != nil {
 		return nil, err
 	}
-	// A copy: in itself holds Go pointers, which cgo refuses to see.
-	if err = t.box.CopyFromHost(append([]float32(nil), in.Box[:]...)); err != nil {
+	box := traceBox(in)
+	if err = t.box.CopyFromHost(box[:]); err != nil {
 		return nil, err
 	}
 	if t.counter, err = cuda.NewBuffer[uint32](ctx, 1); err != nil {
@@ -132,6 +135,25 @@ func Upload(ex exec.Executor, in Input) (*Tree, error) {
 	ok = true
 	return t, nil
 }
+
+// traceBox returns the kernels' box words: the root box, then per axis the
+// largest |coordinate| of the box and of every split plane on that axis
+// (the bound kdtree's traversal puts in a plane crossing's slack).
+func traceBox(in Input) [9]float32 {
+	var b [9]float32
+	copy(b[:6], in.Box[:])
+	for a := 0; a < 3; a++ {
+		b[6+a] = max(abs32(in.Box[a]), abs32(in.Box[3+a]))
+	}
+	for i := 0; i+1 < len(in.Nodes); i += 2 {
+		if a := in.Nodes[i+1] & 3; a != 3 {
+			b[6+a] = max(b[6+a], abs32(math.Float32frombits(in.Nodes[i])))
+		}
+	}
+	return b
+}
+
+func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
 
 // check validates the tree so that the kernels never read outside it nor
 // overflow their stack: nodes in depth-first order (the below child of
@@ -178,7 +200,8 @@ func (t *Tree) Close() error {
 	if t == nil {
 		return nil
 	}
-	return errors.Join(t.nodes.Free(), t.tris.Free(), t.box.Free(), t.counter.Free())
+	return errors.Join(t.nodes.Free(), t.tris.Free(), t.box.Free(), t.counter.Free(), t.keys.Free(), t.order.Free(),
+		t.hist.Free())
 }
 
 // Context returns the device context that holds the tree.
@@ -189,5 +212,11 @@ func (t *Tree) DeviceBytes() uint64 {
 	if t.nodes == nil {
 		return 0
 	}
-	return t.nodes.Bytes() + t.tris.Bytes() + t.box.Bytes() + t.counter.Bytes()
+	var n uint64
+	for _, b := range []*cuda.Buffer[uint32]{t.nodes, t.counter, t.keys, t.order, t.hist} {
+		if b != nil {
+			n += b.Bytes()
+		}
+	}
+	return n + t.tris.Bytes() + t.box.Bytes()
 }

@@ -1,6 +1,7 @@
 package gputrace
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -65,5 +66,29 @@ func TestCloseIdempotent(t *testing.T) {
 	}
 	if err := tr.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// traceBox: the root box, then per axis the largest |coordinate| of the box
+// and of the split planes on that axis; leaves' words are not splits.
+func TestTraceBox(t *testing.T) {
+	f := math.Float32bits
+	cases := []struct {
+		name  string
+		nodes []uint32
+		box   [6]float32
+		want  [3]float32
+	}{
+		{"no nodes", nil, [6]float32{-1, 2, -3, 4, -5, 6}, [3]float32{4, 5, 6}},
+		{"leaf only", []uint32{f(100), 7<<2 | 3}, [6]float32{-1, 2, -3, 4, -5, 6}, [3]float32{4, 5, 6}},
+		{"splits past box", []uint32{f(-9), 2<<2 | 1, 0, 3, f(7), 4<<2 | 2, 0, 3, 0, 3},
+			[6]float32{-1, -2, -3, 1, 2, 3}, [3]float32{1, 9, 7}},
+		{"split inside box", []uint32{f(0.5), 2<<2 | 0, 0, 3, 0, 3}, [6]float32{-2, 0, 0, 1, 1, 1}, [3]float32{2, 1, 1}},
+	}
+	for _, c := range cases {
+		got := traceBox(Input{Nodes: c.nodes, Box: c.box})
+		if [6]float32(got[:6]) != c.box || [3]float32(got[6:]) != c.want {
+			t.Errorf("%s: traceBox = %v, want box %v then %v", c.name, got, c.box, c.want)
+		}
 	}
 }
