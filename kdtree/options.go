@@ -17,8 +17,8 @@ type Options struct {
 
 	// TraversalCost is the SAH cost of visiting an interior node (default 1).
 	// IntersectCost is the cost of one ray-triangle test (default 1.5). The
-	// pair is the metric of ../shared/ANCHORS.md (interior area × 1, leaf area
-	// × references × 1.5), so the builder minimises what SAHCost reports.
+	// pair is the metric of docs/sah.md (interior area × 1, leaf area ×
+	// references × 1.5), so the builder minimises what SAHCost reports.
 	TraversalCost, IntersectCost float32
 
 	// EmptyBonus scales down the cost of a split that leaves one side empty:

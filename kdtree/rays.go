@@ -7,15 +7,15 @@ import (
 	"github.com/kdbuild/kdbuild/scenes"
 )
 
-// The ray sets of ../shared/ANCHORS.md, so that hit counts compare exactly
-// with other tracers. All arithmetic is float64 from the float32 bounds,
+// The reference ray sets (docs/performance.md), the ones the other tracers'
+// figures are for, so that hit counts compare exactly. All arithmetic is float64 from the float32 bounds,
 // rounded to float32 once per stored component; every product is wrapped in
 // float64() so that no compiler fuses it into an FMA.
 
 // PrimaryImageSize is the width and height of PrimaryRays' image.
 const PrimaryImageSize = 1024
 
-// PrimaryRays returns the 1024×1024 camera rays of ANCHORS for scene bounds
+// PrimaryRays returns the 1024×1024 reference camera rays for scene bounds
 // b (the min/max over all vertices, scenes.Scene.Bounds), ray index
 // py·1024+px, px left to right, py top to bottom:
 //
@@ -49,7 +49,7 @@ func PrimaryRays(b scenes.Bounds) []Ray {
 	return rays
 }
 
-// splitMix64 is the generator of ANCHORS' random rays.
+// splitMix64 is the generator of the reference random rays.
 type splitMix64 struct{ state uint64 }
 
 func (g *splitMix64) next() uint64 {
@@ -65,7 +65,7 @@ func (g *splitMix64) uniform() float64 {
 	return float64(g.next()>>11) * 0x1p-53
 }
 
-// RandomRays returns ANCHORS' n random rays for scene bounds b: splitmix64
+// RandomRays returns the n reference random rays for scene bounds b: splitmix64
 // seeded with state 42, five uniforms per ray drawn in the order ux, uy,
 // uz, u1, u2:
 //

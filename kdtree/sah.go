@@ -1,6 +1,6 @@
 package kdtree
 
-// SAH constants of the reported cost (../shared/ANCHORS.md): every interior
+// SAH constants of the reported cost (docs/sah.md): every interior
 // node costs one traversal step, every reference in a leaf 1.5.
 const (
 	sahTraversal = 1.0
