@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -100,5 +101,21 @@ func TestReadConsts(t *testing.T) {
 		if c := got[name]; c.ctype != want[0] || c.value != want[1] {
 			t.Errorf("%s: %s %s, want %s %s", name, c.ctype, c.value, want[0], want[1])
 		}
+	}
+}
+
+// TestConstsHeaderCurrent fails when package consts changed since
+// kernels/consts_gen.cuh was written (run make kernels).
+func TestConstsHeaderCurrent(t *testing.T) {
+	cs, err := readConsts("../consts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	have, err := os.ReadFile("../consts_gen.cuh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(have) != string(constsHeader(cs)) {
+		t.Fatal("kernels/consts_gen.cuh is stale (run make kernels)")
 	}
 }
