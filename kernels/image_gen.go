@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "85982bd434768f8983fa471e98fcd235c3b89e8c43e7a4fb3b7d137df89bbefd"
+const SourcesSHA256 = "7cc76a999276a3fbcc13e0bbafbbace0d9edb0e740323052e21f266f3dd95c48"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -25,10 +25,12 @@ var SourceSHA256 = map[string]string{
 	"kdtree_small_v1.cu": "f248578cca66c1a5c2e83ea659107eafdd1b4ceb3b51621a8728eb03a895d5b4",
 	"kdtree_tail.cu":     "ef319d52fe69a158f58c9044b721644cd70a99d2392a9ab0803426e0b3a1c0b4",
 	"reduce.cu":          "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
-	"reduce.cuh":         "048ec90e0245508f05e682c72912f46f74ea58388e56bee511f531b72c43af52",
+	"reduce.cuh":         "dae43bc1d542cd5920a2e907673fd42a3f7eefefd073a9afb1e0ad5214798bf9",
+	"reduce_seg.cuh":     "02d02f918d46beeb916a9a1566329342b364752acaa103a05e5cef6682fbb787",
 	"runtime.cu":         "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
 	"scan.cu":            "8f5c09fc62d6885ff5a539429286c8f4fa74204929148303a6dbc257c4a078cd",
-	"scan.cuh":           "bed4995e8a9e99188587b1a554f470ac7186cbe29235b7d05aacd65d99222ad4",
+	"scan.cuh":           "8eb4538afc74ba25f42043b16126d814228830450d01f866a54f4c93da077148",
+	"scan_io.cuh":        "b9b07c196f4d8ee91c4b95a3a3714e5c7ff2213fb61acf5dae7ec9b82f543653",
 	"sort.cu":            "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":           "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
 	"split.cuh":          "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
