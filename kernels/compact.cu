@@ -3,6 +3,7 @@
 // as their offsets become known); the three-kernel form (flags, production
 // scan, scatter) is compact_flags_u32 + scan_excl_production_u32 +
 // compact_scatter_u32.
+#include "consts_gen.cuh"
 #include "scan.cuh"
 
 // compact_fused_u32 (v2, the default), compact_fused_staged_u32 and
@@ -180,7 +181,7 @@ KD_COMPACT_ASYNC(compact_fused_async_nobackoff_u32, kd_scan::TilingCA16BN, KD_AS
 namespace kd_scan {
 constexpr int kMaskRows = 8;
 constexpr int kMaskChunk = 128 * kMaskRows;
-constexpr int kMaskWarps = 8; // chunks (warps) per block of 256 threads
+constexpr int kMaskWarps = kd_const::kMaskWarps; // chunks (warps) per block of 256 threads
 __device__ __forceinline__ unsigned lane_of(uint4 q, int k) { return k == 0 ? q.x : k == 1 ? q.y : k == 2 ? q.z : q.w; }
 // load_row: the four items of lane at i (i = a row's base + 4*lane), zero
 // beyond n; vec: the chunk is whole and p 16-byte aligned.

@@ -9,19 +9,29 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "77fc0a432f80b62b07334e33deb4de48f033b152f76aabafc9b5d45f9f777492"
+const SourcesSHA256 = "7cc76a999276a3fbcc13e0bbafbbace0d9edb0e740323052e21f266f3dd95c48"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
-	"compact.cu": "3bdfab9cd051c5bb2ffcc5dc1c130f8f3da9b39fddcc8837cb1740e0957ea7a2",
-	"kdtree.cu":  "461a6e49569e5ccbd4cd47af5282902d13e003347af6f277f997ee4a081d87c4",
-	"reduce.cu":  "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
-	"reduce.cuh": "048ec90e0245508f05e682c72912f46f74ea58388e56bee511f531b72c43af52",
-	"runtime.cu": "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
-	"scan.cu":    "0eabdcf54c648ed3325eb5c75b537074530d58fc680b85abe4e0cc585057ed1a",
-	"scan.cuh":   "bed4995e8a9e99188587b1a554f470ac7186cbe29235b7d05aacd65d99222ad4",
-	"sort.cu":    "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
-	"split.cu":   "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
-	"split.cuh":  "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
-	"trace.cu":   "aad40eca68e0a037982dea968a9f12722e0ae0ed174387bb1b6add2f2cceb5e7",
+	"compact.cu":         "6c64adce1ef760238a618772a06ac1857e6db78df668bd3a5a0e9e172393b763",
+	"consts_gen.cuh":     "31dac3215fca6963ef078deb0467bdc4ebda4385a7016a80542c074521387f97",
+	"kdtree.cuh":         "e8edd39d8b2a6c4930e14e18beff2a7b3afe756dd13ef8565799eb687c9ec68d",
+	"kdtree_choose.cu":   "1faf5aab306807281c0b142ce7a128ad28ffa8908883eca3e294d20adfcd0237",
+	"kdtree_classify.cu": "276b61a7283b2369de8544548d39b057f181d90e4769c2357895423e05a7dced",
+	"kdtree_layout.cu":   "29d449ea7d01f01e76d592c7ede0e9a672ed3a7c95579623754410e08bca7da4",
+	"kdtree_prepare.cu":  "4a5bf946cde6d30f6d04e6a198fc28bd46cbd0fe469b7a9253e414a47c826f56",
+	"kdtree_small.cu":    "6b6677ff9ed02059700f5a3631ebc3fb21a4f0ff47dbc925a2e43f85918548c2",
+	"kdtree_small.cuh":   "8ed3bf1d617d379d3d4b3557b822baac07d6c8096fddd60a5a9b2b6c0a7d568d",
+	"kdtree_small_v1.cu": "f248578cca66c1a5c2e83ea659107eafdd1b4ceb3b51621a8728eb03a895d5b4",
+	"kdtree_tail.cu":     "ef319d52fe69a158f58c9044b721644cd70a99d2392a9ab0803426e0b3a1c0b4",
+	"reduce.cu":          "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
+	"reduce.cuh":         "dae43bc1d542cd5920a2e907673fd42a3f7eefefd073a9afb1e0ad5214798bf9",
+	"reduce_seg.cuh":     "02d02f918d46beeb916a9a1566329342b364752acaa103a05e5cef6682fbb787",
+	"runtime.cu":         "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
+	"scan.cu":            "8f5c09fc62d6885ff5a539429286c8f4fa74204929148303a6dbc257c4a078cd",
+	"scan.cuh":           "8eb4538afc74ba25f42043b16126d814228830450d01f866a54f4c93da077148",
+	"scan_io.cuh":        "b9b07c196f4d8ee91c4b95a3a3714e5c7ff2213fb61acf5dae7ec9b82f543653",
+	"sort.cu":            "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
+	"split.cu":           "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
+	"split.cuh":          "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
 }

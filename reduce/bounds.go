@@ -5,6 +5,7 @@ import (
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
 // boundsBlock is the thread count of the Bounds kernel: a multiple of 3, so
@@ -99,10 +100,10 @@ func (r *Reducer) boundsLaunch(dst, xyz *exec.Buf[float32]) error {
 	if n > 0 {
 		in = xyz.Ptr()
 	}
-	const k = "reduce_bounds_f32"
-	if err := r.launch(k, cuda.Linear(g), cuda.Linear(boundsBlock),
-		in, r.part[0].Ptr(), r.counter.Slice(ctrBounds, 1).Ptr(), dst.Ptr(), uint32(n)); err != nil {
-		return fmt.Errorf("reduce: %s over %d floats: %w", k, n, err)
+	k := launch.ReduceBoundsF32
+	if err := launchTyped(r, k, cuda.Linear(g), cuda.Linear(boundsBlock), launch.ReduceBoundsF32Args{
+		Xyz: in, Part: r.part[0].Ptr(), Counter: r.counter.Slice(ctrBounds, 1).Ptr(), Out: dst.Ptr(), N: uint32(n)}); err != nil {
+		return fmt.Errorf("reduce: %s over %d floats: %w", k.Name(), n, err)
 	}
 	return nil
 }
@@ -171,19 +172,21 @@ func (r *Reducer) SegmentedBoxes(out *exec.Buf[float32], lo, hi [3]*exec.Buf[flo
 	if err != nil {
 		return err
 	}
-	const k1, k2 = "reduce_segwarp_box_f32", "reduce_segbig_box_f32"
-	if err := r.segReset(k1, ns); err != nil {
+	k1, k2 := launch.ReduceSegwarpBoxF32, launch.ReduceSegbigBoxF32
+	if err := r.segReset(k1.Name(), ns); err != nil {
 		return err
 	}
 	block := cuda.Linear(blockSize)
-	if err := r.launch(k1, cuda.GridFor(ns*32, blockSize), block,
-		p[0], p[1], p[2], p[3], p[4], p[5], offsets.Ptr(), out.Ptr(), list, keys, big,
-		uint32(ns), uint32(n), uint32(boxWarpLimit), uint32(capacity)); err != nil {
-		return r.segFailed(k1, ns, err)
+	if err := launchTyped(r, k1, cuda.GridFor(ns*32, blockSize), block, launch.ReduceSegwarpBoxF32Args{
+		Lx: p[0], Ly: p[1], Lz: p[2], Hx: p[3], Hy: p[4], Hz: p[5], Offsets: offsets.Ptr(), Out: out.Ptr(),
+		BigList: list, BigKeys: keys, Big: big, Nseg: uint32(ns), N: uint32(n), Limit: uint32(boxWarpLimit),
+		Cap: uint32(capacity)}); err != nil {
+		return r.segFailed(k1.Name(), ns, err)
 	}
-	if err := r.launch(k2, cuda.Linear(r.sms*blocksPerSM), block,
-		p[0], p[1], p[2], p[3], p[4], p[5], offsets.Ptr(), out.Ptr(), list, keys, big, uint32(n), uint32(capacity)); err != nil {
-		return r.segFailed(k2, ns, err)
+	if err := launchTyped(r, k2, cuda.Linear(r.sms*blocksPerSM), block, launch.ReduceSegbigBoxF32Args{
+		Lx: p[0], Ly: p[1], Lz: p[2], Hx: p[3], Hy: p[4], Hz: p[5], Offsets: offsets.Ptr(), Out: out.Ptr(),
+		BigList: list, BigKeys: keys, Big: big, N: uint32(n), Cap: uint32(capacity)}); err != nil {
+		return r.segFailed(k2.Name(), ns, err)
 	}
 	return nil
 }

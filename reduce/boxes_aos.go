@@ -5,6 +5,7 @@ import (
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
 // BoxLevel is one interleaved-box segmented reduction (SegmentedBoxesAoS):
@@ -121,7 +122,7 @@ func (r *Reducer) boxesAoSLaunch(out, boxes *exec.Buf[float32], offsets *exec.Bu
 	if err != nil {
 		return err
 	}
-	const k1, k2 = "reduce_segwarp_boxaos_f32", "reduce_segbig_boxaos_f32"
+	k1, k2 := launch.ReduceSegwarpBoxaosF32, launch.ReduceSegbigBoxaosF32
 	// No memset of the counters: fixed() zeroes them when the Reducer is
 	// new or dirty, and reduce_segbig_boxaos_f32 leaves them at zero (its
 	// last block, or block 0 when nothing was listed), saving a driver call
@@ -132,15 +133,16 @@ func (r *Reducer) boxesAoSLaunch(out, boxes *exec.Buf[float32], offsets *exec.Bu
 	}
 	big := r.counter.Slice(ctrSegCount, 3).Ptr()
 	block := cuda.Linear(blockSize)
-	if err := r.launch(k1, cuda.GridFor(ns*32, blockSize), block,
-		in, offsets.Ptr(), out.Ptr(), list, keys, tileBase, owners, big,
-		uint32(ns), uint32(n), uint32(aosWarpLimit), uint32(capacity), uint32(tileCap)); err != nil {
-		return r.segFailed(k1, ns, err)
+	if err := launchTyped(r, k1, cuda.GridFor(ns*32, blockSize), block, launch.ReduceSegwarpBoxaosF32Args{
+		Boxes: in, Offsets: offsets.Ptr(), Out: out.Ptr(), BigList: list, BigKeys: keys, TileBase: tileBase,
+		TileOwner: owners, Big: big, Nseg: uint32(ns), N: uint32(n), Limit: uint32(aosWarpLimit), Cap: uint32(capacity),
+		TileCap: uint32(tileCap)}); err != nil {
+		return r.segFailed(k1.Name(), ns, err)
 	}
-	if err := r.launch(k2, cuda.Linear(r.sms*blocksPerSM), block,
-		in, offsets.Ptr(), out.Ptr(), list, keys, tileBase, owners, big,
-		uint32(n), uint32(capacity), uint32(tileCap)); err != nil {
-		return r.segFailed(k2, ns, err)
+	if err := launchTyped(r, k2, cuda.Linear(r.sms*blocksPerSM), block, launch.ReduceSegbigBoxaosF32Args{
+		Boxes: in, Offsets: offsets.Ptr(), Out: out.Ptr(), BigList: list, BigKeys: keys, TileBase: tileBase,
+		TileOwner: owners, Big: big, N: uint32(n), Cap: uint32(capacity), TileCap: uint32(tileCap)}); err != nil {
+		return r.segFailed(k2.Name(), ns, err)
 	}
 	return nil
 }

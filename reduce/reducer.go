@@ -6,6 +6,7 @@ import (
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
 // Reducer holds the device scratch the reductions of one executor need
@@ -169,8 +170,19 @@ func (r *Reducer) fixed() error {
 	return nil
 }
 
-// launch enqueues kernel (no dynamic shared memory); a failure marks the
-// counters for a reset. r.mu must be held.
+// launchTyped enqueues k with a (no dynamic shared memory); a failure
+// marks the counters for a reset. r.mu must be held.
+func launchTyped[A launch.Args](r *Reducer, k launch.Kernel[A], grid, block cuda.Dim3, a A) error {
+	err := k.Launch(r.ctx, grid, block, 0, a)
+	if err != nil {
+		r.dirty = true
+	}
+	return err
+}
+
+// launch enqueues kernel by name with untyped arguments, for the
+// reduction designs whose kernels differ in an unnamed parameter
+// (launchTyped otherwise).
 func (r *Reducer) launch(kernel string, grid, block cuda.Dim3, args ...any) error {
 	err := r.ctx.Launch(kernel, grid, block, 0, args...)
 	if err != nil {

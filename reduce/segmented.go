@@ -5,6 +5,7 @@ import (
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
 // Segmented reductions reduce every segment src[offsets[s]:offsets[s+1]]
@@ -173,18 +174,27 @@ func (r *Reducer) segmented(o op, lo, hi, src *exec.Buf[float32], offsets *exec.
 		return err
 	}
 	name := o.String()
-	k1, k2 := "reduce_segwarp_"+name+"_f32", "reduce_segbig_"+name+"_f32"
-	if err := r.segReset(k1, ns); err != nil {
+	k1, err := launch.Named[launch.ReduceSegwarpMinF32Args]("reduce_segwarp_" + name + "_f32")
+	if err != nil {
+		return err
+	}
+	k2, err := launch.Named[launch.ReduceSegbigMinF32Args]("reduce_segbig_" + name + "_f32")
+	if err != nil {
+		return err
+	}
+	if err := r.segReset(k1.Name(), ns); err != nil {
 		return err
 	}
 	block := cuda.Linear(blockSize)
-	if err := r.launch(k1, cuda.GridFor(ns*32, blockSize), block,
-		in, offsets.Ptr(), outLo, outHi, list, keys, big, uint32(ns), uint32(n), uint32(segWarpLimit), uint32(capacity)); err != nil {
-		return r.segFailed(k1, ns, err)
+	if err := launchTyped(r, k1, cuda.GridFor(ns*32, blockSize), block, launch.ReduceSegwarpMinF32Args{
+		Src: in, Offsets: offsets.Ptr(), OutLo: outLo, OutHi: outHi, BigList: list, BigKeys: keys, Big: big,
+		Nseg: uint32(ns), N: uint32(n), Limit: uint32(segWarpLimit), Cap: uint32(capacity)}); err != nil {
+		return r.segFailed(k1.Name(), ns, err)
 	}
-	if err := r.launch(k2, cuda.Linear(r.sms*blocksPerSM), block,
-		in, offsets.Ptr(), outLo, outHi, list, keys, big, uint32(n), uint32(capacity)); err != nil {
-		return r.segFailed(k2, ns, err)
+	if err := launchTyped(r, k2, cuda.Linear(r.sms*blocksPerSM), block, launch.ReduceSegbigMinF32Args{
+		Src: in, Offsets: offsets.Ptr(), OutLo: outLo, OutHi: outHi, BigList: list, BigKeys: keys, Big: big,
+		N: uint32(n), Cap: uint32(capacity)}); err != nil {
+		return r.segFailed(k2.Name(), ns, err)
 	}
 	return nil
 }

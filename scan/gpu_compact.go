@@ -3,8 +3,10 @@ package scan
 import (
 	"fmt"
 
+	"github.com/kdbuild/kdbuild/kernels/consts"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
 // gpuCompact runs a GPU compaction and reads the count back.
@@ -34,7 +36,9 @@ func gpuCompactTo(sc *Scanner, variant string, dst, src, flags *exec.Buf[uint32]
 	}
 	capacity := uint64(dst.Len())
 	if kernel, ok := tuningCompactKernel(variant); ok {
-		return sc.lookbackLaunch(kernel, n, count, true, src.Ptr(), flags.Ptr(), dstPtr, uint64(n), capacity)
+		return lookbackLaunch(sc, kernel, n, func(state cuda.DevPtr) launch.CompactFusedU32Args {
+			return launch.CompactFusedU32Args{Src: src.Ptr(), Flags: flags.Ptr(), Dst: dstPtr, N: uint64(n), Cap: capacity, State: state, Count: count}
+		})
 	}
 	switch variant {
 	case CompactFused, CompactFusedStaged, CompactFusedV1, CompactFusedPrefetch, CompactFusedAsync:
@@ -45,7 +49,9 @@ func gpuCompactTo(sc *Scanner, variant string, dst, src, flags *exec.Buf[uint32]
 			CompactFusedV1:       "compact_fused_v1_u32",
 			CompactFusedPrefetch: "compact_fused_prefetch_u32",
 		}[variant]
-		if err := sc.lookbackLaunch(kernel, n, count, true, src.Ptr(), flags.Ptr(), dstPtr, uint64(n), capacity); err != nil {
+		if err := lookbackLaunch(sc, kernel, n, func(state cuda.DevPtr) launch.CompactFusedU32Args {
+			return launch.CompactFusedU32Args{Src: src.Ptr(), Flags: flags.Ptr(), Dst: dstPtr, N: uint64(n), Cap: capacity, State: state, Count: count}
+		}); err != nil {
 			return err
 		}
 	case CompactMask:
@@ -59,13 +65,14 @@ func gpuCompactTo(sc *Scanner, variant string, dst, src, flags *exec.Buf[uint32]
 		}
 		f := buf.Ptr()
 		g := linearGrid(n, 256)
-		if err := ctx.Launch("compact_flags_u32", g, cuda.Linear(256), 0, flags.Ptr(), f, uint64(n)); err != nil {
+		if err := launch.CompactFlagsU32.Launch(ctx, g, cuda.Linear(256), 0, launch.CompactFlagsU32Args{Flags: flags.Ptr(), Out: f, N: uint64(n)}); err != nil {
 			return err
 		}
 		if err := sc.productionRaw("u32", f, f, n, false, count); err != nil {
 			return err
 		}
-		if err := ctx.Launch("compact_scatter_u32", g, cuda.Linear(256), 0, src.Ptr(), flags.Ptr(), f, dstPtr, uint64(n), capacity); err != nil {
+		if err := launch.CompactScatterU32.Launch(ctx, g, cuda.Linear(256), 0, launch.CompactScatterU32Args{
+			Src: src.Ptr(), Flags: flags.Ptr(), Pos: f, Dst: dstPtr, N: uint64(n), Cap: capacity}); err != nil {
 			return err
 		}
 	default:
@@ -78,7 +85,7 @@ func gpuCompactTo(sc *Scanner, variant string, dst, src, flags *exec.Buf[uint32]
 // (kernels/compact.cu, kd_scan::kMaskChunk), maskWarps the chunks per block.
 const (
 	maskChunk = 1024
-	maskWarps = 8
+	maskWarps = int(consts.MaskWarps)
 )
 
 // maskCompact runs the mask compaction: compact_mask_u32 (bits and chunk
@@ -97,11 +104,13 @@ func (sc *Scanner) maskCompact(dst, src, flags cuda.DevPtr, n int, capacity uint
 	}
 	ctx := sc.ex.CUDA()
 	grid := cuda.Linear((chunks + maskWarps - 1) / maskWarps)
-	if err := ctx.Launch("compact_mask_u32", grid, cuda.Linear(32*maskWarps), 0, flags, uint64(n), mask, counts); err != nil {
+	if err := launch.CompactMaskU32.Launch(ctx, grid, cuda.Linear(32*maskWarps), 0,
+		launch.CompactMaskU32Args{Flags: flags, N: uint64(n), Mask: mask, Counts: counts}); err != nil {
 		return err
 	}
 	if err := sc.productionRaw("u32", counts, counts, chunks, false, count); err != nil {
 		return err
 	}
-	return ctx.Launch("compact_gather_u32", grid, cuda.Linear(32*maskWarps), 0, src, mask, counts, dst, uint64(n), capacity)
+	return launch.CompactGatherU32.Launch(ctx, grid, cuda.Linear(32*maskWarps), 0,
+		launch.CompactGatherU32Args{Src: src, Mask: mask, Offs: counts, Dst: dst, N: uint64(n), Cap: capacity})
 }

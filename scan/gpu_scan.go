@@ -7,6 +7,7 @@ import (
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
 // Production tiling (kernels/scan.cuh): 256 threads, 16 items each (v1,
@@ -55,19 +56,19 @@ func checkGPUSize(op string, n int) error {
 }
 
 // lookbackLaunch zeroes the look-back state for n items and launches the
-// single-pass kernel with args followed by the state pointer (and, when
-// withTotal, the total pointer); one block per tile of lookbackTile(kernel).
+// single-pass kernel named kernel, whose arguments are A, with args(state);
+// one block per tile of lookbackTile(kernel).
 // A single tile of a kernel without the ticket reads no state (tile 0
 // looks back at nothing, it only publishes): the memset is skipped, one
 // driver call less for the kd-tree builder's many small scans.
-func (sc *Scanner) lookbackLaunch(kernel string, n int, total cuda.DevPtr, withTotal bool, args ...any) error {
+func lookbackLaunch[A launch.Args](sc *Scanner, kernel string, n int, args func(state cuda.DevPtr) A) error {
 	tile := lookbackTile(kernel)
 	tiles := (n + tile - 1) / tile
 	state, err := sc.lookbackState(tiles, tiles > 1 || lookbackTicket(kernel))
 	if err != nil {
 		return err
 	}
-	return sc.lookbackRun(kernel, tiles, state, total, withTotal, args...)
+	return lookbackRun(sc, kernel, tiles, args(state))
 }
 
 // lookbackState returns the look-back state of tiles tiles (8*(tiles+1)
@@ -86,14 +87,14 @@ func (sc *Scanner) lookbackState(tiles int, zero bool) (cuda.DevPtr, error) {
 	return buf.Ptr(), nil
 }
 
-// lookbackRun launches a single-pass kernel over tiles tiles with args, the
-// state (zeroed already) and, when withTotal, total.
-func (sc *Scanner) lookbackRun(kernel string, tiles int, state, total cuda.DevPtr, withTotal bool, args ...any) error {
-	args = append(args, state)
-	if withTotal {
-		args = append(args, total)
+// lookbackRun launches the single-pass kernel named kernel over tiles
+// tiles with a (its state zeroed already).
+func lookbackRun[A launch.Args](sc *Scanner, kernel string, tiles int, a A) error {
+	k, err := launch.Named[A](kernel)
+	if err != nil {
+		return err
 	}
-	return sc.ex.CUDA().Launch(kernel, cuda.Linear(tiles), cuda.Linear(lookbackThreads(kernel)), 0, args...)
+	return k.Launch(sc.ex.CUDA(), cuda.Linear(tiles), cuda.Linear(lookbackThreads(kernel)), 0, a)
 }
 
 // productionRaw runs the default production scan (defaultScan) over raw
@@ -112,7 +113,9 @@ func (sc *Scanner) productionVariant(variant, sfx string, dst, src cuda.DevPtr, 
 	if !ok {
 		return fmt.Errorf("scan: unknown production variant %q", variant)
 	}
-	return sc.lookbackLaunch("scan_"+kind+"_"+family+"_"+sfx, n, total, true, src, dst, uint64(n))
+	return lookbackLaunch(sc, "scan_"+kind+"_"+family+"_"+sfx, n, func(state cuda.DevPtr) launch.ScanExclProductionU32Args {
+		return launch.ScanExclProductionU32Args{Src: src, Dst: dst, N: uint64(n), State: state, Total: total}
+	})
 }
 
 // resultPtr returns the device address of word i of the small read-back
@@ -162,18 +165,26 @@ func gpuScan[T Value](sc *Scanner, variant string, dst, src *exec.Buf[T], inclus
 			return err
 		}
 		g := linearGrid(n, 256)
-		if err := ctx.Launch("scan_naive_init_"+sfx, g, cuda.Linear(256), 0, src.Ptr(), a, uint64(n), incl); err != nil {
+		initK, err := launch.Named[launch.ScanNaiveInitU32Args]("scan_naive_init_" + sfx)
+		if err != nil {
+			return err
+		}
+		stepK, err := launch.Named[launch.ScanNaiveStepU32Args]("scan_naive_step_" + sfx)
+		if err != nil {
+			return err
+		}
+		if err := initK.Launch(ctx, g, cuda.Linear(256), 0, launch.ScanNaiveInitU32Args{Src: src.Ptr(), Out: a, N: uint64(n), Inclusive: incl}); err != nil {
 			return err
 		}
 		cur, other := a, dst.Ptr()
 		for d := 1; d < n; d <<= 1 {
-			if err := ctx.Launch("scan_naive_step_"+sfx, g, cuda.Linear(256), 0, cur, other, uint64(n), uint64(d)); err != nil {
+			if err := stepK.Launch(ctx, g, cuda.Linear(256), 0, launch.ScanNaiveStepU32Args{In: cur, Out: other, N: uint64(n), D: uint64(d)}); err != nil {
 				return err
 			}
 			cur, other = other, cur
 		}
 		if cur != dst.Ptr() {
-			return ctx.Launch("scan_copy_u32", g, cuda.Linear(256), 0, dst.Ptr(), cur, uint64(n))
+			return launch.ScanCopyU32.Launch(ctx, g, cuda.Linear(256), 0, launch.ScanCopyU32Args{Dst: dst.Ptr(), Src: cur, N: uint64(n)})
 		}
 		return nil
 
@@ -189,17 +200,29 @@ func gpuScan[T Value](sc *Scanner, variant string, dst, src *exec.Buf[T], inclus
 			return err
 		}
 		a := buf.Ptr()
-		if err := ctx.Launch("scan_we_load_"+sfx, linearGrid(m, 256), cuda.Linear(256), 0, src.Ptr(), a, uint64(n), uint64(m)); err != nil {
+		loadK, err := launch.Named[launch.ScanWeLoadU32Args]("scan_we_load_" + sfx)
+		if err != nil {
 			return err
 		}
-		up, down := "scan_we_up_"+sfx, "scan_we_down_"+sfx
+		if err := loadK.Launch(ctx, linearGrid(m, 256), cuda.Linear(256), 0, launch.ScanWeLoadU32Args{Src: src.Ptr(), A: a, N: uint64(n), M: uint64(m)}); err != nil {
+			return err
+		}
+		upName, downName := "scan_we_up_"+sfx, "scan_we_down_"+sfx
 		threads := func(s int) int { return m }
 		if variant == VariantWorkEfficientThreads {
-			up, down = "scan_we_up_threads_"+sfx, "scan_we_down_threads_"+sfx
+			upName, downName = "scan_we_up_threads_"+sfx, "scan_we_down_threads_"+sfx
 			threads = func(s int) int { return m / s }
 		}
+		up, err := launch.Named[launch.ScanWeUpU32Args](upName)
+		if err != nil {
+			return err
+		}
+		down, err := launch.Named[launch.ScanWeDownU32Args](downName)
+		if err != nil {
+			return err
+		}
 		for s := 2; s <= m; s <<= 1 {
-			if err := ctx.Launch(up, linearGrid(threads(s), 256), cuda.Linear(256), 0, a, uint64(m), uint64(s)); err != nil {
+			if err := up.Launch(ctx, linearGrid(threads(s), 256), cuda.Linear(256), 0, launch.ScanWeUpU32Args{A: a, M: uint64(m), S: uint64(s)}); err != nil {
 				return err
 			}
 		}
@@ -207,22 +230,34 @@ func gpuScan[T Value](sc *Scanner, variant string, dst, src *exec.Buf[T], inclus
 			return err
 		}
 		for s := m; s >= 2; s >>= 1 {
-			if err := ctx.Launch(down, linearGrid(threads(s), 256), cuda.Linear(256), 0, a, uint64(m), uint64(s)); err != nil {
+			if err := down.Launch(ctx, linearGrid(threads(s), 256), cuda.Linear(256), 0, launch.ScanWeDownU32Args{A: a, M: uint64(m), S: uint64(s)}); err != nil {
 				return err
 			}
 		}
-		return ctx.Launch("scan_we_finish_"+sfx, linearGrid(n, 256), cuda.Linear(256), 0, a, src.Ptr(), dst.Ptr(), uint64(n), incl)
+		finish, err := launch.Named[launch.ScanWeFinishU32Args]("scan_we_finish_" + sfx)
+		if err != nil {
+			return err
+		}
+		return finish.Launch(ctx, linearGrid(n, 256), cuda.Linear(256), 0, launch.ScanWeFinishU32Args{A: a, Src: src.Ptr(), Dst: dst.Ptr(), N: uint64(n), Inclusive: incl})
 
 	case VariantSharedNaive, VariantSharedWorkEfficient:
 		sums, err := sc.scratch(scratchTemp, 4*uint64(sharedSumsLen(n)))
 		if err != nil {
 			return err
 		}
-		kernel, threads := "scan_block_naive_"+sfx, sharedBlock
+		name, threads := "scan_block_naive_"+sfx, sharedBlock
 		if variant == VariantSharedWorkEfficient {
-			kernel, threads = "scan_block_we_"+sfx, sharedBlock/2
+			name, threads = "scan_block_we_"+sfx, sharedBlock/2
 		}
-		return sharedScan(ctx, kernel, threads, sfx, src.Ptr(), dst.Ptr(), n, incl, sums)
+		kernel, err := launch.Named[launch.ScanBlockNaiveU32Args](name)
+		if err != nil {
+			return err
+		}
+		add, err := launch.Named[launch.ScanAddSumsU32Args]("scan_add_sums_" + sfx)
+		if err != nil {
+			return err
+		}
+		return sharedScan(ctx, kernel, add, threads, src.Ptr(), dst.Ptr(), n, incl, sums)
 	}
 	return fmt.Errorf("scan: unknown GPU variant %q", variant)
 }
@@ -241,19 +276,21 @@ func sharedSumsLen(n int) int {
 // sharedScan scans per block into out with the block totals in sums, scans
 // the totals recursively (exclusive, in place, their own totals after them)
 // and adds them back.
-func sharedScan(ctx *cuda.Context, kernel string, threads int, sfx string, in, out cuda.DevPtr, n int, incl int32, sums cuda.DevPtr) error {
+func sharedScan(ctx *cuda.Context, kernel launch.Kernel[launch.ScanBlockNaiveU32Args], add launch.Kernel[launch.ScanAddSumsU32Args],
+	threads int, in, out cuda.DevPtr, n int, incl int32, sums cuda.DevPtr) error {
 	nb := (n + sharedBlock - 1) / sharedBlock
-	if err := ctx.Launch(kernel, cuda.Linear(nb), cuda.Linear(threads), 0, in, out, sums, uint64(n), incl); err != nil {
+	if err := kernel.Launch(ctx, cuda.Linear(nb), cuda.Linear(threads), 0,
+		launch.ScanBlockNaiveU32Args{In: in, Out: out, Sums: sums, N: uint64(n), Inclusive: incl}); err != nil {
 		return err
 	}
 	if nb == 1 {
 		return nil
 	}
 	next := ptrAt(sums, (nb+3)&^3)
-	if err := sharedScan(ctx, kernel, threads, sfx, sums, sums, nb, 0, next); err != nil {
+	if err := sharedScan(ctx, kernel, add, threads, sums, sums, nb, 0, next); err != nil {
 		return err
 	}
-	return ctx.Launch("scan_add_sums_"+sfx, linearGrid(n, 256), cuda.Linear(256), 0, out, sums, uint64(n))
+	return add.Launch(ctx, linearGrid(n, 256), cuda.Linear(256), 0, launch.ScanAddSumsU32Args{Out: out, Sums: sums, N: uint64(n)})
 }
 
 func gpuSegmented[T Value](sc *Scanner, family string, dst, src *exec.Buf[T], heads cuda.DevPtr, inclusive bool) error {
@@ -269,7 +306,9 @@ func gpuSegmented[T Value](sc *Scanner, family string, dst, src *exec.Buf[T], he
 	if family == segmentedV1 {
 		kernel = "segscan_" + kind + "_v1_" + suffix[T]()
 	}
-	return sc.lookbackLaunch(kernel, n, 0, false, src.Ptr(), heads, dst.Ptr(), uint64(n))
+	return lookbackLaunch(sc, kernel, n, func(state cuda.DevPtr) launch.SegscanExclU32Args {
+		return launch.SegscanExclU32Args{Src: src.Ptr(), Heads: heads, Dst: dst.Ptr(), N: uint64(n), State: state}
+	})
 }
 
 // gpuSegmentedOffsets runs the offsets-form kernels: segscan_tile_starts
@@ -311,12 +350,12 @@ func gpuSegmentedOffsetsKernel[T Value](sc *Scanner, kernel string, dst, src *ex
 	if err != nil {
 		return err
 	}
-	if err := sc.ex.CUDA().Launch("segscan_tile_starts", linearGrid(tiles, 256), cuda.Linear(256), 0,
-		offPtr, uint64(nent), buf.Ptr(), uint64(tiles), uint64(tile), state); err != nil {
+	if err := launch.SegscanTileStarts.Launch(sc.ex.CUDA(), linearGrid(tiles, 256), cuda.Linear(256), 0, launch.SegscanTileStartsArgs{
+		Offsets: offPtr, Nentries: uint64(nent), TileSeg: buf.Ptr(), Tiles: uint64(tiles), Tile: uint64(tile), State: state}); err != nil {
 		return err
 	}
-	return sc.lookbackRun(kernel, tiles, state, 0, false,
-		src.Ptr(), offPtr, buf.Ptr(), uint64(nent), dst.Ptr(), uint64(n))
+	return lookbackRun(sc, kernel, tiles, launch.SegscanOffExclU32Args{Src: src.Ptr(), Offsets: offPtr, TileSeg: buf.Ptr(),
+		Nentries: uint64(nent), Dst: dst.Ptr(), N: uint64(n), State: state})
 }
 
 // gpuHeadsFromOffsets builds head flags for n items from segment offsets in
@@ -331,8 +370,8 @@ func gpuHeadsFromOffsets(sc *Scanner, offsets *exec.Buf[uint32], n int) (cuda.De
 	}
 	nseg := offsets.Len()
 	if nseg > 0 {
-		if err := sc.ex.CUDA().Launch("segscan_heads_from_offsets", linearGrid(nseg, 256), cuda.Linear(256), 0,
-			offsets.Ptr(), uint64(nseg), buf.Ptr(), uint64(n)); err != nil {
+		if err := launch.SegscanHeadsFromOffsets.Launch(sc.ex.CUDA(), linearGrid(nseg, 256), cuda.Linear(256), 0,
+			launch.SegscanHeadsFromOffsetsArgs{Offsets: offsets.Ptr(), Nseg: uint64(nseg), Heads: buf.Ptr(), N: uint64(n)}); err != nil {
 			return 0, err
 		}
 	}

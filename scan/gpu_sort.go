@@ -6,6 +6,7 @@ import (
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
 // lsd8 tiling (kernels/sort.cu): sub-tiles of 2048 keys, 256 threads.
@@ -88,10 +89,12 @@ func onesweepSort(sc *Scanner, keys, vals *exec.Buf[uint32], nbits int) error {
 		sms = ctx.Info().SMs
 	}
 	hb := min((n+4095)/4096, sms*onesweepHistBlocksPerSM)
-	if err := ctx.Launch("sort_onesweep_hist_u32", cuda.Linear(max(hb, 1)), cuda.Linear(256), 0, keys.Ptr(), uint64(n), hist.Ptr()); err != nil {
+	if err := launch.SortOnesweepHistU32.Launch(ctx, cuda.Linear(max(hb, 1)), cuda.Linear(256), 0,
+		launch.SortOnesweepHistU32Args{Keys: keys.Ptr(), N: uint64(n), Hist: hist.Ptr()}); err != nil {
 		return err
 	}
-	if err := ctx.Launch("sort_onesweep_scan_u32", cuda.Linear(1), cuda.Linear(256), 0, hist.Ptr(), uint64(n), maskPtr); err != nil {
+	if err := launch.SortOnesweepScanU32.Launch(ctx, cuda.Linear(1), cuda.Linear(256), 0,
+		launch.SortOnesweepScanU32Args{Hist: hist.Ptr(), N: uint64(n), Mask: maskPtr}); err != nil {
 		return err
 	}
 	var mask uint32
@@ -134,8 +137,9 @@ func onesweepSort(sc *Scanner, keys, vals *exec.Buf[uint32], nbits int) error {
 		if err := state.Slice(0, int(stateBytes)).Memset32(0); err != nil {
 			return err
 		}
-		if err := ctx.Launch("sort_onesweep_pass_u32", cuda.Linear(tiles), cuda.Linear(256), 0,
-			inK, inV, altK, altV, uint64(n), uint32(8*p), ptrAt(hist.Ptr(), 256*p), state.Ptr()); err != nil {
+		if err := launch.SortOnesweepPassU32.Launch(ctx, cuda.Linear(tiles), cuda.Linear(256), 0, launch.SortOnesweepPassU32Args{
+			KeysIn: inK, ValsIn: inV, KeysOut: altK, ValsOut: altV, N: uint64(n), Shift: uint32(8 * p),
+			Offsets: ptrAt(hist.Ptr(), 256*p), State: state.Ptr()}); err != nil {
 			return err
 		}
 		inK, altK = altK, inK
@@ -145,11 +149,11 @@ func onesweepSort(sc *Scanner, keys, vals *exec.Buf[uint32], nbits int) error {
 	if passes%2 == 1 {
 		// The result is in the scratch: copy it back.
 		g := linearGrid(n, 256)
-		if err := ctx.Launch("scan_copy_u32", g, cuda.Linear(256), 0, keys.Ptr(), inK, uint64(n)); err != nil {
+		if err := launch.ScanCopyU32.Launch(ctx, g, cuda.Linear(256), 0, launch.ScanCopyU32Args{Dst: keys.Ptr(), Src: inK, N: uint64(n)}); err != nil {
 			return err
 		}
 		if vals != nil {
-			if err := ctx.Launch("scan_copy_u32", g, cuda.Linear(256), 0, vals.Ptr(), inV, uint64(n)); err != nil {
+			if err := launch.ScanCopyU32.Launch(ctx, g, cuda.Linear(256), 0, launch.ScanCopyU32Args{Dst: vals.Ptr(), Src: inV, N: uint64(n)}); err != nil {
 				return err
 			}
 		}
@@ -180,7 +184,8 @@ func gpuSort(sc *Scanner, variant string, keys, vals *exec.Buf[uint32], nbits in
 		if err := sc.bufs[scratchResult].Slice(0, 4).Memset8(0); err != nil {
 			return err
 		}
-		if err := ctx.Launch("sort_max_u32", linearGrid(n, 256*8), cuda.Linear(256), 0, keys.Ptr(), uint64(n), maxPtr); err != nil {
+		if err := launch.SortMaxU32.Launch(ctx, linearGrid(n, 256*8), cuda.Linear(256), 0,
+			launch.SortMaxU32Args{Keys: keys.Ptr(), N: uint64(n), Result: maxPtr}); err != nil {
 			return err
 		}
 		maxKey, err := sc.readResult(0)
@@ -218,13 +223,15 @@ func gpuSort(sc *Scanner, variant string, keys, vals *exec.Buf[uint32], nbits in
 		}
 		g := linearGrid(n, 256)
 		for bit := 0; bit < nbits; bit++ {
-			if err := ctx.Launch("sort_split_flags_u32", g, cuda.Linear(256), 0, inK, flags, uint64(n), uint32(bit)); err != nil {
+			if err := launch.SortSplitFlagsU32.Launch(ctx, g, cuda.Linear(256), 0,
+				launch.SortSplitFlagsU32Args{Keys: inK, Flags: flags, N: uint64(n), Bit: uint32(bit)}); err != nil {
 				return err
 			}
 			if err := sc.productionRaw("u32", flags, flags, n, false, zeros); err != nil {
 				return err
 			}
-			if err := ctx.Launch("sort_split_scatter_u32", g, cuda.Linear(256), 0, inK, inV, altK, altV, flags, zeros, uint64(n), uint32(bit)); err != nil {
+			if err := launch.SortSplitScatterU32.Launch(ctx, g, cuda.Linear(256), 0, launch.SortSplitScatterU32Args{
+				KeysIn: inK, ValsIn: inV, KeysOut: altK, ValsOut: altV, Pos: flags, Zeros: zeros, N: uint64(n), Bit: uint32(bit)}); err != nil {
 				return err
 			}
 			inK, altK = altK, inK
@@ -232,9 +239,9 @@ func gpuSort(sc *Scanner, variant string, keys, vals *exec.Buf[uint32], nbits in
 			passes++
 		}
 	case SortLSD8, SortLSD8Prefetch:
-		scatter := "sort_scatter8_u32"
+		scatter := launch.SortScatter8U32
 		if variant == SortLSD8Prefetch {
-			scatter = "sort_scatter8_prefetch_u32"
+			scatter = launch.SortScatter8PrefetchU32
 		}
 		blocks, perBlock := sortGrid(ctx, n)
 		hist, err := sc.scratch(scratchHist, 4*256*uint64(blocks))
@@ -242,13 +249,16 @@ func gpuSort(sc *Scanner, variant string, keys, vals *exec.Buf[uint32], nbits in
 			return err
 		}
 		for shift := 0; shift < nbits; shift += 8 {
-			if err := ctx.Launch("sort_hist8_u32", cuda.Linear(blocks), cuda.Linear(sortThreads), 0, inK, uint64(n), uint32(shift), hist, uint64(perBlock)); err != nil {
+			if err := launch.SortHist8U32.Launch(ctx, cuda.Linear(blocks), cuda.Linear(sortThreads), 0,
+				launch.SortHist8U32Args{Keys: inK, N: uint64(n), Shift: uint32(shift), Counts: hist, PerBlock: uint64(perBlock)}); err != nil {
 				return err
 			}
 			if err := sc.productionRaw("u32", hist, hist, 256*blocks, false, 0); err != nil {
 				return err
 			}
-			if err := ctx.Launch(scatter, cuda.Linear(blocks), cuda.Linear(sortThreads), 0, inK, inV, altK, altV, uint64(n), uint32(shift), hist, uint64(perBlock)); err != nil {
+			if err := scatter.Launch(ctx, cuda.Linear(blocks), cuda.Linear(sortThreads), 0, launch.SortScatter8U32Args{
+				KeysIn: inK, ValsIn: inV, KeysOut: altK, ValsOut: altV, N: uint64(n), Shift: uint32(shift), Offsets: hist,
+				PerBlock: uint64(perBlock)}); err != nil {
 				return err
 			}
 			inK, altK = altK, inK
@@ -261,11 +271,11 @@ func gpuSort(sc *Scanner, variant string, keys, vals *exec.Buf[uint32], nbits in
 	if passes%2 == 1 {
 		// The result is in the scratch: copy it back.
 		g := linearGrid(n, 256)
-		if err := ctx.Launch("scan_copy_u32", g, cuda.Linear(256), 0, keys.Ptr(), inK, uint64(n)); err != nil {
+		if err := launch.ScanCopyU32.Launch(ctx, g, cuda.Linear(256), 0, launch.ScanCopyU32Args{Dst: keys.Ptr(), Src: inK, N: uint64(n)}); err != nil {
 			return err
 		}
 		if vals != nil {
-			if err := ctx.Launch("scan_copy_u32", g, cuda.Linear(256), 0, vals.Ptr(), inV, uint64(n)); err != nil {
+			if err := launch.ScanCopyU32.Launch(ctx, g, cuda.Linear(256), 0, launch.ScanCopyU32Args{Dst: vals.Ptr(), Src: inV, N: uint64(n)}); err != nil {
 				return err
 			}
 		}

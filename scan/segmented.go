@@ -5,6 +5,7 @@ import (
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
 // SegmentedExclusive writes the exclusive prefix sum of src restarted at
@@ -108,8 +109,13 @@ func SegmentedExclusivePrepared[T Value](ex exec.Executor, dst, src *exec.Buf[T]
 	if lookbackTile(kernel) != SegOffsetsTile {
 		return fmt.Errorf("scan: %s: %s has %d-item tiles, not %d", op, kernel, lookbackTile(kernel), SegOffsetsTile)
 	}
-	return ex.CUDA().Launch(kernel, cuda.Linear(tiles), cuda.Linear(lookbackThreads(kernel)), 0,
-		src.Ptr(), offsets.Ptr(), tileSeg.Ptr(), uint64(offsets.Len()), dst.Ptr(), uint64(n), state.Ptr())
+	k, err := launch.Named[launch.SegscanOffExclU32Args](kernel)
+	if err != nil {
+		return err
+	}
+	return k.Launch(ex.CUDA(), cuda.Linear(tiles), cuda.Linear(lookbackThreads(kernel)), 0, launch.SegscanOffExclU32Args{
+		Src: src.Ptr(), Offsets: offsets.Ptr(), TileSeg: tileSeg.Ptr(), Nentries: uint64(offsets.Len()), Dst: dst.Ptr(),
+		N: uint64(n), State: state.Ptr()})
 }
 
 func segmented[T Value](ex exec.Executor, sc *Scanner, dst, src *exec.Buf[T], heads *exec.Buf[uint32], inclusive bool) error {

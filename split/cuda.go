@@ -5,6 +5,7 @@ import (
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 	"github.com/kdbuild/kdbuild/scan"
 )
 
@@ -48,8 +49,8 @@ func queueCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], 
 	// The unpacking also prepares the ranks' scan (its tiles' first
 	// segments and its zeroed state): one launch less a level.
 	if !unpacked {
-		if err := ctx.Launch("split_unpack_u32", cuda.GridFor(max(n+1, 2*nodes+3, words, int(u.ScanStateWords)), block),
-			cuda.Linear(block), 0, append([]any{flags.Ptr(), uint32(n)}, u.Args(offsets.Ptr(), uint32(nodes))...)...); err != nil {
+		if err := launch.SplitUnpackU32.Launch(ctx, cuda.GridFor(max(n+1, 2*nodes+3, words, int(u.ScanStateWords)), block),
+			cuda.Linear(block), 0, u.Kernel(flags.Ptr(), uint32(n), offsets.Ptr(), uint32(nodes))); err != nil {
 			return err
 		}
 	}
@@ -57,17 +58,18 @@ func queueCUDA(ex exec.Executor, sc *Scratch, flags, offsets *exec.Buf[uint32], 
 	if err := scan.SegmentedExclusivePrepared(ex, pre, pre, segOff, sc.tileSeg.Slice(0, tiles), sc.scanState.Slice(0, sWords)); err != nil {
 		return err
 	}
-	if err := ctx.Launch("split_bases_u32", cuda.Linear(words-1), cuda.Linear(256), 0,
-		offsets.Ptr(), uint32(nodes), pre.Ptr(), uint32(n), flags.Ptr(), res.CountL.Ptr(), res.CountR.Ptr(),
-		res.ChildBase.Ptr(), sc.state.Ptr(), sc.totalDev.Ptr()); err != nil {
+	if err := launch.SplitBasesU32.Launch(ctx, cuda.Linear(words-1), cuda.Linear(256), 0, launch.SplitBasesU32Args{
+		Offsets: offsets.Ptr(), Nodes: uint32(nodes), Pre: pre.Ptr(), N: uint32(n), Flags: flags.Ptr(),
+		CountL: res.CountL.Ptr(), CountR: res.CountR.Ptr(), Base: res.ChildBase.Ptr(), State: sc.state.Ptr(),
+		Total: sc.totalDev.Ptr()}); err != nil {
 		return err
 	}
 	if n == 0 || (res.DstL == nil && res.DstR == nil) {
 		return nil
 	}
-	return ctx.Launch("split_dest_u32", cuda.GridFor(n, block), cuda.Linear(block), 0,
-		flags.Ptr(), offsets.Ptr(), uint32(n), uint32(nodes), pre.Ptr(), res.ChildBase.Ptr(), res.CountL.Ptr(),
-		res.DstL.Ptr(), res.DstR.Ptr())
+	return launch.SplitDestU32.Launch(ctx, cuda.GridFor(n, block), cuda.Linear(block), 0, launch.SplitDestU32Args{
+		Flags: flags.Ptr(), Offsets: offsets.Ptr(), N: uint32(n), Nodes: uint32(nodes), Pre: pre.Ptr(),
+		Base: res.ChildBase.Ptr(), CountL: res.CountL.Ptr(), DstL: res.DstL.Ptr(), DstR: res.DstR.Ptr()})
 }
 
 // Unpacking is what a kernel of the caller's needs to unpack a level's
@@ -94,6 +96,13 @@ type Unpacking struct {
 func (u Unpacking) Args(offsets cuda.DevPtr, nodes uint32) []any {
 	return []any{u.Pre, offsets, nodes, u.SegOff, u.State, u.StateWords, u.TileSeg, u.Tiles, u.ScanState,
 		u.ScanStateWords}
+}
+
+// Kernel returns split_unpack_u32's arguments: flags and n, then Args.
+func (u Unpacking) Kernel(flags cuda.DevPtr, n uint32, offsets cuda.DevPtr, nodes uint32) launch.SplitUnpackU32Args {
+	return launch.SplitUnpackU32Args{Flags: flags, N: n, Pre: u.Pre, Offsets: offsets, Nodes: nodes, SegOff: u.SegOff,
+		State: u.State, StateWords: u.StateWords, TileSeg: u.TileSeg, Tiles: u.Tiles, Sstate: u.ScanState,
+		SstateWords: u.ScanStateWords}
 }
 
 // Unpacking returns sc's Unpacking for a level of n references and nodes

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
 // reference is the contract's loop, written out.
@@ -250,8 +251,8 @@ func TestAddressesGPURanks(t *testing.T) {
 			if v.unpacked {
 				u, err := sc.Unpacking(n, nodes)
 				require.NoError(t, err)
-				require.NoError(t, ex.CUDA().Launch("split_unpack_u32", cuda.Linear(2), cuda.Linear(64), 0,
-					append([]any{flags.Ptr(), uint32(n)}, u.Args(offsets.Ptr(), uint32(nodes))...)...))
+				require.NoError(t, launch.SplitUnpackU32.Launch(ex.CUDA(), cuda.Linear(2), cuda.Linear(64), 0,
+					u.Kernel(flags.Ptr(), uint32(n), offsets.Ptr(), uint32(nodes))))
 				require.NoError(t, AddressesUnpacked(ex, sc, flags, offsets, res))
 			} else {
 				require.NoError(t, AddressesQueued(ex, sc, flags, offsets, res))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
 // CopySizes are the float32 counts of the copy benchmark: 2^20 .. 2^28.
@@ -82,7 +83,7 @@ func copyRows(ex Executor, n, runs int) ([]BenchRow, error) {
 		vs = []variant{
 			{CopyMemcpy, func() error { return dst.CopyFrom(src) }},
 			{CopyKernel, func() error {
-				return ctx.Launch("copy_u32", grid, cuda.Linear(256), 0, dst.Ptr(), src.Ptr(), uint64(n))
+				return launch.CopyU32.Launch(ctx, grid, cuda.Linear(256), 0, launch.CopyU32Args{Dst: dst.Ptr(), Src: src.Ptr(), N: uint64(n)})
 			}},
 		}
 	} else {

@@ -50,10 +50,9 @@ for pkg in $($GO list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{e
 		failed+=("$rel")
 	fi
 done
-if [ -d "$BUNDLE/work/kernels" ]; then
-	cp kernels/*.cu "$BUNDLE/work/kernels/" 2>/dev/null
-	cp kernels/*.cuh "$BUNDLE/work/kernels/" 2>/dev/null
-fi
+# The kernel sources, which tests of several packages read (../kernels).
+mkdir -p "$BUNDLE/work/kernels"
+cp kernels/*.cu kernels/*.cuh "$BUNDLE/work/kernels/"
 if ! $GO build -ldflags='-s -w' -o "$BUNDLE/kdbuild" ./cmd/kdbuild; then
 	echo "gpu-bundle: kdbuild does not build" >&2
 	failed+=("kdbuild binary")

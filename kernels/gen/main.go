@@ -1,10 +1,17 @@
-// Command gen rebuilds the kernel image: it writes build/kdbuild_all.cu, a
+// Command gen rebuilds the kernel image: it writes kernels/consts_gen.cuh
+// from package kernels/consts (the constants Go and CUDA share), then
+// build/kdbuild_all.cu, a
 // unity file that #includes every kernels/*.cu in sorted order, compiles it
 // with one nvcc call into kernels/kdbuild.fatbin, and writes
 // kernels/image_gen.go recording the nvcc version, the flags and the SHA-256
-// of every source. Run from the module root (make kernels):
+// of every source; from the kernels' signatures (nvcc -E of the unity
+// file) it writes kernels/launch/kernels_gen.go, an argument struct and a
+// typed Kernel value per kernel (package launch), refusing a kernel of more
+// parameters than a launch passes. Run from the module root (make kernels):
 //
-//	go run ./kernels/gen [-nvcc nvcc]
+//	go run ./kernels/gen [-nvcc nvcc] [-go]
+//
+// -go writes the constants header and package launch but compiles nothing.
 //
 // Both outputs are written to a temporary file and renamed into place, so an
 // interrupted run leaves the previous image intact.
@@ -48,14 +55,19 @@ const (
 
 func main() {
 	nvcc := flag.String("nvcc", "nvcc", "nvcc to run")
+	goOnly := flag.Bool("go", false, "write the constants header and package launch only, not the image")
 	flag.Parse()
-	if err := run(*nvcc); err != nil {
+	if err := run(*nvcc, *goOnly); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(nvcc string) error {
+func run(nvcc string, goOnly bool) error {
+	// The shared constants first: the sources include them.
+	if err := writeConsts(); err != nil {
+		return fmt.Errorf("constants: %w", err)
+	}
 	cu, err := filepath.Glob(filepath.Join(srcDir, "*.cu"))
 	if err != nil {
 		return err
@@ -76,6 +88,12 @@ func run(nvcc string) error {
 	}
 	if err := writeFile(unityPath, u.Bytes()); err != nil {
 		return err
+	}
+	if err := writeLaunch(nvcc); err != nil {
+		return fmt.Errorf("launch code: %w", err)
+	}
+	if goOnly {
+		return nil
 	}
 
 	version, err := nvccVersion(nvcc)
