@@ -43,8 +43,9 @@ type PartOptions struct {
 // Memory per triangle of a build, for PartOptions.MemoryBudget: the CUDA
 // build's peak device memory (436–470 B per triangle on the shared scenes
 // and the bunny grid) and the Go build's peak heap in use, garbage not yet
-// collected included, which depends on when the collector runs (560–1,310 B
-// per triangle on procedural scenes of 80k triangles, TestGoBytesPerTriangle).
+// collected included, which depends on when the collector runs and grows with
+// the workers (560–1,310 B per triangle on procedural scenes of 80k triangles
+// with two workers, TestGoBytesPerTriangle; 2,000–2,700 with sixteen).
 const (
 	GPUBytesPerTriangle = 470
 	GoBytesPerTriangle  = 1600

@@ -47,6 +47,11 @@ func TestInterruptedTraceAndRender(t *testing.T) {
 				took := time.Since(start) - after // from the cancellation
 				what := c.name + " " + after.String()
 				t.Logf("%s: returned %v after the cancellation", what, took)
+				if took < 0 && r.code == exitOK {
+					// A fast machine finished before the cancellation: no
+					// interruption to check.
+					continue
+				}
 				assert.Equal(t, exitInterrupted, r.code, "%s: stderr %s", what, r.stderr)
 				assert.Empty(t, r.stdout, "%s: no report after an interruption", what)
 				assert.Contains(t, r.stderr, "interrupted", what)
