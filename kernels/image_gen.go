@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "7cc76a999276a3fbcc13e0bbafbbace0d9edb0e740323052e21f266f3dd95c48"
+const SourcesSHA256 = "4d2544238e49c40b1a050c0140ae33f919cc18009c94b1c768657df5acf4a83f"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -28,10 +28,11 @@ var SourceSHA256 = map[string]string{
 	"reduce.cuh":         "dae43bc1d542cd5920a2e907673fd42a3f7eefefd073a9afb1e0ad5214798bf9",
 	"reduce_seg.cuh":     "02d02f918d46beeb916a9a1566329342b364752acaa103a05e5cef6682fbb787",
 	"runtime.cu":         "fa0d7f9fee4e3378a2284703ee66881227f70feefbf7375daf10a9d3ead9605a",
-	"scan.cu":            "8f5c09fc62d6885ff5a539429286c8f4fa74204929148303a6dbc257c4a078cd",
+	"scan.cu":            "0eabdcf54c648ed3325eb5c75b537074530d58fc680b85abe4e0cc585057ed1a",
 	"scan.cuh":           "8eb4538afc74ba25f42043b16126d814228830450d01f866a54f4c93da077148",
 	"scan_io.cuh":        "b9b07c196f4d8ee91c4b95a3a3714e5c7ff2213fb61acf5dae7ec9b82f543653",
 	"sort.cu":            "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":           "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
 	"split.cuh":          "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
+	"trace.cu":           "aad40eca68e0a037982dea968a9f12722e0ae0ed174387bb1b6add2f2cceb5e7",
 }

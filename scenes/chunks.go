@@ -24,9 +24,6 @@ func (c *chunks[T]) add(v T) {
 	c.n++
 }
 
-// len is the number of elements added.
-func (c *chunks[T]) len() int { return c.n }
-
 // all returns the elements in order (nil when there are none).
 func (c *chunks[T]) all() []T {
 	if c.n == 0 {

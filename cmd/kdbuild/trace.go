@@ -170,7 +170,7 @@ func timeBatch(ctx context.Context, tree *kdtree.Tree, rays []kdtree.Ray, anyHit
 	if tree.OnDevice() {
 		q.Device, q.Threads = "gpu", 0
 	}
-	t0 := time.Now()
+	var t0 time.Time
 	if anyHit {
 		occ := make([]bool, len(rays))
 		t0 = time.Now()

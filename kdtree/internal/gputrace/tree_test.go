@@ -83,7 +83,7 @@ func TestTraceBox(t *testing.T) {
 		{"leaf only", []uint32{f(100), 7<<2 | 3}, [6]float32{-1, 2, -3, 4, -5, 6}, [3]float32{4, 5, 6}},
 		{"splits past box", []uint32{f(-9), 2<<2 | 1, 0, 3, f(7), 4<<2 | 2, 0, 3, 0, 3},
 			[6]float32{-1, -2, -3, 1, 2, 3}, [3]float32{1, 9, 7}},
-		{"split inside box", []uint32{f(0.5), 2<<2 | 0, 0, 3, 0, 3}, [6]float32{-2, 0, 0, 1, 1, 1}, [3]float32{2, 1, 1}},
+		{"split inside box", []uint32{f(0.5), 2 << 2, 0, 3, 0, 3}, [6]float32{-2, 0, 0, 1, 1, 1}, [3]float32{2, 1, 1}},
 	}
 	for _, c := range cases {
 		got := traceBox(Input{Nodes: c.nodes, Box: c.box})
