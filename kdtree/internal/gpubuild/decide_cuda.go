@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
+	"github.com/kdbuild/kdbuild/kernels/consts"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/launch"
 )
@@ -100,9 +101,9 @@ func (b *gpuBuild) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 // counts (a word a node).
 func histLen(bins, nodes int) int { return (6*bins + 1) * nodes }
 
-// binTile is kd_tree::kBinTile: the references one block of
-// kdtree_bin_u32 counts.
-const binTile = 512
+// binTile is consts.BinTile: the references one block of kdtree_bin_u32
+// counts.
+const binTile = int(consts.BinTile)
 
 // checkTable compares the node table made on the device with the host's
 // nodes (tests only: one more read-back per level).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
+	"github.com/kdbuild/kdbuild/kernels/consts"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/kernels/launch"
@@ -155,12 +156,11 @@ type devTop struct {
 // every second level are the same: see largeCUDAPipe).
 const szSlots = 2
 
-// szWords is the number of words of a level's sizes (kSizeWords in
-// kernels/kdtree.cu): nodes, references, references parked before the
+// szWords is the number of words of a level's sizes (consts.SizeWords): nodes, references, references parked before the
 // level, overflow, small roots before the level (kdtree_tail_f32 lists
 // them on the device: see small_early.go), nodes of the levels before it
 // (it lists them too: see top_cuda.go).
-const szWords = 6
+const szWords = int(consts.SizeWords)
 
 func (d *devLevel) free() {
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.rnode[0], d.rnode[1], d.flags, d.offsets, d.info,

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
+	"github.com/kdbuild/kdbuild/kernels/consts"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/kernels/launch"
@@ -17,22 +18,22 @@ import (
 // the large phase parked, built on the device (kdtree_small_w_f32), or the
 // parked references brought home for the Go small phase.
 
-// smallWarps, smallRecChunk and smallRefChunk are kd_small::kWarps,
-// kRecChunk and kRefChunk of kernels/kdtree.cu: roots per block of
+// smallWarps, smallRecChunk and smallRefChunk are consts.SmallWarps,
+// SmallRecChunk and SmallRefChunk: roots per block of
 // kdtree_small_w_f32, and the records and (at least) leaf references a warp
 // reserves at a time; each warp can leave one chunk of each partly unused
 // (fewer than one per root: a warp keeps its chunks from root to root).
 const (
-	smallWarps    = 4
+	smallWarps    = int(consts.SmallWarps)
 	smallCtrs     = 5 // kdtree_small_w_f32's counters: next record, next reference, overflow, next root, places unusable
-	smallRecChunk = 32
-	smallRefChunk = 64
+	smallRecChunk = int(consts.SmallRecChunk)
+	smallRefChunk = int(consts.SmallRefChunk)
 )
 
-// smallWarpBytes is sizeof(kd_small::Warp), a warp's shared memory in
+// smallWarpBytes is consts.SmallWarpBytes, sizeof(kd_small::Warp), a warp's shared memory in
 // kdtree_small_w_f32 (dynamic shared memory: a block's smallWarps of them
 // are more than the 48 KiB of static shared memory a block may have).
-const smallWarpBytes = 12944
+const smallWarpBytes = int(consts.SmallWarpBytes)
 
 // smallPlaceLimit is kdtree_small_w_f32's placeLimit: the most nodes and
 // leaf references a small subtree may have for the layout to place its

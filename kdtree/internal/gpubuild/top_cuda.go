@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
+	"github.com/kdbuild/kdbuild/kernels/consts"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/kernels/launch"
@@ -53,8 +54,8 @@ func (d *devLevel) topFits(roots int) bool {
 	return d.roots != nil && roots > 0 && roots <= d.rootCap && nodes <= topCap(d.rootCap)
 }
 
-// topPlanWords is the plan's words a node (kTopPlan in kernels/kdtree.cu).
-const topPlanWords = 6
+// topPlanWords is the plan's words a node (consts.TopPlanWords).
+const topPlanWords = int(consts.TopPlanWords)
 
 // queueTopPlan queues kdtree_top_plan_u32 on the levels' list of
 // large-phase nodes (d.topLevels) for roots small roots: its plan, 6 words
