@@ -5,7 +5,9 @@ import (
 	"math"
 
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
+	"github.com/kdbuild/kdbuild/kernels/consts"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
 // decideCUDA queues the decisions of a level's nn nodes holding n
@@ -65,28 +67,30 @@ func (b *gpuBuild) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 	// fused against 29 with the three launches). 2^19 references are about
 	// two waves of its blocks on an H200.
 	if b.cfg.on(pathFusedChoose) && n <= b.cfg.fusedChooseMaxRefs {
-		const k = "kdtree_choose_f32"
-		if err := d.ctx.LaunchDependent(k, cuda.GridFor(max(n, 1), binTile), cuda.Linear(cudaBlock), shared,
-			d.nboxP, d.info.Ptr(), d.offsets.Ptr(), uint32(nn), uint32(n), d.tight.Ptr(), tkey,
-			int32(o.SmallNode), int32(o.MaxDepth), int32(nb), d.dec.Ptr(), d.tkey[1].Ptr(), uint32(nextCap),
-			d.box[0].Ptr(), d.hist.Ptr(), d.hist.Slice(6*nb*nn, nn).Ptr(), p.Ct, p.Ci, p.Keep, d.rnode[0].Ptr()); err != nil {
-			return fmt.Errorf("kdtree: %s: %w", k, err)
+		if err := launch.KdtreeChooseF32.LaunchDependent(d.ctx, cuda.GridFor(max(n, 1), binTile), cuda.Linear(cudaBlock), shared, launch.KdtreeChooseF32Args{
+			Nbox: d.nboxP, Info: d.info.Ptr(), Offsets: d.offsets.Ptr(), Nodes: uint32(nn), N: uint32(n),
+			Tight: d.tight.Ptr(), Tkey: tkey, SmallNode: int32(o.SmallNode), MaxDepth: int32(o.MaxDepth),
+			Bins: int32(nb), Dec: d.dec.Ptr(), TkeyNext: d.tkey[1].Ptr(), NextCap: uint32(nextCap),
+			Box: d.box[0].Ptr(), Hist: d.hist.Ptr(), Arrive: d.hist.Slice(6*nb*nn, nn).Ptr(), Ct: p.Ct, Ci: p.Ci,
+			Keep: p.Keep, Rnode: d.rnode[0].Ptr()}); err != nil {
+			return fmt.Errorf("kdtree: kdtree_choose_f32: %w", err)
 		}
 		return nil
 	}
-	if err := d.launchDep("kdtree_decide_f32", nn, d.nboxP, d.info.Ptr(), uint32(nn), d.tight.Ptr(), tkey,
-		int32(o.SmallNode), int32(o.MaxDepth), int32(nb), d.dec.Ptr(), d.geo.Ptr(), d.tkey[1].Ptr(),
-		uint32(nextCap)); err != nil {
+	if err := launchDepN(d, launch.KdtreeDecideF32, nn, launch.KdtreeDecideF32Args{
+		Nbox: d.nboxP, Info: d.info.Ptr(), Nodes: uint32(nn), Tight: d.tight.Ptr(), Tkey: tkey,
+		SmallNode: int32(o.SmallNode), MaxDepth: int32(o.MaxDepth), Bins: int32(nb), Dec: d.dec.Ptr(),
+		Geo: d.geo.Ptr(), TkeyNext: d.tkey[1].Ptr(), NextCap: uint32(nextCap)}); err != nil {
 		return err
 	}
-	const k1, k2 = "kdtree_bin_u32", "kdtree_sah_f32"
-	if err := d.ctx.LaunchDependent(k1, cuda.GridFor(n, binTile), cuda.Linear(cudaBlock), shared,
-		d.box[0].Ptr(), d.offsets.Ptr(), uint32(nn), uint32(n), d.dec.Ptr(), d.geo.Ptr(), int32(nb), d.hist.Ptr(),
-		d.rnode[0].Ptr()); err != nil {
-		return fmt.Errorf("kdtree: %s: %w", k1, err)
+	if err := launch.KdtreeBinU32.LaunchDependent(d.ctx, cuda.GridFor(n, binTile), cuda.Linear(cudaBlock), shared, launch.KdtreeBinU32Args{
+		Box: d.box[0].Ptr(), Offsets: d.offsets.Ptr(), Nodes: uint32(nn), N: uint32(n), Dec: d.dec.Ptr(),
+		Geo: d.geo.Ptr(), Bins: int32(nb), Hist: d.hist.Ptr(), Rnode: d.rnode[0].Ptr()}); err != nil {
+		return fmt.Errorf("kdtree: kdtree_bin_u32: %w", err)
 	}
-	if err := d.launchDep(k2, 32*nn, d.nboxP, d.info.Ptr(), uint32(nn), d.geo.Ptr(), d.hist.Ptr(),
-		int32(nb), p.Ct, p.Ci, p.Keep, d.dec.Ptr()); err != nil {
+	if err := launchDepN(d, launch.KdtreeSahF32, 32*nn, launch.KdtreeSahF32Args{
+		Nbox: d.nboxP, Info: d.info.Ptr(), Nodes: uint32(nn), Geo: d.geo.Ptr(), Hist: d.hist.Ptr(),
+		Bins: int32(nb), Ct: p.Ct, Ci: p.Ci, Keep: p.Keep, Dec: d.dec.Ptr()}); err != nil {
 		return err
 	}
 	return nil
@@ -97,9 +101,9 @@ func (b *gpuBuild) decideCUDA(d *devLevel, nn, n int, keys bool) error {
 // counts (a word a node).
 func histLen(bins, nodes int) int { return (6*bins + 1) * nodes }
 
-// binTile is kd_tree::kBinTile: the references one block of
-// kdtree_bin_u32 counts.
-const binTile = 512
+// binTile is consts.BinTile: the references one block of kdtree_bin_u32
+// counts.
+const binTile = int(consts.BinTile)
 
 // checkTable compares the node table made on the device with the host's
 // nodes (tests only: one more read-back per level).

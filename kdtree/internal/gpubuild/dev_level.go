@@ -4,8 +4,10 @@ import (
 	"fmt"
 
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
+	"github.com/kdbuild/kdbuild/kernels/consts"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 	"github.com/kdbuild/kdbuild/reduce"
 	"github.com/kdbuild/kdbuild/split"
 )
@@ -154,12 +156,11 @@ type devTop struct {
 // every second level are the same: see largeCUDAPipe).
 const szSlots = 2
 
-// szWords is the number of words of a level's sizes (kSizeWords in
-// kernels/kdtree.cu): nodes, references, references parked before the
+// szWords is the number of words of a level's sizes (consts.SizeWords): nodes, references, references parked before the
 // level, overflow, small roots before the level (kdtree_tail_f32 lists
 // them on the device: see small_early.go), nodes of the levels before it
 // (it lists them too: see top_cuda.go).
-const szWords = 6
+const szWords = int(consts.SizeWords)
 
 func (d *devLevel) free() {
 	for _, b := range []*exec.Buf[uint32]{d.kept, d.tri[0], d.tri[1], d.rnode[0], d.rnode[1], d.flags, d.offsets, d.info,
@@ -307,23 +308,24 @@ func ensureKeep[T cuda.Elem](ex exec.Executor, b **exec.Buf[T], n, used int) err
 	return nil
 }
 
-func (d *devLevel) launch(kernel string, n int, args ...any) error {
-	if err := d.ctx.Launch(kernel, cuda.GridFor(n, cudaBlock), cuda.Linear(cudaBlock), 0, args...); err != nil {
-		return fmt.Errorf("kdtree: %s: %w", kernel, err)
+// launchN launches k over n threads in blocks of cudaBlock.
+func launchN[A launch.Args](d *devLevel, k launch.Kernel[A], n int, a A) error {
+	if err := k.Launch(d.ctx, cuda.GridFor(n, cudaBlock), cuda.Linear(cudaBlock), 0, a); err != nil {
+		return fmt.Errorf("kdtree: %s: %w", k.Name(), err)
 	}
 	return nil
 }
 
-// launchDep is launch as a dependent launch (cuda.Context.LaunchDependent):
+// launchDepN is launchN as a dependent launch (cuda.Context.LaunchDependent):
 // for the level's kernels, which start with kd_pdl_enter
 // (kernels/scan.cuh), so that each may be scheduled before the kernel
 // before it ends (a level is seven kernels of a few microseconds each,
 // with about 2 µs between two on an H200). After anything but a kernel
 // (the decisions after a copy and an event) the dependency is an ordinary
 // one.
-func (d *devLevel) launchDep(kernel string, n int, args ...any) error {
-	if err := d.ctx.LaunchDependent(kernel, cuda.GridFor(n, cudaBlock), cuda.Linear(cudaBlock), 0, args...); err != nil {
-		return fmt.Errorf("kdtree: %s: %w", kernel, err)
+func launchDepN[A launch.Args](d *devLevel, k launch.Kernel[A], n int, a A) error {
+	if err := k.LaunchDependent(d.ctx, cuda.GridFor(n, cudaBlock), cuda.Linear(cudaBlock), 0, a); err != nil {
+		return fmt.Errorf("kdtree: %s: %w", k.Name(), err)
 	}
 	return nil
 }
@@ -345,7 +347,8 @@ func (d *devLevel) startLevels(n int) error {
 	if d.countPending {
 		count = d.prep.Ptr()
 	}
-	if err := d.launch("kdtree_boxes_f32", n, d.tv.Ptr(), d.kept.Ptr(), uint32(n), d.box[0].Ptr(), count); err != nil {
+	if err := launchN(d, launch.KdtreeBoxesF32, n, launch.KdtreeBoxesF32Args{
+		Tv: d.tv.Ptr(), Kept: d.kept.Ptr(), N: uint32(n), Box: d.box[0].Ptr(), Count: count}); err != nil {
 		return err
 	}
 	if err := d.upload([]refbuild.LNode{{Off: 0, Cnt: uint32(n)}}, n); err != nil {
@@ -364,8 +367,8 @@ func (d *devLevel) firstLevelCount(sz cuda.DevPtr) error {
 	if !d.countPending {
 		return nil
 	}
-	if err := d.ctx.Launch("kdtree_first_level_u32", cuda.Linear(1), cuda.Linear(32), 0, d.prep.Ptr(), d.offsets.Ptr(),
-		uint32(d.layout), sz); err != nil {
+	if err := launch.KdtreeFirstLevelU32.Launch(d.ctx, cuda.Linear(1), cuda.Linear(32), 0, launch.KdtreeFirstLevelU32Args{
+		Count: d.prep.Ptr(), Table: d.offsets.Ptr(), Layout: uint32(d.layout), Sz: sz}); err != nil {
 		return fmt.Errorf("kdtree: kdtree_first_level_u32: %w", err)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 	"github.com/kdbuild/kdbuild/reduce"
 	"github.com/kdbuild/kdbuild/scan"
 	"github.com/kdbuild/kdbuild/split"
@@ -383,8 +384,8 @@ func (d *devLevel) levelTable(nodes []refbuild.LNode, nn, n int) error {
 		if d.rootToTable {
 			// The root's box is not home yet: the device writes it into
 			// the table from d.tight (rootBox).
-			if err := d.ctx.Launch("kdtree_root_box_f32", cuda.Linear(1), cuda.Linear(32), 0, d.tight.Ptr(),
-				d.nboxP); err != nil {
+			if err := launch.KdtreeRootBoxF32.Launch(d.ctx, cuda.Linear(1), cuda.Linear(32), 0, launch.KdtreeRootBoxF32Args{
+				Tight: d.tight.Ptr(), Nbox: d.nboxP}); err != nil {
 				return fmt.Errorf("kdtree: kdtree_root_box_f32: %w", err)
 			}
 			d.rootToTable = false
@@ -418,10 +419,13 @@ func (d *devLevel) classifyCUDA(nn, n int) error {
 		return err
 	}
 	countL, countR := d.dec.Slice(3*nn, nn), d.dec.Slice(4*nn, nn)
-	if err := d.launchDep("kdtree_classify_f32", max(n, 1), d.box[0].Ptr(), d.tri[0].Ptr(), d.tv.Ptr(), d.nboxP,
-		d.offsets.Ptr(), uint32(nn), uint32(n), d.dec.Ptr(), d.flags.Ptr(), d.clipL.Ptr(), d.clipR.Ptr(),
-		d.wstate.Ptr(), uint32(nodeWordsState(nn)), u.Pre, u.SegOff, u.State, u.StateWords, u.TileSeg, u.Tiles,
-		u.ScanState, u.ScanStateWords, d.rnode[0].Ptr(), countL.Ptr(), countR.Ptr()); err != nil {
+	if err := launchDepN(d, launch.KdtreeClassifyF32, max(n, 1), launch.KdtreeClassifyF32Args{
+		Box: d.box[0].Ptr(), Tri: d.tri[0].Ptr(), Tv: d.tv.Ptr(), Nbox: d.nboxP, Offsets: d.offsets.Ptr(),
+		Nodes: uint32(nn), N: uint32(n), Dec: d.dec.Ptr(), Flags: d.flags.Ptr(), ClipL: d.clipL.Ptr(),
+		ClipR: d.clipR.Ptr(), State: d.wstate.Ptr(), StateWords: uint32(nodeWordsState(nn)), Pre: u.Pre,
+		SegOff: u.SegOff, Bstate: u.State, BstateWords: u.StateWords, TileSeg: u.TileSeg, Tiles: u.Tiles,
+		Sstate: u.ScanState, SstateWords: u.ScanStateWords, Rnode: d.rnode[0].Ptr(), CountL: countL.Ptr(),
+		CountR: countR.Ptr()}); err != nil {
 		return err
 	}
 	// The split's addresses without destinations (kdtree_tail_f32
@@ -434,12 +438,13 @@ func (d *devLevel) classifyCUDA(nn, n int) error {
 	// words each): one read-back brings all of them.
 	m := 2 * (n + 1)
 	rankBlocks, basesBlocks := int(u.Tiles), scan.MadeStateWords(nn+1)-1
-	const k = "kdtree_addresses_u32"
-	if err := d.ctx.LaunchDependent(k, cuda.Linear(rankBlocks+basesBlocks+nodeWordsState(nn)-1), cuda.Linear(256), 0,
-		u.Pre, u.SegOff, u.TileSeg, uint64(2*nn+3), uint64(m), u.ScanState, uint32(rankBlocks),
-		countL.Ptr(), countR.Ptr(), uint32(nn), d.dec.Slice(5*nn, nn).Ptr(), u.State, d.sc.Total().Ptr(),
-		uint32(basesBlocks), d.info.Ptr(), d.dec.Ptr(), d.pre.Slice(0, nodeWords(nn)).Ptr(), d.wstate.Ptr()); err != nil {
-		return fmt.Errorf("kdtree: %s: %w", k, err)
+	if err := launch.KdtreeAddressesU32.LaunchDependent(d.ctx, cuda.Linear(rankBlocks+basesBlocks+nodeWordsState(nn)-1), cuda.Linear(256), 0, launch.KdtreeAddressesU32Args{
+		Pre: u.Pre, SegOff: u.SegOff, TileSeg: u.TileSeg, SegEntries: uint64(2*nn + 3), M: uint64(m),
+		Sstate: u.ScanState, RankBlocks: uint32(rankBlocks), CountL: countL.Ptr(), CountR: countR.Ptr(),
+		Nodes: uint32(nn), Base: d.dec.Slice(5*nn, nn).Ptr(), Bstate: u.State, Total: d.sc.Total().Ptr(),
+		BasesBlocks: uint32(basesBlocks), Info: d.info.Ptr(), Dec: d.dec.Ptr(),
+		Npre: d.pre.Slice(0, nodeWords(nn)).Ptr(), Wstate: d.wstate.Ptr()}); err != nil {
+		return fmt.Errorf("kdtree: kdtree_addresses_u32: %w", err)
 	}
 	return nil
 }
@@ -517,12 +522,15 @@ func (b *gpuBuild) queueTail(d *devLevel, nb, nRefs, layout, level int, log cuda
 	if keys {
 		tkey = d.tkey[1].Ptr()
 	}
-	if err := d.launchDep("kdtree_tail_f32", max(nRefs, nb+1, layout+1), d.tri[0].Ptr(), d.box[0].Ptr(), d.flags.Ptr(),
-		d.sc.Ranks().Ptr(), d.clipL.Ptr(), d.clipR.Ptr(), uint32(nRefs), d.tri[1].Ptr(), d.box[1].Ptr(),
-		d.offsets.Ptr(), pre.Ptr(), uint32(nb), d.dec.Ptr(), d.ptri.Ptr(), d.pbox.Ptr(), uint32(parkCap),
-		d.nboxP, d.info.Ptr(), d.dec.Slice(3*nb, 3*nb).Ptr(), d.sc.Total().Ptr(), uint32(refCap),
-		uint32(layout), table, szIn, szOut, log, tkey, uint32(layout), d.rnode[0].Ptr(), d.rnode[1].Ptr(),
-		sroot, uint32(rootCap)); err != nil {
+	if err := launchDepN(d, launch.KdtreeTailF32, max(nRefs, nb+1, layout+1), launch.KdtreeTailF32Args{
+		Tri: d.tri[0].Ptr(), Box: d.box[0].Ptr(), Flags: d.flags.Ptr(), Ranks: d.sc.Ranks().Ptr(),
+		ClipL: d.clipL.Ptr(), ClipR: d.clipR.Ptr(), N: uint32(nRefs), Ntri: d.tri[1].Ptr(),
+		NboxOut: d.box[1].Ptr(), Offsets: d.offsets.Ptr(), Pre: pre.Ptr(), Nodes: uint32(nb),
+		Dec: d.dec.Ptr(), Ptri: d.ptri.Ptr(), Pbox: d.pbox.Ptr(), ParkCap: uint32(parkCap), Nbox: d.nboxP,
+		Info: d.info.Ptr(), Cnt: d.dec.Slice(3*nb, 3*nb).Ptr(), Total: d.sc.Total().Ptr(),
+		RefCap: uint32(refCap), Layout: uint32(layout), Table: table, SzIn: szIn, SzOut: szOut, Log: log,
+		Tkey: tkey, KeyCap: uint32(layout), Rnode: d.rnode[0].Ptr(), Nrnode: d.rnode[1].Ptr(), Sroot: sroot,
+		RootCap: uint32(rootCap)}); err != nil {
 		return err
 	}
 	if layout > 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
 // freeLevel frees the level buffers once the large phase is over (the
@@ -123,8 +124,9 @@ func (b *gpuBuild) layoutCUDA(d *devLevel, rs *refbuild.Records, so *smallDev, p
 // uploaded into up after the small roots' bases) into refs.
 func (d *devLevel) copyRanges(t *topLayout, up, refs *exec.Buf[uint32]) error {
 	if nc := len(t.copies) / 3; nc > 0 {
-		if err := d.ctx.Launch("kdtree_copy_ranges_u32", cuda.Linear(nc), cuda.Linear(cudaBlock), 0,
-			d.ptri.Ptr(), up.Slice(len(t.base), len(t.copies)).Ptr(), uint32(nc), refs.Ptr()); err != nil {
+		if err := launch.KdtreeCopyRangesU32.Launch(d.ctx, cuda.Linear(nc), cuda.Linear(cudaBlock), 0, launch.KdtreeCopyRangesU32Args{
+			Src: d.ptri.Ptr(), C: up.Slice(len(t.base), len(t.copies)).Ptr(), Ranges: uint32(nc),
+			Dst: refs.Ptr()}); err != nil {
 			return fmt.Errorf("kdtree: kdtree_copy_ranges_u32: %w", err)
 		}
 	}
@@ -199,16 +201,18 @@ func (d *devLevel) emitSmall(so *smallDev, base, nodes, refs *exec.Buf[uint32]) 
 		return nil, nil
 	}
 	if so.place != nil {
-		return nil, d.launch("kdtree_small_place_u32", so.nrec, so.rec.Ptr(), so.refs.Ptr(), so.place.Ptr(),
-			so.chunkRoot.Ptr(), uint32(so.nrec), uint32(R), base.Ptr(), nodes.Ptr(), refs.Ptr())
+		return nil, launchN(d, launch.KdtreeSmallPlaceU32, so.nrec, launch.KdtreeSmallPlaceU32Args{
+			Rec: so.rec.Ptr(), Srefs: so.refs.Ptr(), Place: so.place.Ptr(), ChunkRoot: so.chunkRoot.Ptr(),
+			Nrec: uint32(so.nrec), Roots: uint32(R), Base: base.Ptr(), Nodes: nodes.Ptr(), Refs: refs.Ptr()})
 	}
 	walkErr, err := exec.Alloc[uint32](d.ex, 1)
 	if err != nil {
 		return nil, err
 	}
 	if err = walkErr.Dev().Memset32(0); err == nil {
-		err = d.launch("kdtree_small_emit_u32", R, so.rec.Ptr(), so.refs.Ptr(), uint32(R), base.Ptr(),
-			nodes.Ptr(), refs.Ptr(), walkErr.Ptr())
+		err = launchN(d, launch.KdtreeSmallEmitU32, R, launch.KdtreeSmallEmitU32Args{
+			Rec: so.rec.Ptr(), Srefs: so.refs.Ptr(), Roots: uint32(R), Base: base.Ptr(), Nodes: nodes.Ptr(),
+			Refs: refs.Ptr(), Err: walkErr.Ptr()})
 	}
 	if err != nil {
 		walkErr.Free()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 	"github.com/kdbuild/kdbuild/scan"
 )
 
@@ -74,8 +75,9 @@ func (b *gpuBuild) prepareCUDA(d *devLevel, queued bool) (int, error) {
 	if err := bad.Dev().Memset32(0xFFFFFFFF); err != nil {
 		return 0, err
 	}
-	if err := d.launch("kdtree_gather_f32", nt, verts.Ptr(), uint32(nv), idx.Ptr(), uint32(nt), d.tv.Ptr(),
-		keep.Ptr(), all.Ptr(), bad.Ptr()); err != nil {
+	if err := launchN(d, launch.KdtreeGatherF32, nt, launch.KdtreeGatherF32Args{
+		Verts: verts.Ptr(), Nv: uint32(nv), Idx: idx.Ptr(), Nt: uint32(nt), Tv: d.tv.Ptr(),
+		Keep: keep.Ptr(), Iota: all.Ptr(), Err: bad.Ptr()}); err != nil {
 		return 0, err
 	}
 	if d.kept, err = exec.Alloc[uint32](b.Ex, nt); err != nil {

@@ -8,30 +8,32 @@ import (
 	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
+	"github.com/kdbuild/kdbuild/kernels/consts"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
 // The CUDA path of the small-node phase: the subtrees of the small roots
 // the large phase parked, built on the device (kdtree_small_w_f32), or the
 // parked references brought home for the Go small phase.
 
-// smallWarps, smallRecChunk and smallRefChunk are kd_small::kWarps,
-// kRecChunk and kRefChunk of kernels/kdtree.cu: roots per block of
+// smallWarps, smallRecChunk and smallRefChunk are consts.SmallWarps,
+// SmallRecChunk and SmallRefChunk: roots per block of
 // kdtree_small_w_f32, and the records and (at least) leaf references a warp
 // reserves at a time; each warp can leave one chunk of each partly unused
 // (fewer than one per root: a warp keeps its chunks from root to root).
 const (
-	smallWarps    = 4
+	smallWarps    = int(consts.SmallWarps)
 	smallCtrs     = 5 // kdtree_small_w_f32's counters: next record, next reference, overflow, next root, places unusable
-	smallRecChunk = 32
-	smallRefChunk = 64
+	smallRecChunk = int(consts.SmallRecChunk)
+	smallRefChunk = int(consts.SmallRefChunk)
 )
 
-// smallWarpBytes is sizeof(kd_small::Warp), a warp's shared memory in
+// smallWarpBytes is consts.SmallWarpBytes, sizeof(kd_small::Warp), a warp's shared memory in
 // kdtree_small_w_f32 (dynamic shared memory: a block's smallWarps of them
 // are more than the 48 KiB of static shared memory a block may have).
-const smallWarpBytes = 12944
+const smallWarpBytes = int(consts.SmallWarpBytes)
 
 // smallPlaceLimit is kdtree_small_w_f32's placeLimit: the most nodes and
 // leaf references a small subtree may have for the layout to place its
@@ -129,10 +131,9 @@ type smallRun struct {
 	// dependent: the first launch is a programmatic dependent launch,
 	// which runs beside the kernel queued before it (kdtree_top_plan_u32).
 	dependent bool
-	kernel    string
 	grid      cuda.Dim3
 	block     cuda.Dim3
-	args      []any
+	args      *launch.KdtreeSmallWF32Args // kdtree_small_w_f32's, set by the first launch
 }
 
 // smallAt is where each part of a smallRun's words starts for the stride
@@ -237,12 +238,16 @@ func (b *gpuBuild) smallLaunch(d *devLevel, run *smallRun) error {
 		ctrAt, sizeAt, orderAt, _ := smallAt(run.stride)
 		boxAt := 3 * run.stride
 		p := refbuild.NewSAH(&b.Opt)
-		run.kernel, run.grid, run.block = "kdtree_small_w_f32", cuda.Linear(smallBlocks(R, d.ctx.Info().SMs)), cuda.Linear(32*smallWarps)
+		run.grid, run.block = cuda.Linear(smallBlocks(R, d.ctx.Info().SMs)), cuda.Linear(32*smallWarps)
 		so.size = w.Slice(sizeAt, 2*R)
-		run.args = []any{d.ptri.Ptr(), d.pbox.Ptr(), d.tv.Ptr(), w.Slice(0, R).Ptr(), w.Slice(run.stride, R).Ptr(),
-			w.Slice(boxAt, 6*R).Ptr(), w.Slice(2*run.stride, R).Ptr(), uint32(R), int32(b.Opt.MaxDepth), p.Ct, p.Ci,
-			p.Keep, nil, nil, nil, nil, w.Slice(ctrAt, smallCtrs).Ptr(),
-			so.size.Ptr(), w.Slice(orderAt, R).Ptr(), nil, nil, b.cfg.SmallPlaceLimit}
+		// Rec, RecCap, Refs, RefCap, Place and ChunkRoot: set below, for
+		// each attempt's room.
+		run.args = &launch.KdtreeSmallWF32Args{
+			Ptri: d.ptri.Ptr(), Pbox: d.pbox.Ptr(), Tv: d.tv.Ptr(), RootOff: w.Slice(0, R).Ptr(),
+			RootCnt: w.Slice(run.stride, R).Ptr(), RootBox: w.Slice(boxAt, 6*R).Ptr(),
+			RootDepth: w.Slice(2*run.stride, R).Ptr(), Roots: uint32(R), MaxDepth: int32(b.Opt.MaxDepth),
+			Ct: p.Ct, Ci: p.Ci, Keep: p.Keep, Ctr: w.Slice(ctrAt, smallCtrs).Ptr(), Size: so.size.Ptr(),
+			Order: w.Slice(orderAt, R).Ptr(), PlaceLimit: b.cfg.SmallPlaceLimit}
 	}
 	// Output space per reference of the small roots: measured on the shared
 	// scenes, at most 3.0 records and 2.8 leaf references (bunny); on
@@ -268,20 +273,21 @@ func (b *gpuBuild) smallLaunch(d *devLevel, run *smallRun) error {
 		return err
 	}
 	so.bufs = append(so.bufs, so.refs)
-	args[12], args[13], args[14], args[15] = so.rec.Ptr(), uint32(recCap), so.refs.Ptr(), uint32(refCap)
+	args.Rec, args.RecCap, args.Refs, args.RefCap = so.rec.Ptr(), uint32(recCap), so.refs.Ptr(), uint32(refCap)
 	so.place, so.chunkRoot = so.rec.Slice(3*recCap, recCap), so.rec.Slice(4*recCap, chunkWords)
-	args[19], args[20] = so.place.Ptr(), so.chunkRoot.Ptr()
+	args.Place, args.ChunkRoot = so.place.Ptr(), so.chunkRoot.Ptr()
 	b.subPhase("small.alloc", t0) // the output's room (again on a retry)
 	shared := uint32(smallWarps * smallWarpBytes)
-	if err := d.ctx.SetMaxDynamicShared(run.kernel, int(shared)); err != nil {
+	kern := launch.KdtreeSmallWF32
+	if err := kern.SetMaxDynamicShared(d.ctx, int(shared)); err != nil {
 		return err
 	}
-	launch := d.ctx.Launch
+	start := kern.Launch
 	if run.dependent && run.attempt == 0 {
-		launch = d.ctx.LaunchDependent
+		start = kern.LaunchDependent
 	}
-	if err := launch(run.kernel, run.grid, run.block, shared, args...); err != nil {
-		return fmt.Errorf("kdtree: %s: %w", run.kernel, err)
+	if err := start(d.ctx, run.grid, run.block, shared, *args); err != nil {
+		return fmt.Errorf("kdtree: %s: %w", kern.Name(), err)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
 // The small phase started from the small roots the device listed. The
@@ -66,9 +67,9 @@ func (b *gpuBuild) startSmallEarly(d *devLevel, roots, pk int) error {
 	ctrAt, _, orderAt, _ := smallAt(d.rootCap)
 	w := d.roots
 	run := &smallRun{so: &smallDev{roots: roots}, w: w, stride: d.rootCap, total: pk}
-	if err := d.ctx.Launch("kdtree_small_order_u32", cuda.Linear(1), cuda.Linear(1024), 0,
-		w.Slice(d.rootCap, roots).Ptr(), uint32(roots), w.Slice(orderAt, roots).Ptr(),
-		w.Slice(ctrAt, smallCtrs).Ptr()); err != nil {
+	if err := launch.KdtreeSmallOrderU32.Launch(d.ctx, cuda.Linear(1), cuda.Linear(1024), 0, launch.KdtreeSmallOrderU32Args{
+		Cnt: w.Slice(d.rootCap, roots).Ptr(), Roots: uint32(roots), Order: w.Slice(orderAt, roots).Ptr(),
+		Ctr: w.Slice(ctrAt, smallCtrs).Ptr()}); err != nil {
 		return fmt.Errorf("kdtree: kdtree_small_order_u32: %w", err)
 	}
 	if d.deviceTop {

@@ -5,8 +5,10 @@ import (
 	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
+	"github.com/kdbuild/kdbuild/kernels/consts"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
 // The whole tree laid out on the device. The host's part of the layout
@@ -52,8 +54,8 @@ func (d *devLevel) topFits(roots int) bool {
 	return d.roots != nil && roots > 0 && roots <= d.rootCap && nodes <= topCap(d.rootCap)
 }
 
-// topPlanWords is the plan's words a node (kTopPlan in kernels/kdtree.cu).
-const topPlanWords = 6
+// topPlanWords is the plan's words a node (consts.TopPlanWords).
+const topPlanWords = int(consts.TopPlanWords)
 
 // queueTopPlan queues kdtree_top_plan_u32 on the levels' list of
 // large-phase nodes (d.topLevels) for roots small roots: its plan, 6 words
@@ -73,9 +75,10 @@ func (d *devLevel) queueTopPlan(roots int) error {
 	if err := d.send(lv, words, pin); err != nil {
 		return err
 	}
-	if err := d.ctx.Launch("kdtree_top_plan_u32", cuda.Linear(1), cuda.Linear(1024), 0,
-		d.roots.Slice(topAt(d.rootCap), 3*top).Ptr(), lv.Ptr(), uint32(len(levels)-1),
-		d.topPlan.Slice(0, topPlanWords*top).Ptr(), d.topPlan.Slice(topPlanWords*top, roots).Ptr()); err != nil {
+	if err := launch.KdtreeTopPlanU32.Launch(d.ctx, cuda.Linear(1), cuda.Linear(1024), 0, launch.KdtreeTopPlanU32Args{
+		Top: d.roots.Slice(topAt(d.rootCap), 3*top).Ptr(), Levels: lv.Ptr(), Nlevels: uint32(len(levels) - 1),
+		Plan: d.topPlan.Slice(0, topPlanWords*top).Ptr(),
+		Dfs:  d.topPlan.Slice(topPlanWords*top, roots).Ptr()}); err != nil {
 		return fmt.Errorf("kdtree: kdtree_top_plan_u32: %w", err)
 	}
 	return nil
@@ -151,18 +154,20 @@ func (b *gpuBuild) layoutTopCUDA(d *devLevel, so *smallDev) ([]refbuild.Node, []
 	plan, dfs := d.topPlan.Slice(0, topPlanWords*top), d.topPlan.Slice(topPlanWords*top, R)
 	// The running totals (one block), then a thread a node (one block for
 	// both took conference 70 us, the bunny 23).
-	if err := d.ctx.Launch("kdtree_top_run_u32", cuda.Linear(1), cuda.Linear(1024), 0, uint32(top), plan.Ptr(),
-		dfs.Ptr(), so.size.Ptr(), uint32(R), run.Ptr(), totals.Ptr()); err != nil {
+	if err := launch.KdtreeTopRunU32.Launch(d.ctx, cuda.Linear(1), cuda.Linear(1024), 0, launch.KdtreeTopRunU32Args{
+		Ntop: uint32(top), Plan: plan.Ptr(), Dfs: dfs.Ptr(), Size: so.size.Ptr(), Roots: uint32(R),
+		Run: run.Ptr(), Totals: totals.Ptr()}); err != nil {
 		return nil, nil, fmt.Errorf("kdtree: kdtree_top_run_u32: %w", err)
 	}
-	if err := d.launch("kdtree_top_place_u32", top, d.roots.Slice(topAt(d.rootCap), 3*top).Ptr(), uint32(top),
-		plan.Ptr(), run.Ptr(), uint32(R), base.Ptr(), copies.Ptr(), nodesBuf.Ptr()); err != nil {
+	if err := launchN(d, launch.KdtreeTopPlaceU32, top, launch.KdtreeTopPlaceU32Args{
+		Top: d.roots.Slice(topAt(d.rootCap), 3*top).Ptr(), Ntop: uint32(top), Plan: plan.Ptr(),
+		Run: run.Ptr(), Roots: uint32(R), Base: base.Ptr(), Copies: copies.Ptr(), Nodes: nodesBuf.Ptr()}); err != nil {
 		return nil, nil, err
 	}
 	// The large leaves' parked references (a block a node; the nodes that
 	// are no leaves copy nothing).
-	if err := d.ctx.Launch("kdtree_copy_ranges_u32", cuda.Linear(top), cuda.Linear(64), 0, d.ptri.Ptr(),
-		copies.Ptr(), uint32(top), refsBuf.Ptr()); err != nil {
+	if err := launch.KdtreeCopyRangesU32.Launch(d.ctx, cuda.Linear(top), cuda.Linear(64), 0, launch.KdtreeCopyRangesU32Args{
+		Src: d.ptri.Ptr(), C: copies.Ptr(), Ranges: uint32(top), Dst: refsBuf.Ptr()}); err != nil {
 		return nil, nil, fmt.Errorf("kdtree: kdtree_copy_ranges_u32: %w", err)
 	}
 	walkErr, err := d.emitSmall(so, base, nodesBuf, refsBuf)

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
 // Kernel is a traversal variant: how rays are handed to threads. Every
@@ -122,10 +123,6 @@ func (t *Tree) launch(anyHit bool, rays, out cuda.DevPtr, n int) error {
 	if k.Block <= 0 {
 		k.Block = 128
 	}
-	name := "kd_trace_closest"
-	if anyHit {
-		name = "kd_trace_any"
-	}
 	block := cuda.Linear(k.Block)
 	if k.Block > MaxBlock || (k.Dynamic || k.Persistent) && k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) ||
 		k.Sort > SortOrigin {
@@ -138,9 +135,8 @@ func (t *Tree) launch(anyHit bool, rays, out cuda.DevPtr, n int) error {
 			return err
 		}
 	}
-	args := []any{t.nodes.Ptr(), t.nnodes, t.tris.Ptr(), t.box.Ptr(), rays, out, uint32(n), order}
 	if !k.Persistent && !k.Dynamic {
-		return t.ctx.Launch(name, cuda.GridFor(n, k.Block), block, 0, args...)
+		return t.launchGrid(anyHit, cuda.GridFor(n, k.Block), block, rays, out, uint32(n), order)
 	}
 	if err := t.counter.Memset32(0); err != nil {
 		return err
@@ -150,10 +146,38 @@ func (t *Tree) launch(anyHit bool, rays, out cuda.DevPtr, n int) error {
 		per = 2048 / k.Block
 	}
 	blocks := min(t.ctx.Info().SMs*per, (n+k.Block-1)/k.Block)
-	if k.Dynamic {
-		return t.ctx.Launch(name+"_dyn", cuda.Linear(max(blocks, 1)), block, 0, append(args, t.counter.Ptr(), uint32(k.Refill))...)
+	return t.launchPersistent(anyHit, k, cuda.Linear(max(blocks, 1)), block, rays, out, uint32(n), order)
+}
+
+// launchGrid launches kd_trace_closest (hits into out) or, for anyHit,
+// kd_trace_any (occlusion bytes into out): a thread a ray.
+func (t *Tree) launchGrid(anyHit bool, grid, block cuda.Dim3, rays, out cuda.DevPtr, n uint32, order cuda.DevPtr) error {
+	if anyHit {
+		return launch.KdTraceAny.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyArgs{Nodes: t.nodes.Ptr(),
+			Nnodes: t.nnodes, Tris: t.tris.Ptr(), Box: t.box.Ptr(), Rays: rays, Occluded: out, N: n, Order: order})
 	}
-	return t.ctx.Launch(name+"_pt", cuda.Linear(max(blocks, 1)), block, 0, append(args, t.counter.Ptr())...)
+	return launch.KdTraceClosest.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestArgs{Nodes: t.nodes.Ptr(),
+		Nnodes: t.nnodes, Tris: t.tris.Ptr(), Box: t.box.Ptr(), Rays: rays, Hits: out, N: n, Order: order})
+}
+
+// launchPersistent launches the persistent blocks of k (grid blocks taking
+// rays from t.counter, zeroed by the caller): the _dyn kernels, which take
+// k.Refill rays a warp at a time, when k.Dynamic, else the _pt kernels.
+func (t *Tree) launchPersistent(anyHit bool, k Kernel, grid, block cuda.Dim3, rays, out cuda.DevPtr, n uint32, order cuda.DevPtr) error {
+	nodes, tris, box, ctr := t.nodes.Ptr(), t.tris.Ptr(), t.box.Ptr(), t.counter.Ptr()
+	switch {
+	case k.Dynamic && anyHit:
+		return launch.KdTraceAnyDyn.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyDynArgs{Nodes: nodes, Nnodes: t.nnodes,
+			Tris: tris, Box: box, Rays: rays, Occluded: out, N: n, Order: order, Counter: ctr, Refill: uint32(k.Refill)})
+	case k.Dynamic:
+		return launch.KdTraceClosestDyn.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestDynArgs{Nodes: nodes, Nnodes: t.nnodes,
+			Tris: tris, Box: box, Rays: rays, Hits: out, N: n, Order: order, Counter: ctr, Refill: uint32(k.Refill)})
+	case anyHit:
+		return launch.KdTraceAnyPt.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyPtArgs{Nodes: nodes, Nnodes: t.nnodes,
+			Tris: tris, Box: box, Rays: rays, Occluded: out, N: n, Order: order, Counter: ctr})
+	}
+	return launch.KdTraceClosestPt.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestPtArgs{Nodes: nodes, Nnodes: t.nnodes,
+		Tris: tris, Box: box, Rays: rays, Hits: out, N: n, Order: order, Counter: ctr})
 }
 
 // sortRays enqueues the bucketing of the n rays at rays by key and returns the
@@ -182,15 +206,15 @@ func (t *Tree) sortRays(rays cuda.DevPtr, n int, key SortKey) (cuda.DevPtr, erro
 		return 0, err
 	}
 	const block = 256
-	if err := t.ctx.Launch("kd_trace_key", cuda.GridFor(n, block), cuda.Linear(block), 0,
-		rays, t.box.Ptr(), uint32(n), uint32(key), t.keys.Ptr(), t.hist.Ptr()); err != nil {
+	if err := launch.KdTraceKey.Launch(t.ctx, cuda.GridFor(n, block), cuda.Linear(block), 0, launch.KdTraceKeyArgs{
+		Rays: rays, Box: t.box.Ptr(), N: uint32(n), Mode: uint32(key), Keys: t.keys.Ptr(), Hist: t.hist.Ptr()}); err != nil {
 		return 0, err
 	}
-	if err := t.ctx.Launch("kd_trace_bins", cuda.Linear(1), cuda.Linear(1024), 0, t.hist.Ptr()); err != nil {
+	if err := launch.KdTraceBins.Launch(t.ctx, cuda.Linear(1), cuda.Linear(1024), 0, launch.KdTraceBinsArgs{Hist: t.hist.Ptr()}); err != nil {
 		return 0, err
 	}
-	if err := t.ctx.Launch("kd_trace_order", cuda.GridFor(n, block), cuda.Linear(block), 0,
-		t.keys.Ptr(), uint32(n), t.hist.Ptr(), t.order.Ptr()); err != nil {
+	if err := launch.KdTraceOrder.Launch(t.ctx, cuda.GridFor(n, block), cuda.Linear(block), 0, launch.KdTraceOrderArgs{
+		Keys: t.keys.Ptr(), N: uint32(n), Hist: t.hist.Ptr(), Order: t.order.Ptr()}); err != nil {
 		return 0, err
 	}
 	return t.order.Ptr(), nil

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/kdbuild/kdbuild/kernels/consts"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/reduce"
 	"github.com/kdbuild/kdbuild/split"
@@ -17,14 +18,14 @@ const (
 	FateSmall        // handed to the small-node phase
 )
 
-// flagClipped marks a reference whose child boxes are in clipL/clipR
-// (split.Addresses looks only at the Left and Right bits).
-const flagClipped = 4
+// flagClipped (consts.FlagClipped) marks a reference whose child boxes are
+// in clipL/clipR (split.Addresses looks only at the Left and Right bits).
+const flagClipped = uint32(consts.FlagClipped)
 
 // emptyCutoff is the fraction of a node's extent that must be empty on one
 // side of its references' tight bounds for the empty space to be cut off
-// before any SAH (Zhou et al. 2008 use 25%).
-const emptyCutoff = 0.25
+// before any SAH (Zhou et al. 2008 use 25%): consts.EmptyCutoff.
+const emptyCutoff = consts.EmptyCutoff
 
 // bigNode is the reference count above which one node's reductions are
 // split over the workers.
