@@ -44,11 +44,11 @@ type PartOptions struct {
 // build's peak device memory (436–470 B per triangle on the shared scenes
 // and the bunny grid) and the Go build's peak heap in use, garbage not yet
 // collected included, which depends on when the collector runs and grows with
-// the workers (560–1,310 B per triangle on procedural scenes of 80k triangles
-// with two workers, TestGoBytesPerTriangle; 2,000–2,700 with sixteen).
+// the machine (1,050–1,310 B per triangle on procedural scenes of 80k
+// triangles on 2 cores, 1,860–2,690 on 16; TestGoBytesPerTriangle).
 const (
 	GPUBytesPerTriangle = 470
-	GoBytesPerTriangle  = 1600
+	GoBytesPerTriangle  = 3000
 )
 
 // maxSplitParts bounds the number of parts of a split.

@@ -257,9 +257,6 @@ func TestBuildPartsSAH(t *testing.T) {
 // peak heap (Stats.HostPeakBytes) per triangle.
 func TestGoBytesPerTriangle(t *testing.T) {
 	for _, s := range []*scenes.Scene{scenes.Icosphere(6), scenes.Soup(80000, 2), scenes.Grid(scenes.Icosphere(4), 4, 2, 2)} {
-		// Two workers, as on the 2-core machines the constant is for: the
-		// Go build's peak grows with its workers (2,000–2,700 B per
-		// triangle with 16).
 		tree, err := Build(context.Background(), s, Options{Executor: exec.Go(2)})
 		if err != nil {
 			t.Fatal(err)

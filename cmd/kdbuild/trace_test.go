@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kdbuild/kdbuild/kernels/exec"
 )
 
 // rayFile writes rays (six float32 each) as a raw ray file, plus extra bytes.
@@ -60,6 +62,17 @@ func TestTraceRaySets(t *testing.T) {
 	}
 }
 
+// TestTraceGPUWithoutDevice: --device gpu where no GPU works is an error
+// that says why (on a GPU machine the trace runs: TestGPUTraceMatchesGo).
+func TestTraceGPUWithoutDevice(t *testing.T) {
+	if ex, _ := exec.TestGPU(); ex != nil {
+		t.Skip("a GPU works here")
+	}
+	r := kdbuild(t, "trace", "proc:icosphere:1", "--device", "gpu")
+	assert.Equal(t, exitError, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "no usable GPU")
+}
+
 func TestTraceErrors(t *testing.T) {
 	nan := float32(math.NaN())
 	for _, c := range []struct {
@@ -70,7 +83,6 @@ func TestTraceErrors(t *testing.T) {
 	}{
 		{"no scene", []string{"trace"}, exitUsage, "name one scene"},
 		{"negative n", []string{"trace", "proc:icosphere:1", "--n", "-1"}, exitUsage, "--n -1"},
-		{"gpu without a device", []string{"trace", "proc:icosphere:1", "--device", "gpu"}, exitError, "no usable GPU"},
 		{"missing file", []string{"trace", "proc:icosphere:1", "--rays", "/nonexistent/rays.bin"}, exitError, "want primary, random or a ray file"},
 		{"partial ray", []string{"trace", "proc:icosphere:1", "--rays", rayFile(t, [][6]float32{{0, 0, 5, 0, 0, -1}}, 10)}, exitError, "10 bytes after ray 1"},
 		{"empty", []string{"trace", "proc:icosphere:1", "--rays", rayFile(t, nil, 0)}, exitError, "no rays"},
