@@ -9,21 +9,20 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "4d2544238e49c40b1a050c0140ae33f919cc18009c94b1c768657df5acf4a83f"
+const SourcesSHA256 = "1ebda3c90c1b0221ecf63511120a502db685b1e9b8e88e3d0a3c8b3a3955f969"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
 	"compact.cu":         "6c64adce1ef760238a618772a06ac1857e6db78df668bd3a5a0e9e172393b763",
 	"consts_gen.cuh":     "31dac3215fca6963ef078deb0467bdc4ebda4385a7016a80542c074521387f97",
-	"kdtree.cuh":         "e8edd39d8b2a6c4930e14e18beff2a7b3afe756dd13ef8565799eb687c9ec68d",
-	"kdtree_choose.cu":   "1faf5aab306807281c0b142ce7a128ad28ffa8908883eca3e294d20adfcd0237",
-	"kdtree_classify.cu": "276b61a7283b2369de8544548d39b057f181d90e4769c2357895423e05a7dced",
-	"kdtree_layout.cu":   "29d449ea7d01f01e76d592c7ede0e9a672ed3a7c95579623754410e08bca7da4",
-	"kdtree_prepare.cu":  "4a5bf946cde6d30f6d04e6a198fc28bd46cbd0fe469b7a9253e414a47c826f56",
-	"kdtree_small.cu":    "6b6677ff9ed02059700f5a3631ebc3fb21a4f0ff47dbc925a2e43f85918548c2",
-	"kdtree_small.cuh":   "8ed3bf1d617d379d3d4b3557b822baac07d6c8096fddd60a5a9b2b6c0a7d568d",
-	"kdtree_small_v1.cu": "f248578cca66c1a5c2e83ea659107eafdd1b4ceb3b51621a8728eb03a895d5b4",
-	"kdtree_tail.cu":     "ef319d52fe69a158f58c9044b721644cd70a99d2392a9ab0803426e0b3a1c0b4",
+	"kdtree.cuh":         "ca805bc98b609e182a3dd4fb1a73535e6f6f62ff49fb04d0d848b5d1faa58c08",
+	"kdtree_choose.cu":   "3f37b74fd1a4e56688f58b7d5a00e4a1616f59286fb58d81f5e6d44f0c99258f",
+	"kdtree_classify.cu": "4fb77f9f4f9957cbc134a2f6b37fa57e0c8f4be57316ebb0c4871201213105a6",
+	"kdtree_layout.cu":   "13de083006e80dd38b3c8d4ee336f0112519a58b1577dc9ecb6c5e7d5b191cae",
+	"kdtree_prepare.cu":  "7c75a8e7db937aedcf7a601233e0c7eaf94f69c044b1979a24aba8ff84d520b1",
+	"kdtree_small.cu":    "43f9344da62ce260645e13ce61fcff9550514100cacb15ab318c8a44990f8c69",
+	"kdtree_small.cuh":   "b62e4e92b5e5bd4ef546acbf092de10ff7d6fb91109b7705f93279748e647343",
+	"kdtree_tail.cu":     "875ed239dd20b1e4cff40ec4c417034b4a8bed618508716b7c5b32ebd9c3935d",
 	"reduce.cu":          "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh":         "dae43bc1d542cd5920a2e907673fd42a3f7eefefd073a9afb1e0ad5214798bf9",
 	"reduce_seg.cuh":     "02d02f918d46beeb916a9a1566329342b364752acaa103a05e5cef6682fbb787",

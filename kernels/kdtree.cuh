@@ -11,9 +11,8 @@
 // offsets[s] .. offsets[s+1]-1, and rnode[r] is the node of reference r
 // (written by the level before's kdtree_tail_f32 as it scatters each copy,
 // zero for the first level): one load where a binary search over offsets
-// made a chain of dependent loads (11 at the bunny's 1452 nodes; Nsight
-// Compute, H200: the levels' kernels grew from 10-12 us to 15-18 us with
-// the nodes).
+// made a chain of dependent loads (11 at the bunny's 1452 nodes, which
+// made the levels' kernels slower as the nodes grew).
 
 #pragma once
 
@@ -28,7 +27,7 @@ struct Node {
 };
 static_assert(sizeof(Node) == kd_const::kNodeBytes, "kd-tree node must be NodeBytes (package consts)");
 
-// Node fates (kdtree/level.go) and the pending state of a node waiting for
+// Node fates (kdtree/internal/refbuild/level.go) and the pending state of a node waiting for
 // the binned SAH.
 enum {
 	kSplit = kd_const::kFateSplit,
@@ -75,7 +74,7 @@ __device__ __forceinline__ unsigned int node_of(const unsigned int *offsets, uns
 	return lo;
 }
 
-// aabb.area64 in kdtree/clip.go.
+// aabb.area64 in kdtree/internal/refbuild/clip.go.
 __device__ __forceinline__ double area64(const float *b) {
 	double dx = (double)b[3] - (double)b[0];
 	double dy = (double)b[4] - (double)b[1];
@@ -83,7 +82,7 @@ __device__ __forceinline__ double area64(const float *b) {
 	return 2.0 * ((dx * dy) + (dy * dz) + (dz * dx));
 }
 
-// sahParams.splitCost in kdtree/bins.go.
+// sahParams.splitCost in kdtree/internal/refbuild/bins.go.
 __device__ __forceinline__ double split_cost(double ct, double ci, double keep, double aN, double aL, double aR,
                                              unsigned int nL, unsigned int nR) {
 	double c = (aL * (double)nL) + (aR * (double)nR);
@@ -92,7 +91,7 @@ __device__ __forceinline__ double split_cost(double ct, double ci, double keep, 
 	return ct + ci * c;
 }
 
-// childAreas in kdtree/bins.go.
+// childAreas in kdtree/internal/refbuild/bins.go.
 __device__ __forceinline__ void child_areas(const float *box, int a, float pos, double &aL, double &aR) {
 	int u = (a + 1) % 3, v = (a + 2) % 3;
 	double du = (double)box[3 + u] - (double)box[u];
@@ -105,7 +104,7 @@ __device__ __forceinline__ void child_areas(const float *box, int a, float pos, 
 	aR = 2.0 * (cross + perim * tR);
 }
 
-// choice.better in kdtree/bins.go: order by (cost, axis, pos, idx).
+// choice.better in kdtree/internal/refbuild/bins.go: order by (cost, axis, pos, idx).
 __device__ __forceinline__ bool better(double cost, int axis, float pos, int idx, double bc, int ba, float bp, int bi) {
 	if (cost != bc) return cost < bc;
 	if (axis != ba) return axis < ba;
@@ -113,7 +112,7 @@ __device__ __forceinline__ bool better(double cost, int axis, float pos, int idx
 	return idx < bi;
 }
 
-// binGeom in kdtree/bins.go.
+// binGeom in kdtree/internal/refbuild/bins.go.
 __device__ __forceinline__ int bin_of(float x, float lo, float w, int nb) {
 	float f = (x - lo) / w;
 	if (!(f > 0.0f)) return 0;
@@ -121,7 +120,7 @@ __device__ __forceinline__ int bin_of(float x, float lo, float w, int nb) {
 	return (int)f;
 }
 
-// roundDown / roundUp in kdtree/clip.go.
+// roundDown / roundUp in kdtree/internal/refbuild/clip.go.
 __device__ __forceinline__ float round_down(double x) {
 	float f = __double2float_rn(x);
 	if ((double)f > x) f = nextafterf(f, -INFINITY);
@@ -158,7 +157,7 @@ __device__ __forceinline__ void grow_span(int n, double x, double y, double z, d
 	hi[2] = max64(hi[2], z);
 }
 
-// poly.clip in kdtree/clip.go; lo and hi are set to the bounds of the
+// poly.clip in kdtree/internal/refbuild/clip.go; lo and hi are set to the bounds of the
 // output polygon when it has a vertex (see clip_box).
 __device__ void clip_poly(const Poly &p, int a, double v, bool above, Poly &out, double *lo, double *hi) {
 	out.n = 0;
@@ -199,7 +198,7 @@ __device__ void clip_poly(const Poly &p, int a, double v, bool above, Poly &out,
 	}
 }
 
-// clipToBox in kdtree/clip.go: per axis the lower then the upper face,
+// clipToBox in kdtree/internal/refbuild/clip.go: per axis the lower then the upper face,
 // each clip only where a vertex lies outside that face (a clip that keeps
 // every vertex adds none: skipping it gives the same polygon, bit for bit,
 // and most straddling triangles cross one or two faces of the box). The
@@ -239,7 +238,7 @@ __device__ Poly *clip_box(const float *tv, const float *box, Poly &p, Poly &q, d
 	return src;
 }
 
-// boxOfPoly in kdtree/clip.go, from the polygon's bounds lo, hi (as
+// boxOfPoly in kdtree/internal/refbuild/clip.go, from the polygon's bounds lo, hi (as
 // clip_poly keeps them: the same minima and maxima in the same order as a
 // pass over its vertices): out = rounded bounds ∩ box ∩ cur.
 __device__ bool box_of_span(const double *lo, const double *hi, const float *box, const float *cur, float *out) {

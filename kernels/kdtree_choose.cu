@@ -1,6 +1,6 @@
 // kdtree_choose.cu: the large-node phase's decisions and split choice: each
 // node's fate (a leaf, a small root, an empty-space cut, or the binned SAH
-// over its references' boxes) as builder.decide in kdtree/level.go.
+// over its references' boxes) as builder.decide in kdtree/internal/refbuild/level.go.
 
 #include "kdtree.cuh"
 
@@ -71,7 +71,7 @@ __device__ __forceinline__ void set_dec(unsigned int *dec, unsigned int s, int f
 
 // clear_counts zeroes node s's copy counts, which kdtree_classify_f32
 // adds up: dec[3·nodes + s] (left) and dec[4·nodes + s] (right), after the
-// level's decisions (the layout of d.dec in kdtree/large_cuda.go).
+// level's decisions (the layout of d.dec in kdtree/internal/gpubuild/large_cuda.go).
 __device__ __forceinline__ void clear_counts(unsigned int *dec, unsigned int nodes, unsigned int s) {
 	dec[3 * (size_t)nodes + s] = 0;
 	dec[4 * (size_t)nodes + s] = 0;
@@ -99,7 +99,7 @@ extern "C" __global__ void kdtree_decide_f32(const float *nbox, const unsigned i
                                              int maxDepth, int bins, unsigned int *dec, float *geo,
                                              unsigned int *tkeyNext, unsigned int nextCap) {
 	using namespace kd_tree;
-	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
+	kd_pdl_enter(); // a dependent launch (kdtree/internal/gpubuild/large_cuda.go)
 	unsigned int s = blockIdx.x * blockDim.x + threadIdx.x;
 	if (tkeyNext != nullptr) ready_keys(tkeyNext, nodes, nextCap, s, gridDim.x * blockDim.x);
 	if (s >= nodes) return;
@@ -115,9 +115,8 @@ extern "C" __global__ void kdtree_decide_f32(const float *nbox, const unsigned i
 namespace kd_tree {
 
 // kBinTile is the number of references one block of kdtree_bin_u32 counts:
-// 512 (2048 until 2026-11-25 left the first levels with a few dozen blocks;
-// Nsight Compute, H100: 13.1 -> 6.8 us a level for the bunny, 18.6 -> 10.5
-// for conference).
+// 512, so that the first levels have enough blocks to fill the device (a
+// larger tile leaves them with a few dozen).
 using kd_const::kBinTile;
 
 // bin_box counts box b into the histogram h of a node with bins geo g.
@@ -234,7 +233,7 @@ extern "C" __global__ void kdtree_bin_u32(const float *box, const unsigned int *
                                           unsigned int n, const unsigned int *dec, const float *geo, int bins,
                                           unsigned int *hist, const unsigned int *rnode) {
 	using namespace kd_tree;
-	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
+	kd_pdl_enter(); // a dependent launch (kdtree/internal/gpubuild/large_cuda.go)
 	extern __shared__ unsigned int sh[];
 	unsigned int t0 = blockIdx.x * kBinTile;
 	n = min(n, offsets[nodes]); // references past the last node's end are padding
@@ -272,7 +271,7 @@ extern "C" __global__ void kdtree_sah_f32(const float *nbox, const unsigned int 
                                           const float *geo, unsigned int *hist, int bins, double ct,
                                           double ci, double keep, unsigned int *dec) {
 	using namespace kd_tree;
-	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
+	kd_pdl_enter(); // a dependent launch (kdtree/internal/gpubuild/large_cuda.go)
 	unsigned int s = (blockIdx.x * blockDim.x + threadIdx.x) / 32u;
 	unsigned int lane = threadIdx.x % 32u;
 	if (s >= nodes || dec[3 * s] != kPending) return; // warp-uniform
@@ -341,7 +340,7 @@ extern "C" __global__ void __launch_bounds__(256, 3) kdtree_choose_f32(
     unsigned int *tkeyNext, unsigned int nextCap, const float *box, unsigned int *hist, unsigned int *arrive,
     double ct, double ci, double keep, const unsigned int *rnode) {
 	using namespace kd_tree;
-	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
+	kd_pdl_enter(); // a dependent launch (kdtree/internal/gpubuild/large_cuda.go)
 	extern __shared__ unsigned int sh[];
 	__shared__ unsigned int fin[kBinTile]; // the pending nodes this block finishes
 	__shared__ unsigned int nfin;

@@ -1,7 +1,7 @@
 // kdtree_classify.cu: the large-node phase's classification of each
 // reference against its node's split (clipping the straddling ones) and the
 // level's addresses (the ranks, the children's bases and the node words in
-// one launch), as levelGo in kdtree/level.go.
+// one launch), as levelGo in kdtree/internal/refbuild/level.go.
 
 #include "kdtree.cuh"
 
@@ -9,7 +9,7 @@ namespace kd_tree {
 
 // classify_clip: the child boxes of reference r of node s, which straddles
 // the split plane (axis a, position pos): the triangle clipped to the node
-// box and then to each side (clipBoth in kdtree/level.go), written to
+// box and then to each side (clipBoth in kdtree/internal/refbuild/level.go), written to
 // clipL/clipR; returns r's flags (kClipped and the sides it reaches).
 __device__ unsigned int classify_clip(unsigned int r, unsigned int s, int a, float pos,
                                       const float *box, const unsigned int *tri, const float *tv,
@@ -67,7 +67,7 @@ __device__ __forceinline__ void count_copies(unsigned int s, unsigned int f, uns
 } // namespace kd_tree
 
 // kdtree_classify_f32: the flags of every reference (classify and clipBoth
-// in kdtree/level.go), 0 for the padding at or past offsets[nodes] (see
+// in kdtree/internal/refbuild/level.go), 0 for the padding at or past offsets[nodes] (see
 // kdtree_tail_f32); straddling references get their clipped child boxes
 // in clipL/clipR. It also zeroes state[0 .. stateWords), the look-back
 // state of the level's node-words scan (kdtree_addresses_u32;
@@ -94,7 +94,7 @@ extern "C" __global__ void __launch_bounds__(256) kdtree_classify_f32(
     unsigned long long *sstate, unsigned int sstateWords, const unsigned int *rnode, unsigned int *countL,
     unsigned int *countR) {
 	using namespace kd_tree;
-	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
+	kd_pdl_enter(); // a dependent launch (kdtree/internal/gpubuild/large_cuda.go)
 	__shared__ unsigned int listR[256], listS[256], listN;
 	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
 	for (unsigned int k = r; k < stateWords; k += gridDim.x * blockDim.x) state[k] = 0;
@@ -221,7 +221,7 @@ extern "C" __global__ void __launch_bounds__(256, 4)
                          unsigned int nodes, unsigned int *base, unsigned long long *bstate, unsigned int *total,
                          unsigned int basesBlocks, const unsigned int *info, const unsigned int *dec,
                          unsigned int *npre, unsigned long long *wstate) {
-	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
+	kd_pdl_enter(); // a dependent launch (kdtree/internal/gpubuild/large_cuda.go)
 	if (blockIdx.x < rankBlocks) {
 		kd_scan::segmented_offsets<kd_scan::TilingSegBid, unsigned, false>(pre, segOff, tileSeg, segEntries, pre, m,
 		                                                                    sstate);

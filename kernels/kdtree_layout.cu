@@ -5,7 +5,7 @@
 #include "kdtree_small.cuh"
 
 // The large-phase nodes laid out on the device (layoutGo's depth-first
-// order, the below child next; kdtree/top_cuda.go), in two kernels: what
+// order, the below child next; kdtree/internal/gpubuild/top_cuda.go), in two kernels: what
 // depends only on the large-phase nodes runs beside the small phase
 // (kdtree_top_plan_u32), the rest once the small subtrees' sizes are known
 // (kdtree_top_run_u32, kdtree_top_place_u32). top lists the nodes level after level
@@ -179,8 +179,8 @@ extern "C" __global__ void kdtree_top_place_u32(const unsigned int *top, unsigne
 	}
 }
 
-// The layout of the small subtrees on the device (kdtree/layout_device.go
-// is the Go reference and the host half). kdtree_small_f32 left every small
+// The layout of the small subtrees on the device (the host half is in
+// kdtree/internal/gpubuild/layout_cuda.go). kdtree_small_w_f32 leaves every small
 // root's subtree as records (rec, refs); the host lays out the large-phase
 // nodes depth first and gives every small root the index of its first node
 // and first reference in the final arrays; these kernels write the subtrees
@@ -194,37 +194,6 @@ namespace kd_tree {
 constexpr int kLayoutStack = 72;
 
 } // namespace kd_tree
-
-// kdtree_small_size_u32: one thread per small root r: size[r] = number of
-// nodes of its subtree, size[roots + r] = number of leaf references. err[0]
-// is set to 1 when a walk overflows its stack (corrupt records).
-extern "C" __global__ void kdtree_small_size_u32(const unsigned int *rec, unsigned int roots, unsigned int *size,
-                                                 unsigned int *err) {
-	using namespace kd_tree;
-	unsigned int r = blockIdx.x * blockDim.x + threadIdx.x;
-	if (r >= roots) return;
-	unsigned int st[kLayoutStack];
-	int sp = 0;
-	st[sp++] = r;
-	unsigned int nodes = 0, refs = 0;
-	while (sp > 0) {
-		unsigned int i = st[--sp];
-		nodes++;
-		if ((rec[3 * (size_t)i] & 0xFFu) == 1u) {
-			refs += rec[3 * (size_t)i + 2];
-			continue;
-		}
-		if (sp + 2 > kLayoutStack) {
-			err[0] = 1u;
-			break;
-		}
-		unsigned int left = rec[3 * (size_t)i + 2];
-		st[sp++] = left + 1; // above child, visited after the below one
-		st[sp++] = left;
-	}
-	size[r] = nodes;
-	size[roots + r] = refs;
-}
 
 // kdtree_small_emit_u32: one thread per small root r: its subtree written
 // depth first into nodes (2 words per kdtree.Node) from node base[r], its

@@ -6,7 +6,7 @@
 // kdtree_root_box_f32: the root's box into the first level's node table
 // (nbox, 6 floats) from its tight bounds (the segmented box reduction's
 // output, tight), -0 made +0 as canonZero does on the host; one thread a
-// coordinate (kdtree/large_cuda.go: the host reads the box back meanwhile).
+// coordinate (kdtree/internal/gpubuild/large_cuda.go: the host reads the box back meanwhile).
 extern "C" __global__ void kdtree_root_box_f32(const float *tight, float *nbox) {
 	unsigned int i = threadIdx.x;
 	if (i >= 6) return;
@@ -17,7 +17,7 @@ extern "C" __global__ void kdtree_root_box_f32(const float *tight, float *nbox) 
 
 // kdtree_first_level_u32: the count of kept triangles, *count (left on the
 // device by scan.CompactQueued), into the first level's node table and
-// sizes, which the host wrote for a bound (kdtree/prepare_cuda.go: it does
+// sizes, which the host wrote for a bound (kdtree/internal/gpubuild/prepare_cuda.go: it does
 // not wait for the count): offsets[1] and the root's count info[1] (the
 // table of a level of `layout` nodes, info at layout+1) and, when sz is
 // not null, the level's references sz[1]. One thread.
@@ -31,7 +31,7 @@ extern "C" __global__ void kdtree_first_level_u32(const unsigned int *count, uns
 }
 
 // kdtree_boxes_f32: the box of every initial reference (kept triangle
-// kept[i]): triangle.bounds in kdtree/clip.go; for i < n, and below *count
+// kept[i]): triangle.bounds in kdtree/internal/refbuild/clip.go; for i < n, and below *count
 // when count is not null (n then a bound).
 extern "C" __global__ void kdtree_boxes_f32(const float *tv, const unsigned int *kept, unsigned int n, float *box,
                                             const unsigned int *count) {
@@ -45,7 +45,7 @@ extern "C" __global__ void kdtree_boxes_f32(const float *tv, const unsigned int 
 	}
 }
 
-// kdtree_gather_f32: builder.prepare of kdtree/build.go on the device, one
+// kdtree_gather_f32: builder.prepare of kdtree/internal/refbuild/build.go on the device, one
 // thread per scene triangle i (nt of them, vertex indices idx[3i..3i+2] into
 // nv vertices of 3 floats): tv[9i..9i+8] = its vertices, keep[i] = 1 when
 // it is kept (nonDegenerate: finite vertices, and scenes.Scene.Degenerate's

@@ -1,11 +1,12 @@
 // kdtree_small.cu: the small-node phase: every small root's subtree built
-// by one warp (smallBuilder in kdtree/small.go), and the order the roots
+// by one warp (smallBuilder in kdtree/internal/refbuild/small.go), and the order the roots
 // are dealt out in.
 
 #include "kdtree_small.cuh"
 
-// kdtree_small_w_f32: kdtree_small_f32 (same parameters, same records, the
-// same tree) with kd_small::kWarps roots per block, one warp each:
+// kdtree_small_w_f32: the small-node phase (smallBuilder of
+// kdtree/internal/refbuild/small.go, the same tree) with kd_small::kWarps
+// roots per block, one warp each:
 //   - the SAH evaluates only the candidates of the node's references, dealt
 //     out over all 32 lanes (6n candidates for n references), and the
 //     winner is found with a butterfly so every lane has it;
@@ -15,7 +16,7 @@
 //     refCap must allow for it; ctr[2] is set on overflow as before);
 //   - the node stack shares memory with the references' boxes and the
 //     straddling test clips without copying polygons;
-//   - it also writes kdtree_small_size_u32's output: size[r] = nodes of
+//   - it also writes the subtrees' sizes: size[r] = nodes of
 //     root r's subtree, size[roots + r] = its leaves' references (a warp
 //     pops its root's nodes one by one and counts them);
 //   - place, chunkRoot (both null, or both set): kdtree_small_place_u32's
@@ -36,10 +37,9 @@
 //     has its warps take the next i from a counter (ctr[3], 0 at the
 //     start) until none is left, so a warp that is done with a small root
 //     takes the next one at once instead of idling until its block's
-//     slowest warp is done (Nsight Compute, conference: 12 of 20 possible
-//     warps per SM active with a warp per root; H200, grid small phase
-//     117 -> 105 ms). With few roots a warp per root is faster (bunny
-//     1.14 against 1.25 ms): the phase then waits for its largest roots,
+//     slowest warp is done (with a warp per root, conference keeps only 12
+//     of 20 possible warps per SM active). With few roots a warp per root
+//     is faster: the phase then waits for its largest roots,
 //     whose warps run faster as the other warps finish and leave the SM.
 //     The host lists the roots by decreasing reference count, so the
 //     largest start first; a warp keeps its reserved record and reference
@@ -83,7 +83,7 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 			recNext = recEnd;
 		}
 		if (root >= roots) {
-			kd_pdl_exit(); // launched beside kdtree_top_plan_u32 (kdtree/top_cuda.go)
+			kd_pdl_exit(); // launched beside kdtree_top_plan_u32 (kdtree/internal/gpubuild/top_cuda.go)
 			return;
 		}
 		if (order != nullptr) root = order[root];
@@ -106,7 +106,7 @@ extern "C" __global__ void __launch_bounds__(32 * kd_small::kWarps) kdtree_small
 			}
 		}
 		__syncwarp();
-		// Candidates as kdtree_small_f32: face k of axis a (2r lower, 2r+1
+		// Candidates: face k of axis a (2r lower, 2r+1
 		// upper face of reference r), lt = {q : lo[q] < pos}, gt = {q : hi[q] > pos}.
 		for (int a = 0; a < 3; a++) {
 			const float *lo = w.u.box[a], *hi = w.u.box[3 + a];

@@ -1,5 +1,5 @@
 // kdtree_small.cuh: what the small-node phase's kernels share: the exact
-// triangle-box overlap test (kdtree/overlap.go) and the block layout of
+// triangle-box overlap test (kdtree/internal/refbuild/overlap.go) and the block layout of
 // kdtree_small_w_f32 (kd_small), whose record chunks the layout reads.
 
 #pragma once
@@ -8,7 +8,7 @@
 
 namespace kd_tree {
 
-// separates in kdtree/overlap.go: whether the axis with components c1 on
+// separates in kdtree/internal/refbuild/overlap.go: whether the axis with components c1 on
 // k1 and c2 on k2 separates the triangle v from box b (k1, k2 constants
 // once inlined in meets_box's unrolled loops: v and b stay in registers).
 __device__ __forceinline__ bool separates(double c1, double c2, int k1, int k2, const double (*v)[3], const float *b) {
@@ -30,7 +30,7 @@ __device__ __forceinline__ bool separates(double c1, double c2, int k1, int k2, 
 	return pmax < bmin || pmin > bmax;
 }
 
-// meetsBox in kdtree/overlap.go, operation for operation: whether the
+// meetsBox in kdtree/internal/refbuild/overlap.go, operation for operation: whether the
 // triangle tv meets the closed box b (no separating axis).
 __device__ __forceinline__ bool meets_box(const float *tv, const float *b) {
 #pragma unroll
@@ -86,7 +86,7 @@ __device__ __forceinline__ bool meets_box(const float *tv, const float *b) {
 	return !(pmax < bmin || pmin > bmax);
 }
 
-// reachesSides in kdtree/clip.go: a vertex inside box settles its side,
+// reachesSides in kdtree/internal/refbuild/clip.go: a vertex inside box settles its side,
 // else meets_box with the child box (one copy of meets_box's code, for the
 // instruction caches: see clip_box).
 __device__ void reaches_sides(const float *tv, const float *box, int a, float pos, bool &okL, bool &okR) {
@@ -131,7 +131,7 @@ __device__ __forceinline__ int nth_bit64(unsigned long long x, int n) {
 // pos) in box, a warp's lanes test those the triangle reaches on one side
 // only (reaches_sides of tri[r]'s triangle) and clear them from the side
 // they miss: from SL when they reach only the right, from SR when they
-// reach only the left (smallBuilder.node in kdtree/small.go). Lane i tests
+// reach only the left (smallBuilder.node in kdtree/internal/refbuild/small.go). Lane i tests
 // the i-th reference of X, so up to 32 straddling references take one
 // pass of the long clipping whatever their places among the root's 64
 // (with lane r mod 32 testing reference r, references in both halves took
@@ -161,8 +161,6 @@ __device__ __forceinline__ void drop_one_sided(const float *tv, const unsigned i
 	SL &= ~dropL;
 	SR &= ~dropR;
 }
-
-constexpr int kStack = 66;
 
 } // namespace kd_tree
 
@@ -206,7 +204,7 @@ struct Warp {
 };
 
 // The dynamic shared memory of a kdtree_small_w_f32 block is kWarps of them
-// (kdtree/small_cuda.go: smallWarpBytes).
+// (kdtree/internal/gpubuild/small_cuda.go: smallWarpBytes).
 static_assert(sizeof(Warp) == kd_const::kSmallWarpBytes, "SmallWarpBytes (package consts) is sizeof(kd_small::Warp)");
 static_assert(offsetof(Warp, u) % 16 == 0, "the box rows are read as float4");
 

@@ -11,13 +11,13 @@ namespace kd_tree {
 constexpr unsigned int kTailBlock = 256;
 // The words of a level's sizes (kdtree_tail_f32) and of its log's head:
 // nodes, references, references parked before it, overflow, small roots
-// before it, nodes of the levels before it (kdtree/large_cuda.go: szWords).
+// before it, nodes of the levels before it (kdtree/internal/gpubuild/large_cuda.go: szWords).
 using kd_const::kSizeWords;
 
 // top_list: where the build's list of large-phase nodes starts in the
-// small-root words sroot of room rootCap (kdtree/small_cuda.go's smallAt:
+// small-root words sroot of room rootCap (kdtree/internal/gpubuild/small_cuda.go's smallAt:
 // past the roots' words, 12·rootCap + 5 of them), and its room, 4·rootCap
-// nodes of 3 words (kdtree/top_cuda.go).
+// nodes of 3 words (kdtree/internal/gpubuild/top_cuda.go).
 __device__ __forceinline__ unsigned int *top_list(unsigned int *sroot, unsigned int rootCap) {
 	return sroot + 12 * (size_t)rootCap + 5;
 }
@@ -105,7 +105,7 @@ __device__ __forceinline__ void park_ref(unsigned int r, unsigned int s, const u
 //   offsets[j] = cb, offsets[j+1] = cb + cl,
 //   info[4j..] = cb, cl, depth+1, 0 and info[4(j+1)..] = cb+cl, cr, depth+1, 0,
 //   boxes: the node's box with hi[a] = pos (below) and lo[a] = pos (above)
-//   (childBoxes in kdtree/level.go).
+//   (childBoxes in kdtree/internal/refbuild/level.go).
 // The table has the layout of a level of `layout` nodes (offsets at 0,
 // info at layout+1, boxes at 5·layout+1; large_cuda.go's upload) and holds
 // next = 2·pre[nodes] <= layout nodes; pad_node writes the rest.
@@ -184,11 +184,11 @@ __device__ __forceinline__ void pad_node(unsigned int j, unsigned int next, unsi
 // build's small-root list (the order in which the host books them), if it
 // is below rootCap: parked offset sroot[q], count sroot[rootCap + q], depth
 // sroot[2·rootCap + q], box (float bits) sroot[3·rootCap + 6q ..+5]
-// (kdtree_small_w_f32's inputs as kdtree/small_cuda.go's smallRun lays
+// (kdtree_small_w_f32's inputs as kdtree/internal/gpubuild/small_cuda.go's smallRun lays
 // them out), so that the small phase can start without the host's list
-// (kdtree/small_early.go); and every real node of the level gets its entry
+// (kdtree/internal/gpubuild/small_early.go); and every real node of the level gets its entry
 // of the build's list of large-phase nodes (top_list, when below its
-// room), which kdtree_top_layout_u32 lays out (kdtree/top_cuda.go).
+// room), which kdtree_top_layout_u32 lays out (kdtree/internal/gpubuild/top_cuda.go).
 // When tkey is not null, the copies' boxes also make the next level's tight
 // bounds there (ChildKeys; keyCap children, tkey readied by this level's
 // kdtree_choose_f32 or kdtree_decide_f32), so that the next level needs no box reduction of its
@@ -207,7 +207,7 @@ extern "C" __global__ void __launch_bounds__(kd_tree::kTailBlock)
                     const unsigned int *rnode, unsigned int *nrnode, unsigned int *sroot,
                     unsigned int rootCap) {
 	__shared__ unsigned int slots[2 * kd_tree::kTailBlock * 6];
-	kd_pdl_enter(); // a dependent launch (kdtree/large_cuda.go)
+	kd_pdl_enter(); // a dependent launch (kdtree/internal/gpubuild/large_cuda.go)
 	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
 	unsigned int next = 2 * pre[nodes];
 	unsigned int tot = *total;

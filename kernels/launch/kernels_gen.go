@@ -705,34 +705,6 @@ func (a KdtreeSmallEmitU32Args) args() []any {
 	return []any{a.Rec, a.Srefs, a.Roots, a.Base, a.Nodes, a.Refs, a.Err}
 }
 
-// KdtreeSmallF32 launches kdtree_small_f32(const unsigned int* ptri, const float* pbox, const float* tv, const unsigned int* rootOff, const unsigned int* rootCnt, const float* rootBox, const unsigned int* rootDepth, unsigned int roots, int maxDepth, double ct, double ci, double keep, unsigned int* rec, unsigned int recCap, unsigned int* refs, unsigned int refCap, unsigned int* ctr).
-var KdtreeSmallF32 = Kernel[KdtreeSmallF32Args]{name: "kdtree_small_f32"}
-
-// KdtreeSmallF32Args are kdtree_small_f32's arguments, named like its parameters.
-type KdtreeSmallF32Args struct {
-	Ptri      cuda.DevPtr // const unsigned int*
-	Pbox      cuda.DevPtr // const float*
-	Tv        cuda.DevPtr // const float*
-	RootOff   cuda.DevPtr // const unsigned int*
-	RootCnt   cuda.DevPtr // const unsigned int*
-	RootBox   cuda.DevPtr // const float*
-	RootDepth cuda.DevPtr // const unsigned int*
-	Roots     uint32      // unsigned int
-	MaxDepth  int32       // int
-	Ct        float64     // double
-	Ci        float64     // double
-	Keep      float64     // double
-	Rec       cuda.DevPtr // unsigned int*
-	RecCap    uint32      // unsigned int
-	Refs      cuda.DevPtr // unsigned int*
-	RefCap    uint32      // unsigned int
-	Ctr       cuda.DevPtr // unsigned int*
-}
-
-func (a KdtreeSmallF32Args) args() []any {
-	return []any{a.Ptri, a.Pbox, a.Tv, a.RootOff, a.RootCnt, a.RootBox, a.RootDepth, a.Roots, a.MaxDepth, a.Ct, a.Ci, a.Keep, a.Rec, a.RecCap, a.Refs, a.RefCap, a.Ctr}
-}
-
 // KdtreeSmallOrderU32 launches kdtree_small_order_u32(const unsigned int* cnt, unsigned int roots, unsigned int* order, unsigned int* ctr).
 var KdtreeSmallOrderU32 = Kernel[KdtreeSmallOrderU32Args]{name: "kdtree_small_order_u32"}
 
@@ -766,21 +738,6 @@ type KdtreeSmallPlaceU32Args struct {
 
 func (a KdtreeSmallPlaceU32Args) args() []any {
 	return []any{a.Rec, a.Srefs, a.Place, a.ChunkRoot, a.Nrec, a.Roots, a.Base, a.Nodes, a.Refs}
-}
-
-// KdtreeSmallSizeU32 launches kdtree_small_size_u32(const unsigned int* rec, unsigned int roots, unsigned int* size, unsigned int* err).
-var KdtreeSmallSizeU32 = Kernel[KdtreeSmallSizeU32Args]{name: "kdtree_small_size_u32"}
-
-// KdtreeSmallSizeU32Args are kdtree_small_size_u32's arguments, named like its parameters.
-type KdtreeSmallSizeU32Args struct {
-	Rec   cuda.DevPtr // const unsigned int*
-	Roots uint32      // unsigned int
-	Size  cuda.DevPtr // unsigned int*
-	Err   cuda.DevPtr // unsigned int*
-}
-
-func (a KdtreeSmallSizeU32Args) args() []any {
-	return []any{a.Rec, a.Roots, a.Size, a.Err}
 }
 
 // KdtreeSmallWF32 launches kdtree_small_w_f32(const unsigned int* ptri, const float* pbox, const float* tv, const unsigned int* rootOff, const unsigned int* rootCnt, const float* rootBox, const unsigned int* rootDepth, unsigned int roots, int maxDepth, double ct, double ci, double keep, unsigned int* rec, unsigned int recCap, unsigned int* refs, unsigned int refCap, unsigned int* ctr, unsigned int* size, const unsigned int* order, unsigned int* place, unsigned int* chunkRoot, unsigned int placeLimit).
@@ -2353,10 +2310,8 @@ var byName = map[string]any{
 	"kdtree_root_box_f32":                 KdtreeRootBoxF32,
 	"kdtree_sah_f32":                      KdtreeSahF32,
 	"kdtree_small_emit_u32":               KdtreeSmallEmitU32,
-	"kdtree_small_f32":                    KdtreeSmallF32,
 	"kdtree_small_order_u32":              KdtreeSmallOrderU32,
 	"kdtree_small_place_u32":              KdtreeSmallPlaceU32,
-	"kdtree_small_size_u32":               KdtreeSmallSizeU32,
 	"kdtree_small_w_f32":                  KdtreeSmallWF32,
 	"kdtree_tail_f32":                     KdtreeTailF32,
 	"kdtree_top_place_u32":                KdtreeTopPlaceU32,
