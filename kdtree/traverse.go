@@ -65,12 +65,38 @@ type rayAxes struct {
 	// depend on the crossing: traversalSlack·(mag+|org|)·|inv| (see
 	// traceData.mag).
 	slack [4]float32
+	// flip is all ones where Dir is negative, else zero: the child a ray
+	// enters first along the axis is the below one XOR-swapped with the
+	// above one by flip.
+	flip [4]uint32
+}
+
+// finite reports whether every plane crossing of the ray and its slack are
+// finite and not NaN: a Dir component that is neither zero nor so small that
+// its inverse overflows, and origin and split magnitudes that keep
+// (mag+|org|)·|inv| far from overflow (|tp| + slack ≤ 2^120). descendFinite
+// needs it; other rays take descendSafe.
+func (ax *rayAxes) finite() bool {
+	const limit = float32(0x1p100)
+	for a := 0; a < 3; a++ {
+		if ax.dir[a] == 0 || !(abs32(ax.inv[a]) <= limit) || !(ax.slack[a] <= limit) {
+			return false
+		}
+	}
+	return true
 }
 
 // trace returns the closest hit of r with its normal, or with anyHit the
-// first hit found with T, U, V and Prim set (no normal), or missHit(). With st non-nil it adds the nodes
-// visited and triangles tested.
+// first hit found with T, U, V and Prim set (no normal), or missHit(). With
+// st non-nil it adds the nodes visited and triangles tested.
 func (t *Tree) trace(r *Ray, anyHit bool, st *RayStats) Hit {
+	return t.traceVia(r, anyHit, st, st == nil)
+}
+
+// traceVia is trace that runs descendFinite, where the ray allows it, only
+// when finite is true, and descendSafe otherwise (descendSafe counts into
+// st; the two visit the same nodes and return the same hit).
+func (t *Tree) traceVia(r *Ray, anyHit bool, st *RayStats, finite bool) Hit {
 	if len(t.Nodes) == 0 || unusable(r) {
 		return missHit()
 	}
@@ -81,6 +107,9 @@ func (t *Tree) trace(r *Ray, anyHit bool, st *RayStats) Hit {
 		o, dir := r.Org[a], r.Dir[a]
 		inv := 1 / dir
 		ax.org[a], ax.dir[a], ax.inv[a] = o, dir, inv
+		if math.Signbit(float64(dir)) {
+			ax.flip[a] = ^uint32(0)
+		}
 		// Clip to the widened root box.
 		lo, hi := d.lo[a], d.hi[a]
 		if dir == 0 {
@@ -109,7 +138,12 @@ func (t *Tree) trace(r *Ray, anyHit bool, st *RayStats) Hit {
 		ax.slack[a] = traversalSlack * (d.mag[a] + abs32(ax.org[a])) * abs32(ax.inv[a])
 	}
 	pre := prepare(r)
-	h := t.descend(d, &ax, &pre, tmin, tmax, anyHit, st)
+	var h Hit
+	if finite && ax.finite() {
+		h = t.descendFinite(d, &ax, &pre, tmin, tmax, anyHit)
+	} else {
+		h = t.descendSafe(d, &ax, &pre, tmin, tmax, anyHit, st)
+	}
 	if !anyHit && h.Prim != NoHit {
 		v := &d.tris[h.Prim]
 		h.N = geometricNormal(v[0], v[1], v[2])
@@ -117,24 +151,82 @@ func (t *Tree) trace(r *Ray, anyHit bool, st *RayStats) Hit {
 	return h
 }
 
-// descend traverses the tree front to back from the root with the ray's
-// interval [tmin, tmax] in the root box: at an interior node the child on
-// the origin's side is visited first, the other one is pushed with the part
-// of the ray interval beyond the split plane, widened by the rounding
-// slack; a node whose interval starts after the best hit so far is skipped.
-func (t *Tree) descend(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax float32, anyHit bool, st *RayStats) Hit {
+// descendFinite traverses the tree front to back from the root with the
+// ray's interval [tmin, tmax] in the root box, for a ray whose plane
+// crossings are finite (rayAxes.finite). At an interior node the plane is
+// crossed at tp, widened by the rounding slack to [lo, hi]; the child the
+// ray is in for t < tp (first: below for a positive Dir, above otherwise)
+// holds [tmin, min(tmax, hi)], the other one [max(tmin, lo), tmax]. A child
+// whose part is empty is not visited; when both are, the second is pushed.
+// These are the nodes, order and intervals of descendSafe, with no case
+// for a zero Dir or a NaN crossing and no choice by the origin's side. A
+// node whose interval starts after the best hit so far is skipped.
+func (t *Tree) descendFinite(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax float32, anyHit bool) Hit {
 	var stack [MaxTreeDepth + 1]stackEntry
 	nodes, refs, tris := t.Nodes, t.Refs, d.tris
-	kx, ky, kz := pre.kx, pre.ky, pre.kz
+	best := missHit()
+	sp := 0
+	node := uint32(0)
+	for {
+		if tmin <= best.T {
+			n := nodes[node]
+			w0, w1 := n.W0, n.W1
+			for w1&3 != leafTag {
+				a := w1 & 3
+				tp := (math.Float32frombits(w0) - ax.org[a]) * ax.inv[a]
+				slack := traversalSlack*abs32(tp) + ax.slack[a]
+				lo, hi := tp-slack, tp+slack
+				below := node + 1
+				swap := (below ^ w1>>2) & ax.flip[a]
+				first, second := below^swap, w1>>2^swap
+				switch {
+				case lo > tmax:
+					node = first
+				case hi < tmin:
+					node = second
+				default:
+					e := stackEntry{second, tmin, tmax}
+					if lo > tmin {
+						e.tmin = lo
+					}
+					stack[sp] = e
+					sp++
+					node = first
+					if hi < tmax {
+						tmax = hi
+					}
+				}
+				n = nodes[node]
+				w0, w1 = n.W0, n.W1
+			}
+			if cnt := w1 >> 2; cnt != 0 {
+				if _, done := testLeaf(refs[w0:w0+cnt], tris, pre, &best, anyHit); done {
+					return best
+				}
+			}
+		}
+		if sp == 0 {
+			return best
+		}
+		sp--
+		e := stack[sp]
+		node, tmin, tmax = e.node, e.tmin, e.tmax
+	}
+}
+
+// descendSafe is descendFinite for any ray: it orders the children by the
+// origin's side of the plane and handles a Dir component of zero and
+// crossings that overflow or are NaN, visiting both children where the
+// crossing cannot be placed.
+func (t *Tree) descendSafe(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax float32, anyHit bool, st *RayStats) Hit {
+	var stack [MaxTreeDepth + 1]stackEntry
+	nodes, refs, tris := t.Nodes, t.Refs, d.tris
 	best := missHit()
 	var nNodes, nTris uint32
 	sp := 0
 	node := uint32(0)
 	for {
 		if tmin <= best.T {
-			// Down to a leaf. tmin and the best hit do not change on the
-			// way, so the test above holds for every node of the descent;
-			// the loop makes no call, so its state stays in registers.
 			n := nodes[node]
 			for n.W1&3 != leafTag {
 				nNodes++
@@ -198,33 +290,11 @@ func (t *Tree) descend(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax float3
 				n = nodes[node]
 			}
 			nNodes++
-			// The leaf: rayPre.test on each triangle, its steps up to the
-			// sign test written out here (the same operations).
-			first, cnt := n.W0, n.W1>>2
-			nTris += cnt
-			for k, prim := range refs[first : first+cnt] {
-				v := &tris[prim]
-				p0z, p1z, p2z := v[0][kz]-pre.oz, v[1][kz]-pre.oz, v[2][kz]-pre.oz
-				p0x := v[0][kx] - pre.ox + float32(pre.sx*p0z)
-				p0y := v[0][ky] - pre.oy + float32(pre.sy*p0z)
-				p1x := v[1][kx] - pre.ox + float32(pre.sx*p1z)
-				p1y := v[1][ky] - pre.oy + float32(pre.sy*p1z)
-				p2x := v[2][kx] - pre.ox + float32(pre.sx*p2z)
-				p2y := v[2][ky] - pre.oy + float32(pre.sy*p2z)
-				e0 := float32(p1x*p2y) - float32(p1y*p2x)
-				e1 := float32(p2x*p0y) - float32(p2y*p0x)
-				e2 := float32(p0x*p1y) - float32(p0y*p1x)
-				if e0 == 0 || e1 == 0 || e2 == 0 {
-					e0, e1, e2 = pre.edges64(v)
-				}
-				if (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 || e2 > 0) {
-					continue
-				}
-				if th, u, w, ok := pre.finish(v, e0, e1, e2, p0z, p1z, p2z, best.T); ok && best.closer(th, prim) {
-					best = Hit{T: th, U: u, V: w, Prim: prim}
-					if anyHit {
-						return finishStats(best, st, nNodes, nTris-cnt+uint32(k)+1)
-					}
+			if cnt := n.W1 >> 2; cnt != 0 {
+				k, done := testLeaf(refs[n.W0:n.W0+cnt], tris, pre, &best, anyHit)
+				nTris += k
+				if done {
+					return finishStats(best, st, nNodes, nTris)
 				}
 			}
 		}
@@ -235,6 +305,40 @@ func (t *Tree) descend(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax float3
 		e := stack[sp]
 		node, tmin, tmax = e.node, e.tmin, e.tmax
 	}
+}
+
+// testLeaf runs rayPre.test on the triangles of a leaf, its steps up to
+// the sign test written out here (the same operations), keeping in *best
+// the closest hit by Hit.closer. It returns how many triangles it tested
+// and, with anyHit, whether it found a hit (it stops there).
+func testLeaf(prims []uint32, tris []triVerts, pre *rayPre, best *Hit, anyHit bool) (tested uint32, done bool) {
+	kx, ky, kz := pre.kx, pre.ky, pre.kz
+	for k, prim := range prims {
+		v := &tris[prim]
+		p0z, p1z, p2z := v[0][kz]-pre.oz, v[1][kz]-pre.oz, v[2][kz]-pre.oz
+		p0x := v[0][kx] - pre.ox + float32(pre.sx*p0z)
+		p0y := v[0][ky] - pre.oy + float32(pre.sy*p0z)
+		p1x := v[1][kx] - pre.ox + float32(pre.sx*p1z)
+		p1y := v[1][ky] - pre.oy + float32(pre.sy*p1z)
+		p2x := v[2][kx] - pre.ox + float32(pre.sx*p2z)
+		p2y := v[2][ky] - pre.oy + float32(pre.sy*p2z)
+		e0 := float32(p1x*p2y) - float32(p1y*p2x)
+		e1 := float32(p2x*p0y) - float32(p2y*p0x)
+		e2 := float32(p0x*p1y) - float32(p0y*p1x)
+		if e0 == 0 || e1 == 0 || e2 == 0 {
+			e0, e1, e2 = pre.edges64(v)
+		}
+		if (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 || e2 > 0) {
+			continue
+		}
+		if th, u, w, ok := pre.finish(v, e0, e1, e2, p0z, p1z, p2z, best.T); ok && best.closer(th, prim) {
+			*best = Hit{T: th, U: u, V: w, Prim: prim}
+			if anyHit {
+				return uint32(k) + 1, true
+			}
+		}
+	}
+	return uint32(len(prims)), false
 }
 
 // finishStats adds the counts to st when it is non-nil and returns h.

@@ -362,3 +362,49 @@ func TestBuildTreesMatchBrute(t *testing.T) {
 		}
 	}
 }
+
+// TestFiniteMatchesSafe checks that descendFinite, which Intersect and
+// Occluded run for rays with finite plane crossings, returns the hit of
+// descendSafe bit for bit, and that rays with a zero, subnormal or huge
+// Dir component go to descendSafe (rayAxes.finite).
+func TestFiniteMatchesSafe(t *testing.T) {
+	scenesToTrace := []struct {
+		name  string
+		scene *scenes.Scene
+	}{
+		{"coplanar-65", scenes.Coplanar(65, 2)},
+		{"soup-1000", scenes.Soup(1000, 6)},
+		{"icosphere-2", scenes.Icosphere(2)},
+		{"slivers-200", scenes.Slivers(200, 8)},
+	}
+	for _, c := range scenesToTrace {
+		tree := refBuild(c.scene, 1, 20)
+		rays := append(hardRays(c.scene, 2000, 13), RandomRays(c.scene.Bounds, 2000)...)
+		for i := 0; i < 50; i++ {
+			r := rays[i]
+			r.Dir[i%3] = []float32{0x1p-140, -0x1p-140, 0x1p110, 0}[i%4]
+			rays = append(rays, r)
+		}
+		for _, r := range rays {
+			var ax rayAxes
+			for a := 0; a < 3; a++ {
+				ax.dir[a], ax.inv[a] = r.Dir[a], 1/r.Dir[a]
+				ax.slack[a] = traversalSlack * (tree.traceData().mag[a] + abs32(r.Org[a])) * abs32(ax.inv[a])
+			}
+			odd := r.Dir[0] == 0 || r.Dir[1] == 0 || r.Dir[2] == 0 || abs32(r.Dir[0]) < 0x1p-120 || abs32(r.Dir[1]) < 0x1p-120 || abs32(r.Dir[2]) < 0x1p-120
+			if odd && ax.finite() {
+				t.Fatalf("%s: ray %v taken as finite", c.name, r)
+			}
+			for _, anyHit := range []bool{false, true} {
+				hf, hs := tree.traceVia(&r, anyHit, nil, true), tree.traceVia(&r, anyHit, nil, false)
+				if anyHit {
+					if (hf.Prim == NoHit) != (hs.Prim == NoHit) {
+						t.Fatalf("%s: any hit of ray %v: finite %v, safe %v", c.name, r, hf, hs)
+					}
+				} else if math.Float32bits(hf.T) != math.Float32bits(hs.T) || hf.U != hs.U || hf.V != hs.V || hf.Prim != hs.Prim || hf.N != hs.N {
+					t.Fatalf("%s: ray %v: finite %+v, safe %+v", c.name, r, hf, hs)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package kdtree
+
+import (
+	"flag"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+)
+
+var traceAB = flag.String("trace-ab", "", "TestTraceAB: scenes to time (bunny, sponza, conference, comma-separated, or all)")
+
+// threadCPU returns the calling thread's CPU time in nanoseconds (the
+// goroutine must be locked to its thread).
+func threadCPU() int64 {
+	var ts syscall.Timespec
+	const clockThreadCPUTime = 3 // CLOCK_THREAD_CPUTIME_ID
+	syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0)
+	return ts.Nano()
+}
+
+// TestTraceAB times descendSafe (A) against descendFinite (B) on the shared
+// scenes' ray sets, one thread, in 41 rounds of 20,000 rays that alternate
+// A-B and B-A, and prints the median Mrays/s of each in thread CPU time
+// and the median and quartiles of the per-round ratio B/A. It runs only
+// with -trace-ab (go test ./kdtree -run TestTraceAB -v -args -trace-ab=all).
+func TestTraceAB(t *testing.T) {
+	if *traceAB == "" {
+		t.Skip("pass -trace-ab to time the traversals")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	const rounds, chunk = 41, 20_000
+	for _, sc := range traceBenchScenes {
+		if *traceAB != "all" && !strings.Contains(*traceAB, sc.name) {
+			continue
+		}
+		tree, sets := benchTreeRays(t, sc.file)
+		for _, set := range []string{"primary", "random"} {
+			rays := sets[set]
+			for _, anyHit := range []bool{false, true} {
+				var a, b, ratio []float64
+				for r := 0; r < rounds; r++ {
+					lo := (r * chunk * 7) % (len(rays) - chunk)
+					rs := rays[lo : lo+chunk]
+					run := func(finite bool) float64 {
+						t0 := threadCPU()
+						for i := range rs {
+							tree.traceVia(&rs[i], anyHit, nil, finite)
+						}
+						return float64(threadCPU() - t0)
+					}
+					var ta, tb float64
+					if r%2 == 0 {
+						ta = run(false)
+						tb = run(true)
+					} else {
+						tb = run(true)
+						ta = run(false)
+					}
+					a = append(a, chunk/ta*1e3)
+					b = append(b, chunk/tb*1e3)
+					ratio = append(ratio, ta/tb)
+				}
+				slices.Sort(a)
+				slices.Sort(b)
+				slices.Sort(ratio)
+				fmt.Printf("%-10s %-7s any=%-5v safe %6.2f finite %6.2f Mrays/s  finite/safe %.2f (quartiles %.2f-%.2f)\n", sc.name, set, anyHit,
+					a[rounds/2], b[rounds/2], ratio[rounds/2], ratio[rounds/4], ratio[3*rounds/4])
+			}
+		}
+	}
+}
