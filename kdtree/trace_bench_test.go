@@ -15,7 +15,7 @@ var traceBenchScenes = []struct{ name, file string }{
 
 // benchTreeRays returns the Build tree of a shared scene (skipping when the
 // scenes are absent) and its ANCHORS ray sets by name.
-func benchTreeRays(b *testing.B, file string) (*Tree, map[string][]Ray) {
+func benchTreeRays(b testing.TB, file string) (*Tree, map[string][]Ray) {
 	s := loadShared(b, file)
 	key := file + "/Build"
 	var tree *Tree
