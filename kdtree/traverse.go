@@ -185,16 +185,12 @@ func (t *Tree) descendFinite(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax 
 				case hi < tmin:
 					node = second
 				default:
-					e := stackEntry{second, tmin, tmax}
-					if lo > tmin {
-						e.tmin = lo
-					}
-					stack[sp] = e
+					// min and max compile to MINSS without a branch; no
+					// NaN reaches them here.
+					stack[sp] = stackEntry{second, max(lo, tmin), tmax}
 					sp++
 					node = first
-					if hi < tmax {
-						tmax = hi
-					}
+					tmax = min(hi, tmax)
 				}
 				n = nodes[node]
 				w0, w1 = n.W0, n.W1
