@@ -121,10 +121,37 @@ func (p *rayPre) test(v *triVerts, bestT float32) (t, u, w float32, ok bool) {
 	if e0 == 0 || e1 == 0 || e2 == 0 {
 		e0, e1, e2 = p.edges64(v)
 	}
-	if (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 || e2 > 0) {
+	if mixedSigns(e0, e1, e2) {
 		return 0, 0, 0, false
 	}
 	return p.finish(v, e0, e1, e2, p0z, p1z, p2z, bestT)
+}
+
+// mixedSigns reports (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 ||
+// e2 > 0), the watertight test's rejection by the signs of the edge
+// functions, with the six compares set as flags and combined without a
+// branch: one branch per triangle instead of up to six.
+func mixedSigns(e0, e1, e2 float32) bool {
+	var n0, n1, n2, p0, p1, p2 uint8
+	if e0 < 0 {
+		n0 = 1
+	}
+	if e1 < 0 {
+		n1 = 1
+	}
+	if e2 < 0 {
+		n2 = 1
+	}
+	if e0 > 0 {
+		p0 = 1
+	}
+	if e1 > 0 {
+		p1 = 1
+	}
+	if e2 > 0 {
+		p2 = 1
+	}
+	return (n0|n1|n2)&(p0|p1|p2) != 0
 }
 
 // sheared returns the triangle's vertices translated to the ray origin,

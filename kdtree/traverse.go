@@ -324,7 +324,7 @@ func testLeaf(prims []uint32, tris []triVerts, pre *rayPre, best *Hit, anyHit bo
 		if e0 == 0 || e1 == 0 || e2 == 0 {
 			e0, e1, e2 = pre.edges64(v)
 		}
-		if (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 || e2 > 0) {
+		if mixedSigns(e0, e1, e2) {
 			continue
 		}
 		if th, u, w, ok := pre.finish(v, e0, e1, e2, p0z, p1z, p2z, best.T); ok && best.closer(th, prim) {
