@@ -47,24 +47,20 @@ type rayPre struct {
 //	sx = −Dir[kx]/Dir[kz], sy = −Dir[ky]/Dir[kz], sz = 1/Dir[kz]   (float32 divisions)
 func prepare(r *Ray) rayPre {
 	ax, ay, az := abs32(r.Dir[0]), abs32(r.Dir[1]), abs32(r.Dir[2])
-	var kz uint
+	// The choice above as flags, without a branch: kz = 0 when x beats y
+	// and z, else 1 when y beats x (not strictly) and z strictly, else 2.
+	var xy, xz, yz uint
 	if ax > ay {
-		if ax <= az {
-			kz = 2
-		}
-	} else if ay > az {
-		kz = 1
-	} else {
-		kz = 2
+		xy = 1
 	}
-	kx := kz + 1
-	if kx == 3 {
-		kx = 0
+	if ax > az {
+		xz = 1
 	}
-	ky := kx + 1
-	if ky == 3 {
-		ky = 0
+	if ay > az {
+		yz = 1
 	}
+	kz := 2 - 2*(xy&xz) - (xy^1)&yz
+	kx, ky := next3[kz], next3[next3[kz]]
 	dx, dy, dz := r.Dir[kx], r.Dir[ky], r.Dir[kz]
 	return rayPre{
 		kx: kx, ky: ky, kz: kz,
@@ -73,6 +69,10 @@ func prepare(r *Ray) rayPre {
 		tmin: r.TMin, tmax: r.TMax,
 	}
 }
+
+// next3 is the next axis: (k+1) mod 3 (the fourth entry keeps an index
+// k&3 in bounds).
+var next3 = [4]uint{1, 2, 0, 0}
 
 // test is the watertight ray-triangle test, pbrt-v3's in float32, of one
 // triangle: it returns t and the barycentrics of B and C, or false. A hit

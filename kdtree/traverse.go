@@ -118,10 +118,10 @@ func (t *Tree) traceVia(r *Ray, anyHit bool, st *RayStats, finite bool) Hit {
 			}
 			continue
 		}
+		// min and max order the slab's ends without a branch on Dir's
+		// sign (a NaN end makes both NaN: the tests below ignore them).
 		t0, t1 := (lo-o)*inv, (hi-o)*inv
-		if t0 > t1 {
-			t0, t1 = t1, t0
-		}
+		t0, t1 = min(t0, t1), max(t0, t1)
 		t0 -= traversalSlack * abs32(t0)
 		t1 += traversalSlack * abs32(t1)
 		if t0 > tmin { // false for NaN

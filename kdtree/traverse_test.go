@@ -408,3 +408,29 @@ func TestFiniteMatchesSafe(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareAxes checks prepare's axes against pbrt-v3's MaxDimension of
+// |Dir| (x unless beaten strictly, then y against z), ties included.
+func TestPrepareAxes(t *testing.T) {
+	vals := []float32{0, 1, -1, 2, -2, 0.5, 3}
+	for _, x := range vals {
+		for _, y := range vals {
+			for _, z := range vals {
+				r := Ray{Dir: mgl32.Vec3{x, y, z}}
+				ax, ay, az := abs32(x), abs32(y), abs32(z)
+				want := uint(2)
+				if ax > ay {
+					if ax > az {
+						want = 0
+					}
+				} else if ay > az {
+					want = 1
+				}
+				p := prepare(&r)
+				if p.kz != want || p.kx != (want+1)%3 || p.ky != (want+2)%3 {
+					t.Fatalf("Dir %v: axes %d %d %d, want kz %d", r.Dir, p.kx, p.ky, p.kz, want)
+				}
+			}
+		}
+	}
+}
