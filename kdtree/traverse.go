@@ -28,21 +28,21 @@ type stackEntry struct {
 // in Org or Dir or a zero Dir, at once. It does not allocate and is safe
 // for concurrent use.
 func (t *Tree) Intersect(r Ray) (Hit, bool) {
-	h := t.trace(&r, false, nil)
+	h := t.trace(&r, false, nil, true)
 	return h, h.Prim != NoHit
 }
 
 // IntersectStats is Intersect that also adds to *st the nodes it visited
 // and the ray-triangle tests it ran.
 func (t *Tree) IntersectStats(r Ray, st *RayStats) (Hit, bool) {
-	h := t.trace(&r, false, st)
+	h := t.trace(&r, false, st, false)
 	return h, h.Prim != NoHit
 }
 
 // Occluded reports whether any triangle meets r within [r.TMin, r.TMax]
 // (shadow rays); it stops at the first hit found.
 func (t *Tree) Occluded(r Ray) bool {
-	return t.trace(&r, true, nil).Prim != NoHit
+	return t.trace(&r, true, nil, true).Prim != NoHit
 }
 
 // unusable reports whether r can hit nothing whatever the scene: a NaN in
@@ -88,15 +88,11 @@ func (ax *rayAxes) finite() bool {
 
 // trace returns the closest hit of r with its normal, or with anyHit the
 // first hit found with T, U, V and Prim set (no normal), or missHit(). With
-// st non-nil it adds the nodes visited and triangles tested.
-func (t *Tree) trace(r *Ray, anyHit bool, st *RayStats) Hit {
-	return t.traceVia(r, anyHit, st, st == nil)
-}
-
-// traceVia is trace that runs descendFinite, where the ray allows it, only
-// when finite is true, and descendSafe otherwise (descendSafe counts into
-// st; the two visit the same nodes and return the same hit).
-func (t *Tree) traceVia(r *Ray, anyHit bool, st *RayStats, finite bool) Hit {
+// st non-nil it adds the nodes visited and triangles tested. It runs
+// descendFinite where finite is true and the ray allows it, else
+// descendSafe (which counts into st; the two visit the same nodes and
+// return the same hit).
+func (t *Tree) trace(r *Ray, anyHit bool, st *RayStats, finite bool) Hit {
 	if len(t.Nodes) == 0 || unusable(r) {
 		return missHit()
 	}
@@ -107,9 +103,6 @@ func (t *Tree) traceVia(r *Ray, anyHit bool, st *RayStats, finite bool) Hit {
 		o, dir := r.Org[a], r.Dir[a]
 		inv := 1 / dir
 		ax.org[a], ax.dir[a], ax.inv[a] = o, dir, inv
-		if math.Signbit(float64(dir)) {
-			ax.flip[a] = ^uint32(0)
-		}
 		// Clip to the widened root box.
 		lo, hi := d.lo[a], d.hi[a]
 		if dir == 0 {
@@ -118,10 +111,10 @@ func (t *Tree) traceVia(r *Ray, anyHit bool, st *RayStats, finite bool) Hit {
 			}
 			continue
 		}
-		// min and max order the slab's ends without a branch on Dir's
-		// sign (a NaN end makes both NaN: the tests below ignore them).
 		t0, t1 := (lo-o)*inv, (hi-o)*inv
-		t0, t1 = min(t0, t1), max(t0, t1)
+		if t0 > t1 {
+			t0, t1 = t1, t0
+		}
 		t0 -= traversalSlack * abs32(t0)
 		t1 += traversalSlack * abs32(t1)
 		if t0 > tmin { // false for NaN
@@ -136,6 +129,7 @@ func (t *Tree) traceVia(r *Ray, anyHit bool, st *RayStats, finite bool) Hit {
 	}
 	for a := 0; a < 3; a++ {
 		ax.slack[a] = traversalSlack * (d.mag[a] + abs32(ax.org[a])) * abs32(ax.inv[a])
+		ax.flip[a] = uint32(int32(math.Float32bits(ax.dir[a])) >> 31)
 	}
 	pre := prepare(r)
 	var h Hit

@@ -49,7 +49,7 @@ func TestTraceAB(t *testing.T) {
 					run := func(finite bool) float64 {
 						t0 := threadCPU()
 						for i := range rs {
-							tree.traceVia(&rs[i], anyHit, nil, finite)
+							tree.trace(&rs[i], anyHit, nil, finite)
 						}
 						return float64(threadCPU() - t0)
 					}

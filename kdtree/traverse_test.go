@@ -396,7 +396,7 @@ func TestFiniteMatchesSafe(t *testing.T) {
 				t.Fatalf("%s: ray %v taken as finite", c.name, r)
 			}
 			for _, anyHit := range []bool{false, true} {
-				hf, hs := tree.traceVia(&r, anyHit, nil, true), tree.traceVia(&r, anyHit, nil, false)
+				hf, hs := tree.trace(&r, anyHit, nil, true), tree.trace(&r, anyHit, nil, false)
 				if anyHit {
 					if (hf.Prim == NoHit) != (hs.Prim == NoHit) {
 						t.Fatalf("%s: any hit of ray %v: finite %v, safe %v", c.name, r, hf, hs)
