@@ -49,10 +49,31 @@ func ChildBudget(a, c, sum uint32) uint32 {
 	return uint32(uint64(a) * uint64(c) / uint64(sum))
 }
 
-// overBudget reports whether decide makes n a leaf for its budget alone:
-// a large node above MaxDepth holding more references than its budget.
-func (b *Builder) overBudget(n *LNode) bool {
-	return int(n.Cnt) > b.Opt.SmallNode && n.Depth < b.Opt.MaxDepth && n.Cnt > n.Budget
+// RootBudgetOf is the root's budget for n references with the build's
+// MaxDuplication.
+func (b *Builder) RootBudgetOf(n int) uint32 { return RootBudget(n, b.Opt.MaxDuplication) }
+
+// OverBudget reports whether decide makes a large-phase node at depth,
+// holding cnt references with budget a, a leaf for its budget alone:
+// more than SmallNode references, above MaxDepth, more than its budget.
+func (b *Builder) OverBudget(cnt, a uint32, depth int) bool {
+	return int(cnt) > b.Opt.SmallNode && depth < b.Opt.MaxDepth && cnt > a
+}
+
+// AddBudgetLeaves adds leaves nodes holding refs references to the nodes
+// the budget made leaves (safe from several goroutines).
+func (b *Builder) AddBudgetLeaves(leaves, refs int64) {
+	if leaves > 0 {
+		b.budget.leaves.Add(leaves)
+		b.budget.refs.Add(refs)
+	}
+}
+
+// ResetBudgetLeaves forgets the nodes counted so far (a CUDA build that
+// starts its large phase again).
+func (b *Builder) ResetBudgetLeaves() {
+	b.budget.leaves.Store(0)
+	b.budget.refs.Store(0)
 }
 
 // budgetTally counts the nodes the budget made leaves and their
@@ -66,15 +87,12 @@ type budgetTally struct {
 func (b *Builder) CountBudget(nodes []LNode) {
 	var l, r int64
 	for i := range nodes {
-		if b.overBudget(&nodes[i]) {
+		if x := &nodes[i]; b.OverBudget(x.Cnt, x.Budget, x.Depth) {
 			l++
-			r += int64(nodes[i].Cnt)
+			r += int64(x.Cnt)
 		}
 	}
-	if l > 0 {
-		b.budget.leaves.Add(l)
-		b.budget.refs.Add(r)
-	}
+	b.AddBudgetLeaves(l, r)
 }
 
 // LimitedText returns Stats.Limited: "" when no guard acted, else what
