@@ -101,7 +101,7 @@ func (b *Builder) LimitedText() string {
 	s := ""
 	if l := b.budget.leaves.Load(); l > 0 {
 		s = fmt.Sprintf("duplication budget: %d large nodes holding %d references became leaves, "+
-			"their references being over their share of %d per triangle (Options.MaxDuplication)",
+			"over their share of the budget of %d references per triangle (Options.MaxDuplication)",
 			l, b.budget.refs.Load(), b.Opt.MaxDuplication)
 	}
 	if b.Limited != "" {
