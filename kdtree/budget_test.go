@@ -1,7 +1,10 @@
 package kdtree
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"hash/crc32"
 	"slices"
 	"strings"
 	"testing"
@@ -78,5 +81,31 @@ func TestBudgetBoundsSlivers(t *testing.T) {
 		require.Contains(t, st.Limited, "Options.MaxDuplication")
 		t.Logf("MaxDuplication %d: %.2f refs/tri at the fullest level, %.2f in the tree, SAH %.1f (no budget: %.2f, %.1f); %s",
 			dup, worst, st.ReferencesPerTriangle, st.SAHCost, free.Stats().ReferencesPerTriangle, free.Stats().SAHCost, st.Limited)
+	}
+}
+
+// A tree file keeps MaxDuplication; a version 1 file, written before the
+// budget existed, reads as -1 (no budget).
+func TestBudgetInTreeFile(t *testing.T) {
+	s := scenes.Slivers(300, 2)
+	for _, dup := range []int{-1, 3, DefaultMaxDuplication} {
+		tr, err := Build(context.Background(), s, Options{MaxDuplication: dup})
+		require.NoError(t, err)
+		var buf bytes.Buffer
+		_, err = tr.WriteTo(&buf)
+		require.NoError(t, err)
+		got, err := ReadTree(bytes.NewReader(buf.Bytes()))
+		require.NoError(t, err)
+		require.Equal(t, dup, got.Options().MaxDuplication)
+		require.Equal(t, tr.Stats().Limited, got.Stats().Limited)
+		if dup == 3 {
+			b := buf.Bytes()
+			binary.LittleEndian.PutUint32(b[8:], 1)
+			binary.LittleEndian.PutUint32(b[112:], 0)
+			binary.LittleEndian.PutUint32(b[124:], crc32.Checksum(b[:124], crc32.MakeTable(crc32.Castagnoli)))
+			old, err := ReadTree(bytes.NewReader(b))
+			require.NoError(t, err)
+			require.Equal(t, -1, old.Options().MaxDuplication)
+		}
 	}
 }

@@ -64,7 +64,7 @@ type Options struct {
 	// O(n log n) time and O(n) memory, with larger leaves; Stats.Limited
 	// says when the budget acted. Default DefaultMaxDuplication, under
 	// which no scene of ../shared/scenes nor any ordinary procedural scene
-	// is touched; negative: no budget.
+	// is touched; negative: no budget (resolved to -1).
 	MaxDuplication int
 
 	// Progress, when non-nil, is called on the calling goroutine as the
@@ -113,8 +113,13 @@ func (o Options) resolved(n int) (Options, error) {
 	if o.Bins == 0 {
 		o.Bins = DefaultBins
 	}
-	if o.MaxDuplication == 0 {
+	switch {
+	case o.MaxDuplication == 0:
 		o.MaxDuplication = DefaultMaxDuplication
+	case o.MaxDuplication < 0:
+		o.MaxDuplication = -1
+	case o.MaxDuplication > math.MaxInt32:
+		o.MaxDuplication = math.MaxInt32 // no tree comes near: the same as unbounded
 	}
 	if o.MaxDepth == 0 {
 		d := 3 + int(math.Round(1.3*math.Log2(float64(max(n, 1)))))
