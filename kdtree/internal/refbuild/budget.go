@@ -16,10 +16,11 @@ import (
 //
 // and a large node holding more references than its budget becomes a
 // leaf (decide). The budgets of a level's nodes sum to at most the root's,
-// and a node splits only within its budget, so every level of the large
-// phase holds at most 2 · MaxDuplication references per triangle (plus one
-// a node for the rounding) and the phase costs O(MaxDuplication · n) per
-// level. Ordinary scenes stay far inside the budget (the product of the
+// and a node splits only within its budget (each of its references going
+// to at most both children), so every level of the large phase holds at
+// most 2 · MaxDuplication references per triangle and the phase costs
+// O(MaxDuplication · n) per level; at the default (32) the memory guard
+// (64 per triangle at one level) never acts. Ordinary scenes stay far inside the budget (the product of the
 // duplication factors along any root-to-node path is small), so their
 // trees are those of an unbounded build; scenes whose references multiply
 // level after level (long thin triangles in every direction) get larger

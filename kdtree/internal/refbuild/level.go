@@ -38,8 +38,9 @@ type LNode struct {
 	Cnt   uint32
 	Depth int
 	Rec   int32 // its record
-	// Budget is the references the node may hold and still split (see
-	// Budget): a node holding more becomes a leaf.
+	// Budget is the references the node may hold and still split (the
+	// duplication budget, budget.go): a large node holding more becomes a
+	// leaf.
 	Budget uint32
 }
 
@@ -155,9 +156,9 @@ func (b *Builder) binned(boxes []AABB, geo *[3]BinGeom, h *hist) {
 }
 
 // decide chooses the fate of a large node: the small phase at or below
-// SmallNode references, a leaf at MaxDepth or above its budget, else empty space cut off where a
-// side of the tight bounds is more than emptyCutoff empty, else the binned
-// SAH plane when it beats a leaf.
+// SmallNode references, a leaf at MaxDepth or above its budget, else empty
+// space cut off where a side of the tight bounds is more than emptyCutoff
+// empty, else the binned SAH plane when it beats a leaf.
 //
 // t is the tight bounds of the node's reference boxes (nodeBounds); -0 is
 // made +0 here.
