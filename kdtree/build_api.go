@@ -79,7 +79,7 @@ func buildHooked(ctx context.Context, scene *scenes.Scene, opts Options, hook fu
 		HostPeakBytes:    b.HostPeak,
 		DevicePeakBytes:  b.DevPeak,
 		Levels:           b.Levels,
-		Limited:          b.Limited,
+		Limited:          b.LimitedText(),
 	}
 	// The tree-shape figures wait for the first Stats call (lazyShape).
 	t := NewTree(scene, treeNodes(res.Nodes), res.Refs, res.Bounds, st)
@@ -91,13 +91,14 @@ func buildHooked(ctx context.Context, scene *scenes.Scene, opts Options, hook fu
 // internal returns resolved options as the builders read them.
 func (o Options) internal() refbuild.Options {
 	r := refbuild.Options{
-		Executor:      o.Executor,
-		TraversalCost: o.TraversalCost,
-		IntersectCost: o.IntersectCost,
-		EmptyBonus:    o.EmptyBonus,
-		SmallNode:     o.SmallNode,
-		Bins:          o.Bins,
-		MaxDepth:      o.MaxDepth,
+		Executor:       o.Executor,
+		TraversalCost:  o.TraversalCost,
+		IntersectCost:  o.IntersectCost,
+		EmptyBonus:     o.EmptyBonus,
+		SmallNode:      o.SmallNode,
+		Bins:           o.Bins,
+		MaxDepth:       o.MaxDepth,
+		MaxDuplication: o.MaxDuplication,
 	}
 	if p := o.Progress; p != nil {
 		r.Progress = func(q refbuild.Progress) { p(Progress(q)) }

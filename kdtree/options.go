@@ -53,6 +53,20 @@ type Options struct {
 	// Mitsuba's cost.
 	MaxDepth int
 
+	// MaxDuplication is the duplication budget of the large-node phase, in
+	// references per triangle: the root may hold MaxDuplication·n
+	// references, each split shares its node's budget between the children
+	// in proportion to the references they get, and a large node holding
+	// more than its share becomes a leaf (docs/sah.md, "Duplication
+	// budget"). Every level of the large phase then holds at most
+	// 2·MaxDuplication references per triangle, so scenes whose references
+	// multiply level after level (long slivers in every direction) build in
+	// O(n log n) time and O(n) memory, with larger leaves; Stats.Limited
+	// says when the budget acted. Default DefaultMaxDuplication, under
+	// which no scene of ../shared/scenes nor any ordinary procedural scene
+	// is touched; negative: no budget (resolved to -1).
+	MaxDuplication int
+
 	// Progress, when non-nil, is called on the calling goroutine as the
 	// build goes: at the start of each phase, once per level of the large
 	// phase, every few milliseconds of the Go small phase, and with
@@ -66,13 +80,14 @@ type Options struct {
 
 // Defaults of Options (see the field comments).
 const (
-	DefaultTraversalCost = 1
-	DefaultIntersectCost = 1.5
-	DefaultEmptyBonus    = 0.1
-	DefaultSmallNode     = 64
-	DefaultBins          = 32
-	MaxBins              = 1024
-	maxDepthLimit        = MaxTreeDepth
+	DefaultTraversalCost  = 1
+	DefaultIntersectCost  = 1.5
+	DefaultEmptyBonus     = 0.1
+	DefaultSmallNode      = 64
+	DefaultBins           = 32
+	DefaultMaxDuplication = 32
+	MaxBins               = 1024
+	maxDepthLimit         = MaxTreeDepth
 )
 
 // resolved returns the options with every zero field replaced by its default
@@ -97,6 +112,14 @@ func (o Options) resolved(n int) (Options, error) {
 	}
 	if o.Bins == 0 {
 		o.Bins = DefaultBins
+	}
+	switch {
+	case o.MaxDuplication == 0:
+		o.MaxDuplication = DefaultMaxDuplication
+	case o.MaxDuplication < 0:
+		o.MaxDuplication = -1
+	case o.MaxDuplication > math.MaxInt32:
+		o.MaxDuplication = math.MaxInt32 // no tree comes near: the same as unbounded
 	}
 	if o.MaxDepth == 0 {
 		d := 3 + int(math.Round(1.3*math.Log2(float64(max(n, 1)))))

@@ -247,6 +247,9 @@ func (r *partsRun) run(g splitGoal) (*Tree, *PartsReport, error) {
 		st.HostPeakBytes = max(st.HostPeakBytes, s.HostPeakBytes)
 		st.DevicePeakBytes = max(st.DevicePeakBytes, s.DevicePeakBytes)
 		st.Levels = max(st.Levels, s.Levels)
+		if st.Limited == "" {
+			st.Limited = s.Limited // a guard that cut a part's tree
+		}
 	}
 	st.Levels += r.rep.TopDepth
 	root := t.nodes[0].box

@@ -23,8 +23,11 @@ type Stats struct {
 	DevicePeakBytes  uint64 // peak device memory of the build
 	TraceBytes       uint64 // host memory traversal adds, made on the first ray: TraceBytesPerTriangle per scene triangle
 	Levels           int    // breadth-first levels the builder processed
-	// Limited is empty, or why a guard of the builder cut the tree short
-	// (the large phase's references outgrew 64 per triangle).
+	// Limited is empty, or why a guard of the builder cut the tree short:
+	// the duplication budget (Options.MaxDuplication) made large nodes
+	// leaves, saying how many and their references, or the memory guard
+	// stopped the large phase (a level's references outgrew 64 per
+	// triangle).
 	Limited string
 }
 

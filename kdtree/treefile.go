@@ -26,7 +26,9 @@ import (
 //	64      4×6   crc32-Castagnoli of each section, in section order
 //	88      4×6   build options: TraversalCost, IntersectCost, EmptyBonus
 //	              (float32), SmallNode, Bins, MaxDepth (uint32)
-//	112     4×3   reserved, zero
+//	112     4     build option MaxDuplication (int32; version 1 files:
+//	              none, read as -1: no budget)
+//	116     4×2   reserved, zero
 //	124     4     crc32-Castagnoli of bytes 0..124
 //	128           sections, each starting at a multiple of 64 bytes, the
 //	              gaps zero: nodes (Node, 8 bytes), refs (uint32), vertices
@@ -37,7 +39,7 @@ import (
 // an array of 4-byte words, so loading reads each one straight into its
 // slice: a few large reads. The scene fingerprint (SceneFingerprint) is
 // the pair of the vertex and triangle sections' checksums.
-const TreeFileVersion = 1
+const TreeFileVersion = 2
 
 // treeMagic opens every tree file.
 var treeMagic = [8]byte{0x89, 'K', 'D', 'T', '\r', '\n', 0x1a, '\n'}
@@ -61,6 +63,7 @@ type treeHeader struct {
 	counts  [numSections]uint64 // elements per section (bytes for meta)
 	crcs    [numSections]uint32
 	opts    [6]uint32 // options as stored (float bits for the costs)
+	maxDup  int32     // Options.MaxDuplication
 }
 
 // elemSize is the bytes per element of each section.
@@ -117,6 +120,7 @@ func (t *Tree) WriteTo(w io.Writer) (int64, error) {
 	o := t.opts
 	h.opts = [6]uint32{math.Float32bits(o.TraversalCost), math.Float32bits(o.IntersectCost),
 		math.Float32bits(o.EmptyBonus), uint32(o.SmallNode), uint32(o.Bins), uint32(o.MaxDepth)}
+	h.maxDup = int32(o.MaxDuplication) // resolved: -1 or in [1, MaxInt32]
 
 	cw := &countWriter{w: w}
 	cw.write(h.encode())
@@ -172,6 +176,7 @@ func (h *treeHeader) encode() []byte {
 		le.PutUint32(b[64+4*i:], h.crcs[i])
 		le.PutUint32(b[88+4*i:], h.opts[i])
 	}
+	le.PutUint32(b[112:], uint32(h.maxDup))
 	le.PutUint32(b[124:], crc32.Checksum(b[:124], castagnoli))
 	return b
 }
@@ -201,7 +206,12 @@ func decodeHeader(b []byte) (*treeHeader, error) {
 		h.crcs[i] = le.Uint32(b[64+4*i:])
 		h.opts[i] = le.Uint32(b[88+4*i:])
 	}
-	for _, r := range b[112:124] {
+	reserved := 116
+	h.maxDup = int32(le.Uint32(b[112:]))
+	if h.version == 1 {
+		reserved, h.maxDup = 112, -1 // built before the duplication budget
+	}
+	for _, r := range b[reserved:124] {
 		if r != 0 {
 			return nil, fmt.Errorf("kdtree: tree file header reserved bytes not zero")
 		}

@@ -95,6 +95,7 @@ func (h *treeHeader) options() Options {
 	return Options{
 		TraversalCost: f(h.opts[0]), IntersectCost: f(h.opts[1]), EmptyBonus: f(h.opts[2]),
 		SmallNode: int(h.opts[3]), Bins: int(h.opts[4]), MaxDepth: int(h.opts[5]),
+		MaxDuplication: int(h.maxDup),
 	}
 }
 

@@ -324,7 +324,7 @@ func TestTreeFileErrors(t *testing.T) {
 		{"empty", nil, "not a kdbuild tree file"},
 		{"obj text", []byte("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"), "not a kdbuild tree file"},
 		{"long foreign", bytes.Repeat([]byte("x"), 4096), "bad magic"},
-		{"newer", patch(8, 2, 0, 0, 0), "newer than this kdbuild reads"},
+		{"newer", patch(8, TreeFileVersion+1, 0, 0, 0), "newer than this kdbuild reads"},
 		{"header bit", patch(20, good[20]^4), "header corrupt"},
 		{"huge nodes", withCRC(patch(16, 0, 0, 0, 0x40)), "over the limit"},
 		{"lying refs", withCRC(patch(24, 0, 0, 0, 0x10)), "truncated"},

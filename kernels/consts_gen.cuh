@@ -22,5 +22,6 @@ constexpr unsigned int kSmallRecChunk = 32u;
 constexpr unsigned int kSmallRefChunk = 64u;
 constexpr unsigned int kSmallWarpBytes = 12944u;
 constexpr int kMaskWarps = 8;
+constexpr unsigned int kPadBudget = 4294967295u;
 
 } // namespace kd_const

@@ -9,20 +9,20 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "1ebda3c90c1b0221ecf63511120a502db685b1e9b8e88e3d0a3c8b3a3955f969"
+const SourcesSHA256 = "2a8aed5c3d0f6a1b64cb93394229551b2984ff9e78c0870cc4ff2be8ba469759"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
 	"compact.cu":         "6c64adce1ef760238a618772a06ac1857e6db78df668bd3a5a0e9e172393b763",
-	"consts_gen.cuh":     "31dac3215fca6963ef078deb0467bdc4ebda4385a7016a80542c074521387f97",
-	"kdtree.cuh":         "ca805bc98b609e182a3dd4fb1a73535e6f6f62ff49fb04d0d848b5d1faa58c08",
-	"kdtree_choose.cu":   "3f37b74fd1a4e56688f58b7d5a00e4a1616f59286fb58d81f5e6d44f0c99258f",
-	"kdtree_classify.cu": "4fb77f9f4f9957cbc134a2f6b37fa57e0c8f4be57316ebb0c4871201213105a6",
+	"consts_gen.cuh":     "52be2cc05a7c435b1b293d1a6685ac6d9820b8a80c1fe54cabda4ebb90242ecb",
+	"kdtree.cuh":         "451c79827790a6d931f39e9931c7c834229845aecc0929a218c4d74fda5f2c9b",
+	"kdtree_choose.cu":   "7fbe5a295e9f9b7ff70cbc22b597de9f43603ce2e6b5dfbf272f8a351f8a9643",
+	"kdtree_classify.cu": "57bcf6f92f2b987c398ba386f8c417aef5a89e2cf500dbb3afada356eb995839",
 	"kdtree_layout.cu":   "13de083006e80dd38b3c8d4ee336f0112519a58b1577dc9ecb6c5e7d5b191cae",
-	"kdtree_prepare.cu":  "7c75a8e7db937aedcf7a601233e0c7eaf94f69c044b1979a24aba8ff84d520b1",
+	"kdtree_prepare.cu":  "20948ab27340e11d2a53c79e5d47f7125aaba22ffac76b41e024a7dfa67664a7",
 	"kdtree_small.cu":    "43f9344da62ce260645e13ce61fcff9550514100cacb15ab318c8a44990f8c69",
 	"kdtree_small.cuh":   "b62e4e92b5e5bd4ef546acbf092de10ff7d6fb91109b7705f93279748e647343",
-	"kdtree_tail.cu":     "875ed239dd20b1e4cff40ec4c417034b4a8bed618508716b7c5b32ebd9c3935d",
+	"kdtree_tail.cu":     "e7ad456d64fd7cab06f1ccd9f9d8dc4b03122b52a715d610a2a9c43672917095",
 	"reduce.cu":          "4607bc806d3fa62caef5e9e1d5a9498642c926d1a3424d11fafe52ec816c1416",
 	"reduce.cuh":         "dae43bc1d542cd5920a2e907673fd42a3f7eefefd073a9afb1e0ad5214798bf9",
 	"reduce_seg.cuh":     "02d02f918d46beeb916a9a1566329342b364752acaa103a05e5cef6682fbb787",

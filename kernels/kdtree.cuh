@@ -42,6 +42,26 @@ enum { kLeft = kd_const::kFlagLeft, kRight = kd_const::kFlagRight, kClipped = kd
 using kd_const::kEmptyCutoff;
 constexpr int kMaxPoly = 10;
 
+// The duplication budget (kdtree/internal/refbuild/budget.go): a node's is
+// the fourth word of its info, kNoBudget for none, kPadBudget marking a
+// padding node.
+using kd_const::kPadBudget;
+constexpr unsigned int kNoBudget = kPadBudget - 1u;
+
+// RootBudget: n references, maxDup per triangle (negative: none).
+__device__ __forceinline__ unsigned int root_budget(unsigned int n, int maxDup) {
+	if (maxDup < 0 || n == 0) return kNoBudget;
+	unsigned long long b = (unsigned long long)n * (unsigned long long)maxDup;
+	return b < (unsigned long long)kNoBudget ? (unsigned int)b : kNoBudget;
+}
+
+// ChildBudget: the budget of a child holding c of the sum references both
+// children of a node of budget a hold.
+__device__ __forceinline__ unsigned int child_budget(unsigned int a, unsigned int c, unsigned int sum) {
+	if (a == kNoBudget || sum == 0) return a;
+	return (unsigned int)((unsigned long long)a * (unsigned long long)c / (unsigned long long)sum);
+}
+
 // Minimum and maximum picking the first argument on ties (Go min32 etc.).
 __device__ __forceinline__ float min32(float a, float b) { return b < a ? b : a; }
 __device__ __forceinline__ float max32(float a, float b) { return b > a ? b : a; }

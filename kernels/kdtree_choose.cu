@@ -7,7 +7,8 @@
 namespace kd_tree {
 
 // decide_node: builder.decide up to the binned SAH for node s.
-// info[4s..4s+3] = off, cnt, depth, unused; the node's tight bounds are
+// info[4s..4s+3] = off, cnt, depth, budget (a node above its budget becomes
+// a leaf, as one at maxDepth does); the node's tight bounds are
 // tight[6s..6s+5] (the segmented box reduction of reduce/, -0 not yet
 // canonicalised) or, when tkey is not null, the bounds whose keys (key_of:
 // 3 minima, 3 maxima) the level before's kdtree_tail_f32 left in
@@ -23,7 +24,7 @@ __device__ __forceinline__ int decide_node(unsigned int s, const float *nbox, co
 	axis = 0;
 	pos = 0.0f;
 	if ((int)cnt <= smallNode) return kSmall;
-	if (depth >= maxDepth) return kLeaf;
+	if (depth >= maxDepth || cnt > info[4 * s + 3]) return kLeaf;
 	const float *box = nbox + 6 * (size_t)s;
 	float t[6];
 	for (int i = 0; i < 6; i++) {

@@ -165,9 +165,9 @@ struct NodeWords {
 			return (fate == kLeaf || fate == kSmall) ? info[4 * s + 1] : 0u;
 		}
 		if (j >= 2 * (unsigned long long)nodes + 2 && j < 3 * (unsigned long long)nodes + 2) {
-			// A small root (a padding node, info's fourth word 1, is none).
+			// A small root (a padding node, info's fourth word kPadBudget, is none).
 			unsigned long long s = j - 2 * (unsigned long long)nodes - 2;
-			return dec[3 * s] == kSmall && info[4 * s + 3] == 0u ? 1u : 0u;
+			return dec[3 * s] == kSmall && info[4 * s + 3] != kPadBudget ? 1u : 0u;
 		}
 		return 0;
 	}

@@ -18,15 +18,17 @@ extern "C" __global__ void kdtree_root_box_f32(const float *tight, float *nbox) 
 // kdtree_first_level_u32: the count of kept triangles, *count (left on the
 // device by scan.CompactQueued), into the first level's node table and
 // sizes, which the host wrote for a bound (kdtree/internal/gpubuild/prepare_cuda.go: it does
-// not wait for the count): offsets[1] and the root's count info[1] (the
-// table of a level of `layout` nodes, info at layout+1) and, when sz is
-// not null, the level's references sz[1]. One thread.
+// not wait for the count): offsets[1], the root's count info[1] and its
+// budget info[3] (root_budget of n and maxDup; the table of a level of
+// `layout` nodes, info at layout+1) and, when sz is not null, the level's
+// references sz[1]. One thread.
 extern "C" __global__ void kdtree_first_level_u32(const unsigned int *count, unsigned int *table, unsigned int layout,
-                                                  unsigned int *sz) {
+                                                  int maxDup, unsigned int *sz) {
 	if (blockIdx.x != 0 || threadIdx.x != 0) return;
 	unsigned int n = *count;
 	table[1] = n;
 	table[layout + 2] = n;
+	table[layout + 4] = kd_tree::root_budget(n, maxDup);
 	if (sz != nullptr) sz[1] = n;
 }
 

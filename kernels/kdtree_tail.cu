@@ -103,7 +103,8 @@ __device__ __forceinline__ void park_ref(unsigned int r, unsigned int s, const u
 // with child counts cl = cnt[s], cr = cnt[nodes+s] and child base cb =
 // cnt[2·nodes+s] (split.Addresses), children j = 2·pre[s] and j+1 get
 //   offsets[j] = cb, offsets[j+1] = cb + cl,
-//   info[4j..] = cb, cl, depth+1, 0 and info[4(j+1)..] = cb+cl, cr, depth+1, 0,
+//   info[4j..] = cb, cl, depth+1, bl and info[4(j+1)..] = cb+cl, cr, depth+1, br
+//   (the children's budgets: child_budget of the node's, info[4s+3]),
 //   boxes: the node's box with hi[a] = pos (below) and lo[a] = pos (above)
 //   (childBoxes in kdtree/internal/refbuild/level.go).
 // The table has the layout of a level of `layout` nodes (offsets at 0,
@@ -118,6 +119,7 @@ __device__ __forceinline__ void next_node(unsigned int s, const float *nbox, con
 	float pos = __uint_as_float(dec[3 * s + 2]);
 	unsigned int cl = cnt[s], cr = cnt[nodes + s], cb = cnt[2 * nodes + s];
 	unsigned int depth = info[4 * s + 2] + 1;
+	unsigned int budget = info[4 * s + 3];
 	unsigned int j = 2 * pre[s];
 	unsigned int *ninfo = table + layout + 1;
 	float *nb = (float *)(table + 5 * (size_t)layout + 1);
@@ -126,11 +128,11 @@ __device__ __forceinline__ void next_node(unsigned int s, const float *nbox, con
 	ninfo[4 * j] = cb;
 	ninfo[4 * j + 1] = cl;
 	ninfo[4 * j + 2] = depth;
-	ninfo[4 * j + 3] = 0;
+	ninfo[4 * j + 3] = child_budget(budget, cl, cl + cr);
 	ninfo[4 * j + 4] = cb + cl;
 	ninfo[4 * j + 5] = cr;
 	ninfo[4 * j + 6] = depth;
-	ninfo[4 * j + 7] = 0;
+	ninfo[4 * j + 7] = child_budget(budget, cr, cl + cr);
 	const float *b = nbox + 6 * (size_t)s;
 	for (int i = 0; i < 6; i++) {
 		nb[6 * (size_t)j + i] = b[i];
@@ -142,8 +144,9 @@ __device__ __forceinline__ void next_node(unsigned int s, const float *nbox, con
 
 // pad_node: entry j of the next level's table past its next nodes: an
 // empty node at the end of the references (offsets[j] = total for next <=
-// j <= layout; info = total, 0, 0, 1 for j < layout: info's fourth word,
-// 0 for a real node, marks padding). The level after can
+// j <= layout; info = total, 0, 0, kPadBudget for j < layout: info's
+// fourth word, a real node's budget below kPadBudget, marks padding). The
+// level after can
 // then run on any node count up to layout and any reference count: its
 // padding nodes are empty (small roots of no reference, which park
 // nothing and have no children) and its references at or past
@@ -157,7 +160,7 @@ __device__ __forceinline__ void pad_node(unsigned int j, unsigned int next, unsi
 	ninfo[4 * j] = total;
 	ninfo[4 * j + 1] = 0;
 	ninfo[4 * j + 2] = 0;
-	ninfo[4 * j + 3] = 1; // padding (NodeWords counts no small root here)
+	ninfo[4 * j + 3] = kPadBudget; // padding (NodeWords counts no small root here)
 }
 } // namespace kd_tree
 
@@ -242,7 +245,7 @@ extern "C" __global__ void __launch_bounds__(kd_tree::kTailBlock)
 		l[4 * real + i] = cnt[nodes + i];
 		l[5 * real + i] = cnt[2 * nodes + i];
 	}
-	if (sroot != nullptr && i < nodes && dec[3 * i] == kd_tree::kSmall && info[4 * i + 3] == 0u) {
+	if (sroot != nullptr && i < nodes && dec[3 * i] == kd_tree::kSmall && info[4 * i + 3] != kd_tree::kPadBudget) {
 		// Small root q of the build (NodeWords' third part), listed as
 		// levelBook.book lists it: its parked references (as park_ref
 		// parks them), count, depth and box.

@@ -15,18 +15,20 @@ import (
 type builderFlags struct {
 	traversalCost, intersectCost, emptyBonus float64
 	smallNode, bins, maxDepth                int
+	maxDuplication                           int
 }
 
 func (b builderFlags) options(ex exec.Executor, progress func(kdtree.Progress)) kdtree.Options {
 	return kdtree.Options{
-		Executor:      ex,
-		TraversalCost: float32(b.traversalCost),
-		IntersectCost: float32(b.intersectCost),
-		EmptyBonus:    float32(b.emptyBonus),
-		SmallNode:     b.smallNode,
-		Bins:          b.bins,
-		MaxDepth:      b.maxDepth,
-		Progress:      progress,
+		Executor:       ex,
+		TraversalCost:  float32(b.traversalCost),
+		IntersectCost:  float32(b.intersectCost),
+		EmptyBonus:     float32(b.emptyBonus),
+		SmallNode:      b.smallNode,
+		Bins:           b.bins,
+		MaxDepth:       b.maxDepth,
+		MaxDuplication: b.maxDuplication,
+		Progress:       progress,
 	}
 }
 

@@ -236,14 +236,23 @@ func TestLimitedIsReported(t *testing.T) {
 }
 
 // TestMemoryGuardIsReported builds slivers with a near-free traversal
-// cost, so that the builder's memory guard (64 references per triangle at
-// one level) cuts the tree; --json must say so in tree.limited.
+// cost and no duplication budget, so that the builder's memory guard (64
+// references per triangle at one level) cuts the tree; with the default
+// budget the budget acts instead, and the guard does not. --json must say
+// which in tree.limited.
 func TestMemoryGuardIsReported(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a build of several seconds")
 	}
-	r := kdbuild(t, "--device", "cpu", "--json", "--small-node", "1", "--max-depth", "64", "--traversal-cost", "0.01", "proc:slivers:20000")
+	args := []string{"--device", "cpu", "--json", "--small-node", "1", "--max-depth", "64", "--traversal-cost", "0.01", "proc:slivers:20000"}
+	r := kdbuild(t, append([]string{"--max-duplication", "-1"}, args...)...)
 	require.Equal(t, exitOK, r.code, "stderr %s", r.stderr)
 	got, _ := lookup(decode(t, r.stdout), "tree.limited")
 	assert.Contains(t, got, "memory guard")
+
+	r = kdbuild(t, args...)
+	require.Equal(t, exitOK, r.code, "stderr %s", r.stderr)
+	got, _ = lookup(decode(t, r.stdout), "tree.limited")
+	assert.Contains(t, got, "duplication budget: ")
+	assert.NotContains(t, got, "memory guard")
 }

@@ -45,6 +45,7 @@ func newSceneFlagSet(f *sceneFlags) *flag.FlagSet {
 	fs.IntVar(&b.smallNode, "small-node", 0, fmt.Sprintf("references at or below which a node gets exact SAH, 1..64 (0: the default, %d)", kdtree.DefaultSmallNode))
 	fs.IntVar(&b.bins, "bins", 0, fmt.Sprintf("SAH bins per axis for large nodes, 2..%d (0: the default, %d)", kdtree.MaxBins, kdtree.DefaultBins))
 	fs.IntVar(&b.maxDepth, "max-depth", 0, "maximum tree depth, up to 64 (0: the default, from the triangle count)")
+	fs.IntVar(&b.maxDuplication, "max-duplication", 0, fmt.Sprintf("duplication budget of the large nodes, references per triangle (0: the default, %d; negative: none)", kdtree.DefaultMaxDuplication))
 	addLoadFlags(fs, &f.load)
 	addPartsFlags(fs, &f.parts)
 	return fs

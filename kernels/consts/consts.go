@@ -55,3 +55,8 @@ const (
 // MaskWarps is the warps (chunks) a block of the mask compaction
 // (compact_mask_u32, compact_gather_u32) has.
 const MaskWarps int32 = 8
+
+// PadBudget is the fourth info word of a padding node in a level's node
+// table (kdtree_tail_f32's pad_node); a real node's is its duplication
+// budget (refbuild.LNode.Budget), at most PadBudget-1.
+const PadBudget uint32 = 0xFFFFFFFF

@@ -619,7 +619,7 @@ func (a KdtreeDecideF32Args) args() []any {
 	return []any{a.Nbox, a.Info, a.Nodes, a.Tight, a.Tkey, a.SmallNode, a.MaxDepth, a.Bins, a.Dec, a.Geo, a.TkeyNext, a.NextCap}
 }
 
-// KdtreeFirstLevelU32 launches kdtree_first_level_u32(const unsigned int* count, unsigned int* table, unsigned int layout, unsigned int* sz).
+// KdtreeFirstLevelU32 launches kdtree_first_level_u32(const unsigned int* count, unsigned int* table, unsigned int layout, int maxDup, unsigned int* sz).
 var KdtreeFirstLevelU32 = Kernel[KdtreeFirstLevelU32Args]{name: "kdtree_first_level_u32"}
 
 // KdtreeFirstLevelU32Args are kdtree_first_level_u32's arguments, named like its parameters.
@@ -627,11 +627,12 @@ type KdtreeFirstLevelU32Args struct {
 	Count  cuda.DevPtr // const unsigned int*
 	Table  cuda.DevPtr // unsigned int*
 	Layout uint32      // unsigned int
+	MaxDup int32       // int
 	Sz     cuda.DevPtr // unsigned int*
 }
 
 func (a KdtreeFirstLevelU32Args) args() []any {
-	return []any{a.Count, a.Table, a.Layout, a.Sz}
+	return []any{a.Count, a.Table, a.Layout, a.MaxDup, a.Sz}
 }
 
 // KdtreeGatherF32 launches kdtree_gather_f32(const float* verts, unsigned int nv, const unsigned int* idx, unsigned int nt, float* tv, unsigned int* keep, unsigned int* iota, unsigned int* err).

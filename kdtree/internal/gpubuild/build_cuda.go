@@ -27,7 +27,7 @@ func Build(b *refbuild.Builder, cfg *Config) (*refbuild.BuildResult, error) {
 func (b *gpuBuild) buildCUDA() (_ *refbuild.BuildResult, err error) {
 	ctx := b.Ex.CUDA()
 	ctx.ResetPeak()
-	d := &devLevel{ex: b.Ex, ctx: ctx, cfg: b.cfg}
+	d := &devLevel{ex: b.Ex, ctx: ctx, cfg: b.cfg, maxDup: b.Opt.MaxDuplication}
 	defer func() {
 		if err != nil {
 			ctx.Synchronize() // the error is err
@@ -119,7 +119,7 @@ func (b *gpuBuild) largePhase(d *devLevel, n int, pipe, queued bool) (*refbuild.
 	b.StartPhase()
 	rs := &refbuild.Records{}
 	// The root's box is filled in by takeRoot before the level is booked.
-	nodes := []refbuild.LNode{{Off: 0, Cnt: uint32(n), Depth: 0, Rec: rs.Add()}}
+	nodes := []refbuild.LNode{{Off: 0, Cnt: uint32(n), Depth: 0, Rec: rs.Add(), Budget: b.RootBudgetOf(n)}}
 	over := false
 	if pipe {
 		// (The parked ranges' records are in rs: see levelBook.book.)
@@ -156,8 +156,9 @@ func (b *gpuBuild) largePhase(d *devLevel, n int, pipe, queued bool) (*refbuild.
 			return nil, 0, err
 		}
 		b.Levels = 0
+		b.ResetBudgetLeaves()
 		rs = &refbuild.Records{}
-		nodes = []refbuild.LNode{{Box: root, Off: 0, Cnt: uint32(n), Depth: 0, Rec: rs.Add()}}
+		nodes = []refbuild.LNode{{Box: root, Off: 0, Cnt: uint32(n), Depth: 0, Rec: rs.Add(), Budget: b.RootBudgetOf(n)}}
 	}
 	if !pipe || over {
 		if _, err := b.largeCUDA(d, nodes, n, rs); err != nil {

@@ -124,7 +124,7 @@ func (d *devLevel) checkTable(nodes []refbuild.LNode, n int) error {
 			box.Lo[a] = math.Float32frombits(t[5*nn+1+6*i+a])
 			box.Hi[a] = math.Float32frombits(t[5*nn+1+6*i+3+a])
 		}
-		if t[i] != x.Off || info[0] != x.Off || info[1] != x.Cnt || info[2] != uint32(x.Depth) || box != x.Box {
+		if t[i] != x.Off || info[0] != x.Off || info[1] != x.Cnt || info[2] != uint32(x.Depth) || info[3] != x.Budget || box != x.Box {
 			return fmt.Errorf("kdtree: device node table, node %d: offset %d, info %v, box %v; host %+v",
 				i, t[i], info, box, *x)
 		}

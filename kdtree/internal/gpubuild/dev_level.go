@@ -19,9 +19,10 @@ const cudaBlock = 256
 // in the structs it embeds; the buffers grow (never shrink) and are freed
 // by free.
 type devLevel struct {
-	ex  exec.Executor
-	ctx *cuda.Context
-	cfg *Config
+	ex     exec.Executor
+	ctx    *cuda.Context
+	cfg    *Config
+	maxDup int // Options.MaxDuplication: the root's budget (refbuild.RootBudget)
 
 	tv           *exec.Buf[float32] // 9 floats per scene triangle
 	kept         *exec.Buf[uint32]
@@ -351,7 +352,7 @@ func (d *devLevel) startLevels(n int) error {
 		Tv: d.tv.Ptr(), Kept: d.kept.Ptr(), N: uint32(n), Box: d.box[0].Ptr(), Count: count}); err != nil {
 		return err
 	}
-	if err := d.upload([]refbuild.LNode{{Off: 0, Cnt: uint32(n)}}, n); err != nil {
+	if err := d.upload([]refbuild.LNode{{Off: 0, Cnt: uint32(n), Budget: refbuild.RootBudget(n, d.maxDup)}}, n); err != nil {
 		return err
 	}
 	if err := d.setSizes(0, 1, n); err != nil {
@@ -361,14 +362,15 @@ func (d *devLevel) startLevels(n int) error {
 }
 
 // firstLevelCount, when prepareCUDA left the count of kept triangles on
-// the device, writes it into the first level's table (just uploaded for a
-// bound) and, when sz is not 0, its sizes (kdtree_first_level_u32).
+// the device, writes it and the root's budget into the first level's
+// table (just uploaded for a bound) and, when sz is not 0, its sizes
+// (kdtree_first_level_u32).
 func (d *devLevel) firstLevelCount(sz cuda.DevPtr) error {
 	if !d.countPending {
 		return nil
 	}
 	if err := launch.KdtreeFirstLevelU32.Launch(d.ctx, cuda.Linear(1), cuda.Linear(32), 0, launch.KdtreeFirstLevelU32Args{
-		Count: d.prep.Ptr(), Table: d.offsets.Ptr(), Layout: uint32(d.layout), Sz: sz}); err != nil {
+		Count: d.prep.Ptr(), Table: d.offsets.Ptr(), Layout: uint32(d.layout), MaxDup: int32(max(d.maxDup, -1)), Sz: sz}); err != nil {
 		return fmt.Errorf("kdtree: kdtree_first_level_u32: %w", err)
 	}
 	return nil

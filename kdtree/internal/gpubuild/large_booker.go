@@ -45,6 +45,9 @@ type booker struct {
 	// (each written by one goroutine, read after finish): the sub-phases
 	// large.count and large.records (see largeCUDAPipe).
 	countTime, bookTime time.Duration
+	// b, when set (pipelined), is the build whose budget leaves runPipe
+	// counts (levelBook.budgets).
+	b *refbuild.Builder
 }
 
 // newBooker starts a booker whose first level is nodes, appending records to
@@ -111,13 +114,13 @@ func (k *booker) runPipe() {
 		}
 	}()
 	var prev *levelBook
-	var cnt []uint32
-	parked0 := 0
+	var cnt, bud []uint32
+	parked0, depth := 0, 0
 	for lb := range k.jobs {
 		if prev == nil {
 			// The first level's one node, as the job's sender left it
 			// (a pipelined build learns its count while the level runs).
-			cnt = []uint32{k.nodes[0].Cnt}
+			cnt, bud = []uint32{k.nodes[0].Cnt}, []uint32{k.nodes[0].Budget}
 		}
 		lb.refs.Store(2)
 		err := lb.wait() // always: the pinned memory must be done with before reuse
@@ -132,12 +135,16 @@ func (k *booker) runPipe() {
 		if k.err == nil {
 			k.err = lb.check()
 		}
+		if k.err == nil && k.b != nil {
+			k.b.AddBudgetLeaves(lb.budgets(cnt, bud, func(c, a uint32) bool { return k.b.OverBudget(c, a, depth) }))
+		}
 		lb.skip = k.err != nil
 		books <- lb
 		if prev != nil {
 			k.release(prev)
 		}
-		prev, cnt, parked0 = lb, lb.next, lb.park
+		prev, cnt, bud, parked0 = lb, lb.next, lb.nextB, lb.park
+		depth++
 	}
 	if prev != nil {
 		k.release(prev)

@@ -49,7 +49,8 @@ func (b *gpuBuild) largeCUDA(d *devLevel, nodes []refbuild.LNode, n int, rs *ref
 	// The tests' level hooks look at every level's nodes: book inline.
 	bk := newBooker(workers, nodes, rs, b.roomFunc(rs, n), b.OnLevel != nil)
 	defer bk.finish()
-	cnt := []uint32{uint32(n)} // the level's node reference counts
+	cnt := []uint32{uint32(n)}       // the level's node reference counts
+	bud := []uint32{nodes[0].Budget} // and their budgets
 	capRefs := max(64*n, 1<<20)
 	if err := b.Ctx.Err(); err != nil {
 		return nil, err
@@ -83,6 +84,9 @@ func (b *gpuBuild) largeCUDA(d *devLevel, nodes []refbuild.LNode, n int, rs *ref
 		if err := lb.count(workers, cnt, d.parked); err != nil {
 			return nil, err
 		}
+		b.AddBudgetLeaves(lb.budgets(cnt, bud, func(c, a uint32) bool {
+			return !forceLeaf && b.OverBudget(c, a, level)
+		}))
 		if err := b.levelTailCUDA(d, nn, n, lb, level); err != nil {
 			return nil, err
 		}
@@ -108,7 +112,7 @@ func (b *gpuBuild) largeCUDA(d *devLevel, nodes []refbuild.LNode, n int, rs *ref
 		if err := d.ctx.Flush(); err != nil {
 			return nil, err
 		}
-		cnt = lb.next
+		cnt, bud = lb.next, lb.nextB
 		bk.give(lb)
 		t0 = b.subPhase("large.host", t0)
 		if nn2 == 0 {
@@ -196,7 +200,7 @@ func nodeWordsState(nn int) int { return scan.MadeStateWords(nodeWords(nn)) }
 func tableLen(nn int) int { return 11*nn + 1 }
 
 // upload sends a level's node table in one copy: offsets (nn+1 words),
-// info (off, cnt, depth, 0 per node) and boxes (6 float words per node);
+// info (off, cnt, depth, budget per node) and boxes (6 float words per node);
 // d.offsets holds it, d.info and d.nboxP point into it.
 func (d *devLevel) upload(nodes []refbuild.LNode, n int) error {
 	nn := len(nodes)
@@ -205,7 +209,7 @@ func (d *devLevel) upload(nodes []refbuild.LNode, n int) error {
 	for i := range nodes {
 		x := &nodes[i]
 		offsets[i] = x.Off
-		info[4*i], info[4*i+1], info[4*i+2], info[4*i+3] = x.Off, x.Cnt, uint32(x.Depth), 0
+		info[4*i], info[4*i+1], info[4*i+2], info[4*i+3] = x.Off, x.Cnt, uint32(x.Depth), x.Budget
 		for a := 0; a < 3; a++ {
 			nbox[6*i+a] = math.Float32bits(x.Box.Lo[a])
 			nbox[6*i+3+a] = math.Float32bits(x.Box.Hi[a])

@@ -121,6 +121,7 @@ func (b *gpuBuild) newPipe(d *devLevel, nodes []refbuild.LNode, n int, rs *refbu
 	p.t0 = time.Now()
 	d.inPipe = true
 	p.bk = newPipeBooker(b.HostWorkers(), nodes, rs, b.roomFunc(rs, n))
+	p.bk.b = b.Builder
 	// When the device lays the tree out, the host's records are not
 	// needed: the booker only counts and checks each level.
 	p.bk.count = d.deviceTop
@@ -278,7 +279,7 @@ func (p *pipe) hand(k int, nodes []refbuild.LNode, lb *levelBook, s levelSizes) 
 			if err != nil {
 				return err
 			}
-			nodes[0].Cnt = uint32(kept)
+			nodes[0].Cnt, nodes[0].Budget = uint32(kept), p.b.RootBudgetOf(kept)
 		}
 	}
 	last := p.last

@@ -31,6 +31,7 @@ type levelBook struct {
 	skip   bool         // not to be booked (an earlier level failed)
 	chunks []bookChunk
 	next   []uint32 // the next level's node reference counts, in node order
+	nextB  []uint32 // and their budgets (budgets)
 
 	nsplit, npark int    // nodes that split, nodes parked (leaves and small roots)
 	nsmall        int    // nodes parked as small roots
@@ -136,6 +137,34 @@ func (lb *levelBook) count(workers int, cnt []uint32, parked0 int) error {
 	return nil
 }
 
+// budgets follows the duplication budget through a level counted by
+// count whose nodes hold cnt references with budgets bud (node order): it
+// lists the next level's budgets in lb.nextB (as lb.next lists its
+// counts) and returns the nodes over returns true for (the nodes the
+// budget made leaves, Builder.OverBudget) and their references. A
+// pipelined build keeps no nodes on the host: this is how the host learns
+// what the budget did without them.
+func (lb *levelBook) budgets(cnt, bud []uint32, over func(cnt, budget uint32) bool) (leaves, refs int64) {
+	nn := len(cnt)
+	dec, cl, cr, _ := lb.parts(nn)
+	lb.nextB = refbuild.GrowU32(lb.nextB, 2*lb.nsplit)
+	s := 0
+	for i := 0; i < nn; i++ {
+		switch dec[3*i] {
+		case refbuild.FateSplit:
+			sum := cl[i] + cr[i]
+			lb.nextB[2*s], lb.nextB[2*s+1] = refbuild.ChildBudget(bud[i], cl[i], sum), refbuild.ChildBudget(bud[i], cr[i], sum)
+			s++
+		case refbuild.FateLeaf:
+			if over(cnt[i], bud[i]) {
+				leaves++
+				refs += int64(cnt[i])
+			}
+		}
+	}
+	return leaves, refs
+}
+
 // book keeps the host's records of a level counted by count, by the rules
 // of levelGo: a split node's record becomes interior with its children's
 // records appended in node order (what records.setInterior does node
@@ -196,8 +225,10 @@ func (lb *levelBook) book(workers int, nodes []refbuild.LNode, rs *refbuild.Reco
 				recs[x.Rec] = refbuild.Record{Fate: refbuild.FateSplit, Axis: uint8(axis), Pos: pos, Left: left}
 				lbox, rbox := refbuild.ChildBoxes(x.Box, axis, pos)
 				c0, c1, base := cl[i], cr[i], cb[i]
-				out[2*s] = refbuild.LNode{Box: lbox, Off: base, Cnt: c0, Depth: x.Depth + 1, Rec: left}
-				out[2*s+1] = refbuild.LNode{Box: rbox, Off: base + c0, Cnt: c1, Depth: x.Depth + 1, Rec: left + 1}
+				out[2*s] = refbuild.LNode{Box: lbox, Off: base, Cnt: c0, Depth: x.Depth + 1, Rec: left,
+					Budget: refbuild.ChildBudget(x.Budget, c0, c0+c1)}
+				out[2*s+1] = refbuild.LNode{Box: rbox, Off: base + c0, Cnt: c1, Depth: x.Depth + 1, Rec: left + 1,
+					Budget: refbuild.ChildBudget(x.Budget, c1, c0+c1)}
 				s++
 			}
 		}

@@ -51,7 +51,8 @@ type Builder struct {
 	reported int     // large-phase levels reported to Progress (levelProgress)
 	fraction float64 // the last Progress.Fraction reported
 	RootRefs int     // the root's references (levelPart's measure)
-	Limited  string  // Stats.Limited
+	Limited  string  // the memory guard's part of Stats.Limited (LimitedText)
+	budget   budgetTally
 	HostPeak uint64
 	DevPeak  uint64
 }
@@ -189,7 +190,8 @@ func (b *Builder) RecordsGo() (*BuildResult, *Records, error) {
 	// Large nodes, level by level.
 	b.StartPhase()
 	rs := &Records{}
-	nodes := []LNode{{Box: root, Off: 0, Cnt: uint32(len(cur.tri)), Depth: 0, Rec: rs.Add()}}
+	nodes := []LNode{{Box: root, Off: 0, Cnt: uint32(len(cur.tri)), Depth: 0, Rec: rs.Add(),
+		Budget: b.RootBudgetOf(len(cur.tri))}}
 	sc := &levelScratch{}
 	capRefs := max(64*len(b.kept), 1<<20)
 	for level := 0; len(nodes) > 0; level++ {

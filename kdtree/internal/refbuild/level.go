@@ -38,6 +38,10 @@ type LNode struct {
 	Cnt   uint32
 	Depth int
 	Rec   int32 // its record
+	// Budget is the references the node may hold and still split (the
+	// duplication budget, budget.go): a large node holding more becomes a
+	// leaf.
+	Budget uint32
 }
 
 // refList holds a level's references: triangle index and box (clipped to
@@ -152,9 +156,9 @@ func (b *Builder) binned(boxes []AABB, geo *[3]BinGeom, h *hist) {
 }
 
 // decide chooses the fate of a large node: the small phase at or below
-// SmallNode references, a leaf at MaxDepth, else empty space cut off where a
-// side of the tight bounds is more than emptyCutoff empty, else the binned
-// SAH plane when it beats a leaf.
+// SmallNode references, a leaf at MaxDepth or above its budget, else empty
+// space cut off where a side of the tight bounds is more than emptyCutoff
+// empty, else the binned SAH plane when it beats a leaf.
 //
 // t is the tight bounds of the node's reference boxes (nodeBounds); -0 is
 // made +0 here.
@@ -162,7 +166,7 @@ func (b *Builder) decide(n *LNode, t AABB, boxes []AABB, p *SAHParams, h *hist) 
 	if int(n.Cnt) <= b.Opt.SmallNode {
 		return Decision{Fate: FateSmall}
 	}
-	if n.Depth >= b.Opt.MaxDepth {
+	if n.Depth >= b.Opt.MaxDepth || n.Cnt > n.Budget {
 		return Decision{Fate: FateLeaf}
 	}
 	CanonZero(&t)
@@ -263,6 +267,7 @@ func (b *Builder) levelGo(nodes []LNode, cur *refList, next *refList, sc *levelS
 			}
 		}
 	})
+	b.CountBudget(nodes)
 	if b.OnLevel != nil {
 		b.OnLevel(nodes, dec)
 	}
@@ -340,9 +345,10 @@ func (b *Builder) levelGo(nodes []LNode, cur *refList, next *refList, sc *levelS
 		default:
 			left := rs.SetInterior(n.Rec, d.Axis, d.Pos)
 			lb, rb := ChildBoxes(n.Box, d.Axis, d.Pos)
+			cl, cr := sc.cl[i], sc.cr[i]
 			out = append(out,
-				LNode{Box: lb, Off: sc.cb[i], Cnt: sc.cl[i], Depth: n.Depth + 1, Rec: left},
-				LNode{Box: rb, Off: sc.cb[i] + sc.cl[i], Cnt: sc.cr[i], Depth: n.Depth + 1, Rec: left + 1})
+				LNode{Box: lb, Off: sc.cb[i], Cnt: cl, Depth: n.Depth + 1, Rec: left, Budget: ChildBudget(n.Budget, cl, cl+cr)},
+				LNode{Box: rb, Off: sc.cb[i] + cl, Cnt: cr, Depth: n.Depth + 1, Rec: left + 1, Budget: ChildBudget(n.Budget, cr, cl+cr)})
 		}
 	}
 	return out, nil

@@ -8,6 +8,9 @@ type Options struct {
 	Executor                                 exec.Executor
 	TraversalCost, IntersectCost, EmptyBonus float32
 	SmallNode, Bins, MaxDepth                int
+	// MaxDuplication is the root's duplication budget in references per
+	// triangle (RootBudget; negative: none).
+	MaxDuplication int
 	// Progress, when not nil, receives the build's progress (see Builder.Report).
 	Progress func(Progress)
 }
