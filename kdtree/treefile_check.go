@@ -138,16 +138,22 @@ func (h *treeHeader) checkRanges(i int, tasks []checkTask, runs []nodeRun, worst
 	return nil
 }
 
-// maxIndex is one more than the largest value of idx (0 when empty).
+// maxIndex is one more than the largest value of idx (0 when empty), with
+// four running maxima so that the loop is not one long dependency chain.
 func maxIndex(idx []uint32) uint64 {
-	var worst uint32
-	for _, v := range idx {
-		worst = max(worst, v)
-	}
 	if len(idx) == 0 {
 		return 0
 	}
-	return uint64(worst) + 1
+	var m [4]uint32
+	i := 0
+	for ; i+4 <= len(idx); i += 4 {
+		v := idx[i : i+4 : i+4]
+		m[0], m[1], m[2], m[3] = max(m[0], v[0]), max(m[1], v[1]), max(m[2], v[2]), max(m[3], v[3])
+	}
+	for ; i < len(idx); i++ {
+		m[0] = max(m[0], idx[i])
+	}
+	return uint64(max(m[0], m[1], m[2], m[3])) + 1
 }
 
 // describeBadIndex names the first value of idx not below n.

@@ -109,3 +109,23 @@ func TestNodeRunsMatchPlainWalk(t *testing.T) {
 		t.Fatal("a chain of depth MaxTreeDepth must be accepted, one deeper refused")
 	}
 }
+
+// TestMaxIndex: one more than the largest value, at every length and
+// position around the four-way unrolling.
+func TestMaxIndex(t *testing.T) {
+	if got := maxIndex(nil); got != 0 {
+		t.Fatalf("empty: %d", got)
+	}
+	for n := 1; n <= 13; n++ {
+		for at := 0; at < n; at++ {
+			idx := make([]uint32, n)
+			for i := range idx {
+				idx[i] = uint32(i % 3)
+			}
+			idx[at] = 1 << 31
+			if got := maxIndex(idx); got != 1<<31+1 {
+				t.Fatalf("n %d, largest at %d: %d", n, at, got)
+			}
+		}
+	}
+}

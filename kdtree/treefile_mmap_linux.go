@@ -3,4 +3,4 @@ package kdtree
 import "syscall"
 
 // mapPopulate asks mmap to map every page of the file at once.
-var mapPopulate = syscall.MAP_POPULATE
+const mapPopulate = syscall.MAP_POPULATE
