@@ -352,6 +352,11 @@ func TestTreeFileErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want one with %q", err, c.want)
 			}
+			// The same error from a file, mapped where the system allows.
+			_, ferr := readFileOf(t, filepath.Join(t.TempDir(), "t.kdt"), c.data)
+			if ferr == nil || ferr.Error() != err.Error() {
+				t.Fatalf("from a file: %v, ReadTree says %v", ferr, err)
+			}
 		})
 	}
 	if _, err := ReadTree(bytes.NewReader(nil)); !errors.Is(err, ErrNotTreeFile) {
