@@ -29,12 +29,12 @@ const (
 // checkSections checks every section's checksum, puts the words in host
 // order (big-endian hosts; the body is then a private buffer) and checks
 // that traversal stays in range: the nodes form a depth-first tree with
-// leaf reference ranges inside the references (checkNodes), references
-// name triangles, triangle corners name vertices. The pieces run
-// concurrently; the first error in section order is returned, a
-// section's checksum error before its range errors.
+// leaf reference ranges inside the references (checkNodeRun and
+// joinNodeRuns), references name triangles, triangle corners name
+// vertices. The pieces run concurrently; the first error in section order
+// is returned, a section's checksum error before its range errors.
 func (h *treeHeader) checkSections(sec [numSections][]byte, nodes []Node, refs []uint32, tris [][3]uint32) error {
-	tasks := h.checkTasks(sec)
+	tasks := checkTasks(sec)
 	crcs := make([]uint32, len(tasks))
 	runs := make([]nodeRun, len(tasks))
 	worst := make([]uint64, len(tasks)) // largest index seen, plus one
@@ -94,7 +94,7 @@ func (h *treeHeader) checkSections(sec [numSections][]byte, nodes []Node, refs [
 // checkTasks cuts the sections into pieces: a checksum per checkPiece
 // bytes of every section (an empty section still gets one), then node
 // runs and index pieces of about the same size.
-func (h *treeHeader) checkTasks(sec [numSections][]byte) []checkTask {
+func checkTasks(sec [numSections][]byte) []checkTask {
 	var tasks []checkTask
 	for i, b := range sec {
 		n := uint64(len(b))
