@@ -111,8 +111,10 @@
 //
 // # Tree files and cameras
 //
-// A built tree is saved with Tree.WriteTo and loaded with ReadTree (.kdt
-// tree files, the layout in treefile.go), with its scene's geometry,
+// A built tree is saved with Tree.WriteTo and loaded with ReadTree, or
+// ReadTreeFile, which maps the file read-only where the system allows and
+// copies nothing (.kdt tree files, the layout in treefile.go; the mapped
+// tree's contract at ReadTreeFile), with its scene's geometry,
 // meshes and statistics but not its attributes (normals, texture
 // coordinates, names); Camera makes primary rays. Tree.MeshOf names the
 // mesh, and the triangle within it, of a Hit.

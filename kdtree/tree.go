@@ -29,6 +29,7 @@ type Tree struct {
 	shape *lazyShape                // non-nil: stats lacks the tree-shape fields, made on first use
 	tdata atomic.Pointer[traceData] // traversal's triangle copy, made on the first ray
 	dev   *deviceCopy               // the copy in device memory (Upload), nil when none
+	mmap  []byte                    // the mapped tree file whose views the arrays are (ReadTreeFile), nil when none
 }
 
 // lazyShape holds a built tree's statistics with the tree-shape fields,

@@ -3,7 +3,6 @@ package kdtree
 import (
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -33,16 +32,7 @@ import (
 func ReadTree(r io.Reader) (*Tree, error) {
 	var hb [treeHeaderSize]byte
 	if n, err := io.ReadFull(r, hb[:]); err != nil {
-		switch {
-		case n == 0 && errors.Is(err, io.EOF):
-			return nil, fmt.Errorf("kdtree: %w: empty input", ErrNotTreeFile)
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			if n >= len(treeMagic) && [8]byte(hb[:8]) == treeMagic {
-				return nil, fmt.Errorf("kdtree: tree file truncated in the header (%d of %d bytes)", n, treeHeaderSize)
-			}
-			return nil, fmt.Errorf("kdtree: %w (%d bytes)", ErrNotTreeFile, n)
-		}
-		return nil, fmt.Errorf("kdtree: reading the tree file header: %w", err)
+		return nil, shortHeaderErr(hb[:n], err)
 	}
 	h, err := decodeHeader(hb[:])
 	if err != nil {
@@ -51,12 +41,40 @@ func ReadTree(r io.Reader) (*Tree, error) {
 	body := h.bodySize()
 	left, known := remaining(r)
 	if known && left < int64(body) {
-		return nil, fmt.Errorf("kdtree: tree file truncated: %d bytes after the header, the counts need %d", left, body)
+		return nil, h.shortBodyErr(uint64(left))
 	}
 	buf, err := readBody(r, h, known)
 	if err != nil {
 		return nil, err
 	}
+	return h.decodeBody(buf)
+}
+
+// shortHeaderErr describes input that ended (or failed, err) after the
+// bytes b, short of a header.
+func shortHeaderErr(b []byte, err error) error {
+	switch {
+	case len(b) == 0 && errors.Is(err, io.EOF):
+		return fmt.Errorf("kdtree: %w: empty input", ErrNotTreeFile)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		if len(b) >= len(treeMagic) && [8]byte(b[:8]) == treeMagic {
+			return fmt.Errorf("kdtree: tree file truncated in the header (%d of %d bytes)", len(b), treeHeaderSize)
+		}
+		return fmt.Errorf("kdtree: %w (%d bytes)", ErrNotTreeFile, len(b))
+	}
+	return fmt.Errorf("kdtree: reading the tree file header: %w", err)
+}
+
+// shortBodyErr describes a file with only left bytes after the header.
+func (h *treeHeader) shortBodyErr(left uint64) error {
+	return fmt.Errorf("kdtree: tree file truncated: %d bytes after the header, the counts need %d", left, h.bodySize())
+}
+
+// decodeBody checks the body (the bodySize bytes after the header) and
+// makes the tree, whose arrays are views of body: body must stay as it is
+// for the tree's life (on a big-endian host its words are swapped in
+// place first).
+func (h *treeHeader) decodeBody(buf []byte) (*Tree, error) {
 	sec, err := h.sections(buf)
 	if err != nil {
 		return nil, err
@@ -129,102 +147,6 @@ func remaining(r io.Reader) (int64, bool) {
 		return end - cur, true
 	}
 	return 0, false
-}
-
-// checkNodes and checkIndices make sure traversal of loaded arrays stays
-// in range. Nodes: in depth-first order (the below child of node i is
-// i+1; the above child is the node after the below subtree; every node
-// reached once), depth at most MaxTreeDepth, leaf reference ranges inside
-// the nrefs references. Indices (references, triangle corners): below n.
-// The checksums catch any other damage.
-//
-// checkNodes walks the nodes in index order with a stack of the above
-// children still to come, without a branch that depends on the data (a
-// tree's leaves and interior nodes alternate unpredictably), then asks
-// describeBadNodes for the message when something is wrong.
-func checkNodes(nodes []Node, nrefs int) error {
-	n := uint32(len(nodes))
-	if n == 0 || n >= MaxChildIndex {
-		return describeBadNodes(nodes, nrefs)
-	}
-	// stack[0] is the sentinel n: the node after the last leaf.
-	var stack [MaxTreeDepth + 2]uint32
-	stack[0] = n
-	sp := 1
-	nr := uint64(nrefs)
-	for i := uint32(0); i < n; i++ {
-		w0, w1 := nodes[i].W0, nodes[i].W1
-		leaf := b2u(w1&3 == leafTag)
-		hi := w1 >> 2 // above child or reference count
-		badInterior := b2u(hi <= i+1) | b2u(hi >= n)
-		badLeaf := b2u(uint64(w0)+uint64(hi) > nr)
-		stack[sp] = hi // a push for an interior node, a harmless write above the top for a leaf
-		sp += 1 - 2*int(leaf)
-		badLeaf |= b2u(stack[sp] != i+1) // a leaf pops: the next node is the innermost above child
-		if leaf&badLeaf|(1-leaf)&badInterior|b2u(sp > MaxTreeDepth) != 0 {
-			return describeBadNodes(nodes, nrefs)
-		}
-	}
-	if sp != 0 {
-		return describeBadNodes(nodes, nrefs)
-	}
-	return nil
-}
-
-// describeBadNodes is checkNodes written plainly, for the error message.
-func describeBadNodes(nodes []Node, nrefs int) error {
-	if len(nodes) == 0 {
-		return nil
-	}
-	if len(nodes) >= MaxChildIndex {
-		return fmt.Errorf("kdtree: tree file has %d nodes, limit %d", len(nodes), MaxChildIndex-1)
-	}
-	var stack [MaxTreeDepth + 1]uint32 // above children to come, innermost last
-	sp := 0
-	last := uint32(len(nodes) - 1)
-	for i := uint32(0); ; i++ {
-		n := nodes[i]
-		if !n.IsLeaf() {
-			above := n.AboveChild()
-			if above <= i+1 || above > last {
-				return fmt.Errorf("kdtree: tree file node %d above child %d not in [%d, %d]", i, above, i+2, last)
-			}
-			if sp == MaxTreeDepth {
-				return fmt.Errorf("kdtree: tree file node %d deeper than MaxTreeDepth %d", i+1, MaxTreeDepth)
-			}
-			stack[sp] = above
-			sp++
-			continue
-		}
-		if uint64(n.FirstRef())+uint64(n.RefCount()) > uint64(nrefs) {
-			return fmt.Errorf("kdtree: tree file leaf %d references [%d, +%d) beyond %d references", i, n.FirstRef(), n.RefCount(), nrefs)
-		}
-		if sp == 0 {
-			if i != last {
-				return fmt.Errorf("kdtree: tree file nodes %d to %d not reached from the root", i+1, last)
-			}
-			return nil
-		}
-		sp--
-		if stack[sp] != i+1 {
-			return fmt.Errorf("kdtree: tree file node %d follows leaf %d, its parent names %d (not depth-first)", i+1, i, stack[sp])
-		}
-	}
-}
-
-func checkIndices(idx []uint32, n int, what string) error {
-	var worst uint32
-	for _, v := range idx {
-		worst = max(worst, v)
-	}
-	if len(idx) > 0 && uint64(worst) >= uint64(n) {
-		for k, v := range idx {
-			if uint64(v) >= uint64(n) {
-				return fmt.Errorf("kdtree: tree file %s %d is %d, not below %d", what, k, v, n)
-			}
-		}
-	}
-	return nil
 }
 
 // readBody reads the bytes after the header into one buffer: with a known
@@ -330,8 +252,9 @@ func (h *treeHeader) sections(body []byte) ([numSections][]byte, error) {
 	return sec, nil
 }
 
-// viewAs views b (from a make([]byte), so aligned for any word type, at a
-// multiple of sectionAlign) as a []T with a capacity of its length.
+// viewAs views b (from a make([]byte) or a mapped file, so aligned for any
+// word type, at a multiple of sectionAlign) as a []T with a capacity of its
+// length.
 func viewAs[T any](b []byte) []T {
 	var z T
 	n := len(b) / int(unsafe.Sizeof(z))
@@ -339,46 +262,4 @@ func viewAs[T any](b []byte) []T {
 		return nil
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
-}
-
-// checkSections checks every section's checksum, puts the words in host
-// order and checks that traversal stays in range (checkTraversable), a
-// goroutine per section. It returns the first error in section order.
-func (h *treeHeader) checkSections(sec [numSections][]byte, nodes []Node, refs []uint32, tris [][3]uint32) error {
-	var errs [numSections + 3]error
-	var wg sync.WaitGroup
-	for i := range sec {
-		wg.Go(func() {
-			if got := crc32.Checksum(sec[i], castagnoli); got != h.crcs[i] {
-				errs[i] = fmt.Errorf("kdtree: tree file corrupt: %s section checksum %08x, stored %08x", sectionNames[i], got, h.crcs[i])
-				return
-			}
-			if !littleEndian && elemSize[i]%4 == 0 {
-				copy(sec[i], swapWords(sec[i]))
-			}
-			switch i {
-			case 0:
-				errs[i] = checkNodes(nodes, len(refs))
-			case 1:
-				errs[i] = checkIndices(refs, len(tris), "reference")
-			case 3:
-				errs[i] = checkIndices(viewAs[uint32](sec[i]), int(h.counts[2]), "triangle vertex index")
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// b2u is 1 for true, 0 for false, so that the node check stays branch-free.
-func b2u(v bool) uint32 {
-	if v {
-		return 1
-	}
-	return 0
 }

@@ -259,39 +259,54 @@ func bunnyTreeFile(tb testing.TB) (*Tree, []byte) {
 	return tree, saveTree(tb, tree)
 }
 
+// byteFlip is one damage of bunnyDamage: the byte at `at` xor `xor`.
+type byteFlip struct {
+	at  int
+	xor byte
+}
+
+// bunnyDamage returns the damage that the bunny tests do to a file of
+// size bytes (fixed seed): 208 truncation points and 300 byte flips; the
+// first 100 flips hit the header and the meta section, where little
+// damage is worst.
+func bunnyDamage(size int) (cuts []int, flips []byteFlip) {
+	g := splitMix64{state: 23}
+	cuts = []int{0, 1, 7, 8, 127, 128, 129, size - 1}
+	for i := 0; i < 200; i++ {
+		cuts = append(cuts, int(g.next()%uint64(size)))
+	}
+	for i := 0; i < 300; i++ {
+		var at int
+		switch {
+		case i < 50:
+			at = int(g.next() % treeHeaderSize)
+		case i < 100:
+			at = size - 1 - int(g.next()%512)
+		default:
+			at = int(g.next() % uint64(size))
+		}
+		flips = append(flips, byteFlip{at, byte(g.next()%255) + 1})
+	}
+	return cuts, flips
+}
+
 // TestTreeFileBunnyDamage: sampled truncation points and random byte flips
 // (fixed seed) of the bunny's tree file are all rejected.
 func TestTreeFileBunnyDamage(t *testing.T) {
 	_, data := bunnyTreeFile(t)
-	g := splitMix64{state: 23}
-	cuts := []int{0, 1, 7, 8, 127, 128, 129, len(data) - 1}
-	for i := 0; i < 200; i++ {
-		cuts = append(cuts, int(g.next()%uint64(len(data))))
-	}
+	cuts, flips := bunnyDamage(len(data))
 	for _, n := range cuts {
 		if _, err := ReadTree(bytes.NewReader(data[:n])); err == nil {
 			t.Fatalf("prefix of %d of %d bytes accepted", n, len(data))
 		}
 	}
 	bad := bytes.Clone(data)
-	for i := 0; i < 300; i++ {
-		// Flip one byte at a random place; the first 100 tries hit the
-		// header and meta section, where little damage is worst.
-		var at int
-		switch {
-		case i < 50:
-			at = int(g.next() % treeHeaderSize)
-		case i < 100:
-			at = len(data) - 1 - int(g.next()%512)
-		default:
-			at = int(g.next() % uint64(len(data)))
-		}
-		flip := byte(g.next()%255) + 1
-		bad[at] ^= flip
+	for _, fl := range flips {
+		bad[fl.at] ^= fl.xor
 		if _, err := ReadTree(bytes.NewReader(bad)); err == nil {
-			t.Fatalf("byte %d of %d xor %#x accepted", at, len(data), flip)
+			t.Fatalf("byte %d of %d xor %#x accepted", fl.at, len(data), fl.xor)
 		}
-		bad[at] ^= flip
+		bad[fl.at] ^= fl.xor
 	}
 	if _, err := ReadTree(bytes.NewReader(bad)); err != nil {
 		t.Fatalf("undamaged copy rejected: %v", err)
@@ -336,6 +351,11 @@ func TestTreeFileErrors(t *testing.T) {
 			_, err := ReadTree(bytes.NewReader(c.data))
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want one with %q", err, c.want)
+			}
+			// The same error from a file, mapped where the system allows.
+			_, ferr := readFileOf(t, filepath.Join(t.TempDir(), "t.kdt"), c.data)
+			if ferr == nil || ferr.Error() != err.Error() {
+				t.Fatalf("from a file: %v, ReadTree says %v", ferr, err)
 			}
 		})
 	}
@@ -450,24 +470,38 @@ func TestTreeFileFromDisk(t *testing.T) {
 }
 
 // BenchmarkReadTreeBunny loads the bunny's tree file from disk (page
-// cache): compare with the bunny's build time (kdbuild, or
-// BenchmarkBuildBunny).
+// cache), read (ReadTree of the opened file: a copy in fresh memory) and
+// mapped (ReadTreeFile; the Unmap inside the timed loop): compare with
+// the bunny's build time (kdbuild, or BenchmarkBuild/stanford-bunny).
 func BenchmarkReadTreeBunny(b *testing.B) {
 	_, data := bunnyTreeFile(b)
 	path := filepath.Join(b.TempDir(), "bunny.kdt")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(int64(len(data)))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		f, err := os.Open(path)
-		if err != nil {
-			b.Fatal(err)
+	b.Run("read", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := ReadTree(f); err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
 		}
-		if _, err := ReadTree(f); err != nil {
-			b.Fatal(err)
+	})
+	b.Run("mapped", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			tree, err := ReadTreeFile(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := tree.Unmap(); err != nil {
+				b.Fatal(err)
+			}
 		}
-		f.Close()
-	}
+	})
 }

@@ -117,26 +117,26 @@ func saveTree(tree *kdtree.Tree, path string, force bool) (*treeFileJSON, error)
 	return &treeFileJSON{Path: path, Bytes: n, Ms: round3(msSince(t0)), Fingerprint: fmt.Sprintf("%016x", tree.Fingerprint())}, nil
 }
 
-// loadTree reads the tree file path.
+// loadTree loads the tree file path (mapped where the system allows:
+// kdtree.ReadTreeFile). The tree is never unmapped: it lives as long as
+// the command.
 func loadTree(path string) (*kdtree.Tree, *treeFileJSON, error) {
 	t0 := time.Now()
-	f, err := os.Open(path)
+	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+	if fi.IsDir() {
 		return nil, nil, fmt.Errorf("%s: is a directory, not a tree file", path)
 	}
-	tree, err := kdtree.ReadTree(f)
+	tree, err := kdtree.ReadTreeFile(path)
 	if err != nil {
+		if _, ok := err.(*fs.PathError); ok {
+			return nil, nil, err
+		}
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	size := int64(0)
-	if fi, err := f.Stat(); err == nil {
-		size = fi.Size()
-	}
-	return tree, &treeFileJSON{Path: path, Bytes: size, Ms: round3(msSince(t0)), Fingerprint: fmt.Sprintf("%016x", tree.Fingerprint())}, nil
+	return tree, &treeFileJSON{Path: path, Bytes: fi.Size(), Ms: round3(msSince(t0)), Fingerprint: fmt.Sprintf("%016x", tree.Fingerprint())}, nil
 }
 
 // runTreeFile is kdbuild file.kdt: load the tree and print its statistics
