@@ -21,8 +21,10 @@ const deviceBenchRuns = 20
 // rays, closest and any hit: "device" with rays and hits in device memory
 // (kernel time by CUDA events, median of deviceBenchRuns, for every kernel
 // variant of gputrace.Variants), "host" for IntersectBatch/OccludedBatch
-// from host slices (wall clock, copies included, median of 5). Run on a
-// GPU machine with -test.bench DeviceTrace -test.benchtime 1x.
+// from host slices (wall clock, copies included, median of 5; the default
+// and the incoherent kernel, through mapped or copied page-locked memory).
+// The trees are kept on the device by their build. Run on a GPU machine
+// with -test.bench DeviceTrace -test.benchtime 1x.
 func BenchmarkDeviceTrace(b *testing.B) {
 	ex, why := exec.TestGPU()
 	if ex == nil {
@@ -68,23 +70,30 @@ func benchDeviceSet(b *testing.B, ex exec.Executor, tree *Tree, file, set string
 	}
 	dev.Kernel = gputrace.DefaultKernel
 	hits, occ := make([]Hit, len(rays)), make([]bool, len(rays))
-	for _, mode := range []string{"closest", "any"} {
-		b.Run(file+"/"+set+"/"+mode+"/host/"+dev.Kernel.String(), func(b *testing.B) {
-			var ms []float64
-			for i := 0; i < max(b.N, 5); i++ {
-				t0 := time.Now()
-				if mode == "any" {
-					require.NoError(b, tree.OccludedBatch(ctx, rays, occ))
-				} else {
-					require.NoError(b, tree.IntersectBatch(ctx, rays, hits))
-				}
-				ms = append(ms, float64(time.Since(t0).Microseconds())/1e3)
+	defer func() { dev.Host = gputrace.HostMapped }()
+	for _, k := range []gputrace.Kernel{gputrace.DefaultKernel, gputrace.IncoherentKernel} {
+		for _, hm := range []gputrace.HostMode{gputrace.HostMapped, gputrace.HostCopy} {
+			for _, mode := range []string{"closest", "any"} {
+				b.Run(file+"/"+set+"/"+mode+"/host/"+k.String()+"-"+hm.String(), func(b *testing.B) {
+					dev.Kernel, dev.Host = k, hm
+					var ms []float64
+					for i := 0; i < max(b.N, 5); i++ {
+						t0 := time.Now()
+						if mode == "any" {
+							require.NoError(b, tree.OccludedBatch(ctx, rays, occ))
+						} else {
+							require.NoError(b, tree.IntersectBatch(ctx, rays, hits))
+						}
+						ms = append(ms, float64(time.Since(t0).Microseconds())/1e3)
+					}
+					med := median(ms)
+					b.ReportMetric(float64(len(rays))/med/1e3, "Mrays/s")
+					b.ReportMetric(med, "ms")
+				})
 			}
-			med := median(ms)
-			b.ReportMetric(float64(len(rays))/med/1e3, "Mrays/s")
-			b.ReportMetric(med, "ms")
-		})
+		}
 	}
+	dev.Kernel = gputrace.DefaultKernel
 }
 
 // median returns the middle of xs (the mean of the two middle ones for an
