@@ -70,12 +70,12 @@ func benchDeviceSet(b *testing.B, ex exec.Executor, tree *Tree, file, set string
 	}
 	dev.Kernel = gputrace.DefaultKernel
 	hits, occ := make([]Hit, len(rays)), make([]bool, len(rays))
-	defer func() { dev.Host = gputrace.HostMapped }()
+	defer func() { dev.Host, dev.ForIncoherent = gputrace.HostMapped, gputrace.IncoherentKernel }()
 	for _, k := range []gputrace.Kernel{gputrace.DefaultKernel, gputrace.IncoherentKernel} {
 		for _, hm := range []gputrace.HostMode{gputrace.HostMapped, gputrace.HostCopy} {
 			for _, mode := range []string{"closest", "any"} {
 				b.Run(file+"/"+set+"/"+mode+"/host/"+k.String()+"-"+hm.String(), func(b *testing.B) {
-					dev.Kernel, dev.Host = k, hm
+					dev.Kernel, dev.ForIncoherent, dev.Host = k, k, hm
 					var ms []float64
 					for i := 0; i < max(b.N, 5); i++ {
 						t0 := time.Now()

@@ -171,10 +171,12 @@ func TestDeviceTraceVariants(t *testing.T) {
 	tree := deviceTree(t, ex, s)
 	rays := append(RandomRays(s.Bounds, 100_003), edgeRays(tree, s)...)
 	dev := tree.dev.tree
-	defer func() { dev.Kernel, dev.Host = gputrace.DefaultKernel, gputrace.HostMapped }()
+	defer func() {
+		dev.Kernel, dev.ForIncoherent, dev.Host = gputrace.DefaultKernel, gputrace.IncoherentKernel, gputrace.HostMapped
+	}()
 	for _, k := range append(gputrace.Variants, gputrace.IncoherentKernel) {
 		for _, m := range []gputrace.HostMode{gputrace.HostMapped, gputrace.HostCopy} {
-			dev.Kernel, dev.Host = k, m
+			dev.Kernel, dev.ForIncoherent, dev.Host = k, k, m
 			compareDevice(t, tree, rays, k.String()+"/"+m.String())
 		}
 	}

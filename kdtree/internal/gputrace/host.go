@@ -43,7 +43,8 @@ func (m HostMode) String() string {
 
 // IntersectHost traces rays (host memory) into hits, Chunk rays at a
 // time, checking ctx before each chunk; the kernels write HostHit's
-// layout, so the hits come back as they are.
+// layout, so the hits come back as they are. The kernel is t.Kernel, or
+// t.ForIncoherent when Incoherent(rays).
 func (t *Tree) IntersectHost(ctx context.Context, rays []Ray, hits []HostHit) error {
 	if len(rays) != len(hits) {
 		return fmt.Errorf("gputrace: %d rays and %d hits", len(rays), len(hits))
@@ -52,8 +53,8 @@ func (t *Tree) IntersectHost(ctx context.Context, rays []Ray, hits []HostHit) er
 }
 
 // OccludedHost traces rays (host memory) for any hit into occluded, Chunk
-// rays at a time, checking ctx before each chunk. The kernels write only 0
-// and 1: valid bools.
+// rays at a time, checking ctx before each chunk, with IntersectHost's
+// choice of kernel. The kernels write only 0 and 1: valid bools.
 func (t *Tree) OccludedHost(ctx context.Context, rays []Ray, occluded []bool) error {
 	if len(rays) != len(occluded) {
 		return fmt.Errorf("gputrace: %d rays and %d answers", len(rays), len(occluded))
@@ -104,6 +105,10 @@ func (t *Tree) hostRun(ctx context.Context, rays []Ray, anyHit bool, out []byte)
 			return err
 		}
 	}
+	k := t.Kernel
+	if Incoherent(rays) {
+		k = t.ForIncoherent
+	}
 	raw := asBytes(rays)
 	const rayBytes = 4 * RayWords
 	for c, lo := 0, 0; lo < len(rays); c, lo = c+1, lo+m {
@@ -116,7 +121,7 @@ func (t *Tree) hostRun(ctx context.Context, rays []Ray, anyHit bool, out []byte)
 		}
 		s.lo, s.m = lo, min(m, len(rays)-lo)
 		parallelCopy(s.bytes(0, s.m*rayBytes), raw[lo*rayBytes:(lo+s.m)*rayBytes])
-		if err := t.traceStage(s, anyHit); err != nil {
+		if err := t.traceStage(s, k, anyHit); err != nil {
 			return err
 		}
 	}
@@ -153,7 +158,7 @@ func (t *Tree) newStage(m, outPer int) (*stage, error) {
 
 // traceStage queues the trace of s's chunk (its rays already in s.pin) and
 // the record of s.ev after its results are in s.pin.
-func (t *Tree) traceStage(s *stage, anyHit bool) error {
+func (t *Tree) traceStage(s *stage, k Kernel, anyHit bool) error {
 	words := uint32(HostHitWords)
 	rays, out := s.pin.Dev(), s.pin.Dev()+cuda.DevPtr(s.outAt)
 	if !s.mapped {
@@ -162,7 +167,7 @@ func (t *Tree) traceStage(s *stage, anyHit bool) error {
 		}
 		rays, out = s.dRays.Ptr(), s.dOut.Ptr()
 	}
-	if err := t.launch(t.Kernel, anyHit, rays, out, words, s.m); err != nil {
+	if err := t.launch(k, anyHit, rays, out, words, s.m); err != nil {
 		return err
 	}
 	if !s.mapped {

@@ -85,8 +85,9 @@ type Tree struct {
 	counter *cuda.Buffer[uint32]
 	nnodes  uint32
 	// Kernel is the traversal variant (DefaultKernel unless a benchmark
-	// sets another).
-	Kernel Kernel
+	// sets another); ForIncoherent the one of host-slice batches that
+	// Incoherent flags (IncoherentKernel).
+	Kernel, ForIncoherent Kernel
 	// Host is how the host-slice calls move rays and results (HostMapped
 	// unless a benchmark sets another).
 	Host HostMode
@@ -174,7 +175,8 @@ func FromDevice(ctx *cuda.Context, in Input, nodes, refs *cuda.Buffer[uint32], t
 // newTree makes the Tree around nodes (freed on error) with its box words
 // and work counter, without triangles.
 func newTree(ctx *cuda.Context, in Input, nodes *cuda.Buffer[uint32]) (*Tree, error) {
-	t := &Tree{ctx: ctx, nodes: nodes, nnodes: uint32(len(in.Nodes) / 2), Kernel: DefaultKernel}
+	t := &Tree{ctx: ctx, nodes: nodes, nnodes: uint32(len(in.Nodes) / 2), Kernel: DefaultKernel,
+		ForIncoherent: IncoherentKernel}
 	var err error
 	if t.box, err = cuda.NewBuffer[float32](ctx, 9); err == nil {
 		box := traceBox(in)
