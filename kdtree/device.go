@@ -105,6 +105,41 @@ func (t *Tree) Close() error {
 // OnDevice reports whether the tree has a device copy (Upload).
 func (t *Tree) OnDevice() bool { return t.dev != nil }
 
+// RayCoherence says what the rays of the Device calls are like, so that
+// the tree's device copy traces them with the kernel that suits them
+// (SetDeviceRays). Every choice gives the same hits.
+type RayCoherence int
+
+const (
+	// CoherentRays (the default): rays next to each other in the buffer
+	// start close and point the same way (camera rays, shadow rays towards
+	// a light). A thread traces a ray.
+	CoherentRays RayCoherence = iota
+	// IncoherentRays: rays that start and point anywhere (ambient
+	// occlusion, diffuse bounces). Persistent warps whose lanes take new
+	// rays as theirs end (Aila and Laine's dynamic fetch): about 10% faster
+	// on such rays, 15-35% slower on camera rays (docs/performance.md,
+	// "GPU tracing").
+	IncoherentRays
+)
+
+// SetDeviceRays sets what the rays of later IntersectDevice and
+// OccludedDevice calls are like (CoherentRays until set); the host-slice
+// batches always trace a thread a ray. It does nothing without a device
+// copy (Upload, or Options.KeepOnDevice makes one with CoherentRays).
+func (t *Tree) SetDeviceRays(c RayCoherence) {
+	d := t.dev
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.tree.Kernel = gputrace.DefaultKernel
+	if c == IncoherentRays {
+		d.tree.Kernel = gputrace.IncoherentKernel
+	}
+}
+
 // DeviceRayWords and DeviceHitWords are the float32 words per ray and per
 // hit in the buffers of IntersectDevice and OccludedDevice: a ray is Ray's
 // memory (Org, Dir, TMin, TMax), a hit T, U, V, Prim (its bits), N, and a

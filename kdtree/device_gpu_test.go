@@ -172,11 +172,11 @@ func TestDeviceTraceVariants(t *testing.T) {
 	rays := append(RandomRays(s.Bounds, 100_003), edgeRays(tree, s)...)
 	dev := tree.dev.tree
 	defer func() {
-		dev.Kernel, dev.ForIncoherent, dev.Host = gputrace.DefaultKernel, gputrace.IncoherentKernel, gputrace.HostMapped
+		dev.Kernel, dev.HostKernel, dev.Host = gputrace.DefaultKernel, gputrace.DefaultKernel, gputrace.HostMapped
 	}()
 	for _, k := range append(gputrace.Variants, gputrace.IncoherentKernel) {
 		for _, m := range []gputrace.HostMode{gputrace.HostMapped, gputrace.HostCopy} {
-			dev.Kernel, dev.ForIncoherent, dev.Host = k, k, m
+			dev.Kernel, dev.HostKernel, dev.Host = k, k, m
 			compareDevice(t, tree, rays, k.String()+"/"+m.String())
 		}
 	}
@@ -294,6 +294,21 @@ func TestDeviceBuffers(t *testing.T) {
 			t.Fatalf("ray %d: device %+v N %v occluded %d, host %v %+v N %v occluded %v", i, h, n, occ[i], ok[i], want[i], wantN, wantOcc[i])
 		}
 	}
+	// The incoherent kernel writes the same words.
+	tree.SetDeviceRays(IncoherentRays)
+	defer tree.SetDeviceRays(CoherentRays)
+	require.NoError(t, hb.Dev().Memset32(0x7fbadbad))
+	require.NoError(t, ob.Dev().Memset8(7))
+	require.NoError(t, tree.IntersectDevice(ctx, rb, hb))
+	require.NoError(t, tree.OccludedDevice(ctx, rb, ob))
+	hw2, err := hb.ToHost()
+	require.NoError(t, err)
+	occ2, err := ob.ToHost()
+	require.NoError(t, err)
+	for i := range hw {
+		require.Equal(t, math.Float32bits(hw[i]), math.Float32bits(hw2[i]), "IncoherentRays: hit word %d", i)
+	}
+	require.Equal(t, occ, occ2, "IncoherentRays: any-hit answers")
 	require.Error(t, tree.IntersectDevice(ctx, rb.Slice(0, 7), hb), "ray words not a multiple of DeviceRayWords")
 	require.Error(t, tree.IntersectDevice(ctx, rb, hb.Slice(0, 8)), "length mismatch")
 	require.Error(t, tree.OccludedDevice(ctx, rb, ob.Slice(0, 1)), "length mismatch")

@@ -49,15 +49,3 @@ func TestKeepOnDeviceWithoutDevice(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
-// The ANCHORS ray sets: primary rays are coherent, random rays are not
-// (the host-slice calls trace them with the incoherent kernel).
-func TestIncoherentAnchorRays(t *testing.T) {
-	b := scenes.Bounds{Max: [3]float32{1, 2, 3}}
-	if gputrace.Incoherent(gpuRays(PrimaryRays(b))) {
-		t.Error("primary rays flagged incoherent")
-	}
-	if !gputrace.Incoherent(gpuRays(RandomRays(b, 10_000))) {
-		t.Error("random rays not flagged incoherent")
-	}
-}

@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "4dc1deaf4c8f3e332a34e1a96790b4a198f5d4de41946f9f8e600581d40d4bf5"
+const SourcesSHA256 = "77131968e7901aa0aa733f0edb7d126037ae25796fec7c37677fffcafee42f14"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -33,8 +33,8 @@ var SourceSHA256 = map[string]string{
 	"sort.cu":            "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":           "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
 	"split.cuh":          "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
-	"trace.cu":           "2f16b7df7187dea040284a1898bd0f518a16f51fe9d64a726d11d9fd9fe8a285",
-	"trace_dynamic.cu":   "48acbd1cae265ae6c2fcc01ac4a21586a031c4e6f5480072b3d9e05482d53dde",
+	"trace.cu":           "daa0ae60292fed719159c68ac79b7763b1e1bccc3cb45be17d92f985a1527139",
+	"trace_dynamic.cu":   "86c497f884119058430d42fda1eb99cfff4271e1c78ce3874c386f3598ce89f6",
 	"trace_test.cuh":     "2a533de30b72934deb948579c41bda8b2de9a3f2903f875ac11a93d2d70d1308",
-	"trace_walk.cuh":     "9991db8f252065d3bce0f0c5105098ab692831dc0361d9697633b545a5cb2a1e",
+	"trace_walk.cuh":     "aee5c56e345054234f47870730e7019d643b549439c4ee5e1d71c7c9c33741d9",
 }

@@ -42,14 +42,14 @@ constexpr int kWarpsMax = 4;
 // trace_warp traces ray i (none when i >= n) and writes its answer; every
 // lane of the warp calls it (the lanes' rays are consecutive), so that
 // 7-word hit records go out through the warp's stage.
-template <bool ANY, class Stack>
+template <bool ANY, bool PAIRS, class Stack>
 __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsigned nnodes,
                                            const float4 *__restrict__ tris, const float *__restrict__ box,
                                            const float4 *__restrict__ rays, void *__restrict__ out, unsigned words,
                                            unsigned i, unsigned n, Stack &stack) {
 	__shared__ float stage[kWarpsMax][7 * 32];
 	Best b = no_hit();
-	if (i < n && nnodes != 0) b = trace_ray<ANY>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], stack);
+	if (i < n && nnodes != 0) b = trace_ray<ANY, PAIRS>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], stack);
 	if (!ANY && words == 7) {
 		store_hits_warp(tris, (float *)out, stage[threadIdx.x >> 5], i, n, b);
 	} else if (i < n) {
@@ -58,12 +58,12 @@ __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsi
 }
 
 // One thread per ray (blocks of whole warps).
-template <bool ANY, class Stack>
+template <bool ANY, bool PAIRS = false, class Stack>
 __device__ __forceinline__ void trace_grid(const uint2 *__restrict__ nodes, unsigned nnodes,
                                            const float4 *__restrict__ tris, const float *__restrict__ box,
                                            const float4 *__restrict__ rays, void *__restrict__ out, unsigned words,
                                            unsigned n, Stack &stack) {
-	trace_warp<ANY>(nodes, nnodes, tris, box, rays, out, words, blockIdx.x * blockDim.x + threadIdx.x, n, stack);
+	trace_warp<ANY, PAIRS>(nodes, nnodes, tris, box, rays, out, words, blockIdx.x * blockDim.x + threadIdx.x, n, stack);
 }
 
 // Persistent warps (Aila and Laine 2009): each warp takes the next 32 rays
@@ -74,13 +74,14 @@ __device__ __forceinline__ void trace_persistent(const uint2 *__restrict__ nodes
                                                  const float4 *__restrict__ rays, void *__restrict__ out,
                                                  unsigned words, unsigned n, unsigned *counter) {
 	unsigned lane = threadIdx.x & 31u;
-	LocalStack stack;
+	Entry buf[kTraceMaxDepth + 1];
+	LocalStack stack{buf, 0};
 	for (;;) {
 		unsigned base = 0;
 		if (lane == 0) base = atomicAdd(counter, 32u);
 		base = __shfl_sync(0xFFFFFFFFu, base, 0);
 		if (base >= n) return;
-		trace_warp<ANY>(nodes, nnodes, tris, box, rays, out, words, base + lane, n, stack);
+		trace_warp<ANY, false>(nodes, nnodes, tris, box, rays, out, words, base + lane, n, stack);
 		__syncwarp();
 	}
 }
@@ -112,7 +113,8 @@ extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
     kd_trace_closest(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
                      const float *__restrict__ box, const float4 *__restrict__ rays, float *__restrict__ hits,
                      unsigned hit_words, unsigned n) {
-	kd_trace::LocalStack stack;
+	kd_trace::Entry buf[kd_trace::kTraceMaxDepth + 1];
+	kd_trace::LocalStack stack{buf, 0};
 	kd_trace::trace_grid<false>(nodes, nnodes, tris, box, rays, hits, hit_words, n, stack);
 }
 
@@ -120,7 +122,8 @@ extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
     kd_trace_any(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
                  const float *__restrict__ box, const float4 *__restrict__ rays, unsigned char *__restrict__ occluded,
                  unsigned n) {
-	kd_trace::LocalStack stack;
+	kd_trace::Entry buf[kd_trace::kTraceMaxDepth + 1];
+	kd_trace::LocalStack stack{buf, 0};
 	kd_trace::trace_grid<true>(nodes, nnodes, tris, box, rays, occluded, 0, n, stack);
 }
 
@@ -131,8 +134,8 @@ extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
                         const float *__restrict__ box, const float4 *__restrict__ rays, float *__restrict__ hits,
                         unsigned hit_words, unsigned n) {
 	extern __shared__ kd_trace::Entry kd_trace_ring[];
-	kd_trace::RingStack<kd_trace::kRing> stack;
-	stack.bind(kd_trace_ring);
+	kd_trace::Entry spill[kd_trace::kTraceMaxDepth + 1];
+	kd_trace::RingStack<kd_trace::kRing> stack{kd_trace_ring + threadIdx.x, spill, 0, 0};
 	kd_trace::trace_grid<false>(nodes, nnodes, tris, box, rays, hits, hit_words, n, stack);
 }
 
@@ -141,8 +144,8 @@ extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
                     const float *__restrict__ box, const float4 *__restrict__ rays,
                     unsigned char *__restrict__ occluded, unsigned n) {
 	extern __shared__ kd_trace::Entry kd_trace_ring[];
-	kd_trace::RingStack<kd_trace::kRing> stack;
-	stack.bind(kd_trace_ring);
+	kd_trace::Entry spill[kd_trace::kTraceMaxDepth + 1];
+	kd_trace::RingStack<kd_trace::kRing> stack{kd_trace_ring + threadIdx.x, spill, 0, 0};
 	kd_trace::trace_grid<true>(nodes, nnodes, tris, box, rays, occluded, 0, n, stack);
 }
 
@@ -159,4 +162,24 @@ extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
                     const float *__restrict__ box, const float4 *__restrict__ rays,
                     unsigned char *__restrict__ occluded, unsigned n, unsigned *counter) {
 	kd_trace::trace_persistent<true>(nodes, nnodes, tris, box, rays, occluded, 0, n, counter);
+}
+
+// One thread per ray on the treelet layout of the nodes (interior_step's
+// PAIRS), the stack in local memory.
+extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
+    kd_trace_closest_tl(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                        const float *__restrict__ box, const float4 *__restrict__ rays, float *__restrict__ hits,
+                        unsigned hit_words, unsigned n) {
+	kd_trace::Entry buf[kd_trace::kTraceMaxDepth + 1];
+	kd_trace::LocalStack stack{buf, 0};
+	kd_trace::trace_grid<false, true>(nodes, nnodes, tris, box, rays, hits, hit_words, n, stack);
+}
+
+extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
+    kd_trace_any_tl(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                    const float *__restrict__ box, const float4 *__restrict__ rays,
+                    unsigned char *__restrict__ occluded, unsigned n) {
+	kd_trace::Entry buf[kd_trace::kTraceMaxDepth + 1];
+	kd_trace::LocalStack stack{buf, 0};
+	kd_trace::trace_grid<true, true>(nodes, nnodes, tris, box, rays, occluded, 0, n, stack);
 }

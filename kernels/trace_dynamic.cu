@@ -12,7 +12,7 @@ namespace kd_trace {
 // the warp are live, the idle ones take new rays from *counter (zero
 // before the launch) together, so that a warp is not held by its longest
 // ray. A lane stops for good once the rays are used up.
-template <bool ANY, class Stack>
+template <bool ANY, bool PAIRS, class Stack>
 __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, unsigned nnodes,
                                               const float4 *__restrict__ tris, const float *__restrict__ box,
                                               const float4 *__restrict__ rays, void *__restrict__ out,
@@ -57,7 +57,7 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 		if (!best.found || tmin <= best.t) {
 			uint2 nd = nodes[node];
 			if ((nd.y & 3u) != 3u) {
-				interior_step(nd, r, node, tmin, tmax, stack);
+				interior_step<PAIRS>(nd, r, node, tmin, tmax, stack);
 				continue;
 			}
 			end = leaf_test<ANY>(nd, pre, tris, best);
@@ -85,16 +85,18 @@ extern "C" __global__ void __launch_bounds__(kDynBlockMax, kDynBlocksMin)
     kd_trace_closest_dyn(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
                          const float *__restrict__ box, const float4 *__restrict__ rays, float *__restrict__ hits,
                          unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
-	kd_trace::LocalStack stack;
-	kd_trace::trace_dynamic<false>(nodes, nnodes, tris, box, rays, hits, hit_words, n, counter, refill, stack);
+	kd_trace::Entry buf[kd_trace::kTraceMaxDepth + 1];
+	kd_trace::LocalStack stack{buf, 0};
+	kd_trace::trace_dynamic<false, false>(nodes, nnodes, tris, box, rays, hits, hit_words, n, counter, refill, stack);
 }
 
 extern "C" __global__ void __launch_bounds__(kDynBlockMax, kDynBlocksMin)
     kd_trace_any_dyn(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
                      const float *__restrict__ box, const float4 *__restrict__ rays,
                      unsigned char *__restrict__ occluded, unsigned n, unsigned *counter, unsigned refill) {
-	kd_trace::LocalStack stack;
-	kd_trace::trace_dynamic<true>(nodes, nnodes, tris, box, rays, occluded, 0, n, counter, refill, stack);
+	kd_trace::Entry buf[kd_trace::kTraceMaxDepth + 1];
+	kd_trace::LocalStack stack{buf, 0};
+	kd_trace::trace_dynamic<true, false>(nodes, nnodes, tris, box, rays, occluded, 0, n, counter, refill, stack);
 }
 
 // Dynamic fetch, the top of the stack in shared memory (RingStack,
@@ -104,9 +106,9 @@ extern "C" __global__ void __launch_bounds__(kDynBlockMax, kDynBlocksMin)
                             const float *__restrict__ box, const float4 *__restrict__ rays, float *__restrict__ hits,
                             unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
 	extern __shared__ kd_trace::Entry kd_trace_ring[];
-	kd_trace::RingStack<kd_trace::kDynRing> stack;
-	stack.bind(kd_trace_ring);
-	kd_trace::trace_dynamic<false>(nodes, nnodes, tris, box, rays, hits, hit_words, n, counter, refill, stack);
+	kd_trace::Entry spill[kd_trace::kTraceMaxDepth + 1];
+	kd_trace::RingStack<kd_trace::kDynRing> stack{kd_trace_ring + threadIdx.x, spill, 0, 0};
+	kd_trace::trace_dynamic<false, false>(nodes, nnodes, tris, box, rays, hits, hit_words, n, counter, refill, stack);
 }
 
 extern "C" __global__ void __launch_bounds__(kDynBlockMax, kDynBlocksMin)
@@ -114,7 +116,27 @@ extern "C" __global__ void __launch_bounds__(kDynBlockMax, kDynBlocksMin)
                         const float *__restrict__ box, const float4 *__restrict__ rays,
                         unsigned char *__restrict__ occluded, unsigned n, unsigned *counter, unsigned refill) {
 	extern __shared__ kd_trace::Entry kd_trace_ring[];
-	kd_trace::RingStack<kd_trace::kDynRing> stack;
-	stack.bind(kd_trace_ring);
-	kd_trace::trace_dynamic<true>(nodes, nnodes, tris, box, rays, occluded, 0, n, counter, refill, stack);
+	kd_trace::Entry spill[kd_trace::kTraceMaxDepth + 1];
+	kd_trace::RingStack<kd_trace::kDynRing> stack{kd_trace_ring + threadIdx.x, spill, 0, 0};
+	kd_trace::trace_dynamic<true, false>(nodes, nnodes, tris, box, rays, occluded, 0, n, counter, refill, stack);
+}
+
+// Dynamic fetch on the treelet layout of the nodes, the stack in local
+// memory.
+extern "C" __global__ void __launch_bounds__(kDynBlockMax, kDynBlocksMin)
+    kd_trace_closest_dyn_tl(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                            const float *__restrict__ box, const float4 *__restrict__ rays, float *__restrict__ hits,
+                            unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
+	kd_trace::Entry buf[kd_trace::kTraceMaxDepth + 1];
+	kd_trace::LocalStack stack{buf, 0};
+	kd_trace::trace_dynamic<false, true>(nodes, nnodes, tris, box, rays, hits, hit_words, n, counter, refill, stack);
+}
+
+extern "C" __global__ void __launch_bounds__(kDynBlockMax, kDynBlocksMin)
+    kd_trace_any_dyn_tl(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                        const float *__restrict__ box, const float4 *__restrict__ rays,
+                        unsigned char *__restrict__ occluded, unsigned n, unsigned *counter, unsigned refill) {
+	kd_trace::Entry buf[kd_trace::kTraceMaxDepth + 1];
+	kd_trace::LocalStack stack{buf, 0};
+	kd_trace::trace_dynamic<true, true>(nodes, nnodes, tris, box, rays, occluded, 0, n, counter, refill, stack);
 }

@@ -14,10 +14,14 @@ struct Entry {
 	float tmin, tmax;
 };
 
-// LocalStack is the walk's stack in local memory, deep enough for any
-// tree the host lets through (depth at most kTraceMaxDepth).
+// LocalStack is the walk's stack in local memory (e: an array of
+// kTraceMaxDepth + 1 entries that the kernel declares, deep enough for any
+// tree the host lets through). The array stays apart from the struct so
+// that the depth lives in a register: an array member would take the
+// whole struct, depth included, into local memory (a load and a store of
+// the depth at every push and pop).
 struct LocalStack {
-	Entry e[kTraceMaxDepth + 1];
+	Entry *e;
 	int sp;
 	__device__ __forceinline__ void init() { sp = 0; }
 	__device__ __forceinline__ bool empty() const { return sp == 0; }
@@ -28,16 +32,15 @@ struct LocalStack {
 // RingStack keeps the top K entries (K a power of two) of the walk's stack
 // in shared memory, in a ring of K slots per thread (slot j of thread t at
 // ring[j·blockDim.x + t]: a warp's 12-byte entries hit distinct banks), and
-// the older ones in local memory: the entry at depth d is in slot d mod K
-// while it is among the top K, else in spill[d]. The order of pops is the
+// the older ones in local memory (spill, kTraceMaxDepth + 1 entries, the
+// kernel's array): the entry at depth d is in slot d mod K while it is
+// among the top K, else in spill[d]. The order of pops is the
 // LocalStack's, so the walk and its hits are the same.
 template <int K>
 struct RingStack {
-	Entry *ring;
-	Entry spill[kTraceMaxDepth + 1];
+	Entry *ring, *spill;
 	int sp, ns;  // depth, and the entries below depth ns that are in spill
 	__device__ __forceinline__ void init() { sp = ns = 0; }
-	__device__ __forceinline__ void bind(Entry *shared) { ring = shared + threadIdx.x; }
 	__device__ __forceinline__ bool empty() const { return sp == 0; }
 	__device__ __forceinline__ void push(Entry x) {
 		if (sp - ns == K) {
@@ -104,13 +107,17 @@ struct RayAxes {
 // the hit, with traverse.go's branches and compares. A select-only form
 // that lets no lane wait for another's case ran 8-10% slower (more
 // instructions per step; see docs/performance.md, "GPU tracing").
-template <class Stack>
+// With PAIRS the nodes are in the treelet layout (gputrace treelets.go):
+// an interior node's word 1 holds its below child's index, the above child
+// is next to it; else kdtree's depth-first layout, the below child next to
+// the node and word 1 the above child's index.
+template <bool PAIRS, class Stack>
 __device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
                                               Stack &stack) {
 	unsigned axis = n.y & 3u;
 	float s = __uint_as_float(n.x);
 	float oa = pick(r.o[0], r.o[1], r.o[2], axis), da = pick(r.d[0], r.d[1], r.d[2], axis);
-	unsigned nearc = node + 1, farc = n.y >> 2;
+	unsigned nearc = PAIRS ? n.y >> 2 : node + 1, farc = PAIRS ? (n.y >> 2) + 1 : n.y >> 2;
 	if (oa > s || (oa == s && da > 0.0f)) {
 		unsigned x = nearc;
 		nearc = farc;
@@ -209,7 +216,7 @@ __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 
 // Each iteration takes one interior step or one leaf ("if-if"; the
 // speculative while-while loop of Aila and Laine ran slower here, see
 // docs/performance.md).
-template <bool ANY, class Stack>
+template <bool ANY, bool PAIRS, class Stack>
 __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const float4 *__restrict__ tris,
                                           const float *__restrict__ box, float4 r0, float4 r1, Stack &stack) {
 	Best best = no_hit();
@@ -223,7 +230,7 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 		if (!best.found || tmin <= best.t) {
 			uint2 n = nodes[node];
 			if ((n.y & 3u) != 3u) {
-				interior_step(n, r, node, tmin, tmax, stack);
+				interior_step<PAIRS>(n, r, node, tmin, tmax, stack);
 				continue;
 			}
 			if (leaf_test<ANY>(n, pre, tris, best)) return best;

@@ -330,6 +330,12 @@ var KdTraceAnyDynSh = Kernel[KdTraceAnyDynShArgs]{name: "kd_trace_any_dyn_sh"}
 // KdTraceAnyDynShArgs are kd_trace_any_dyn_sh's arguments, the same fields as KdTraceAnyDynArgs.
 type KdTraceAnyDynShArgs = KdTraceAnyDynArgs
 
+// KdTraceAnyDynTl launches kd_trace_any_dyn_tl(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynTl = Kernel[KdTraceAnyDynTlArgs]{name: "kd_trace_any_dyn_tl"}
+
+// KdTraceAnyDynTlArgs are kd_trace_any_dyn_tl's arguments, the same fields as KdTraceAnyDynArgs.
+type KdTraceAnyDynTlArgs = KdTraceAnyDynArgs
+
 // KdTraceAnyPt launches kd_trace_any_pt(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n, unsigned* counter).
 var KdTraceAnyPt = Kernel[KdTraceAnyPtArgs]{name: "kd_trace_any_pt"}
 
@@ -354,6 +360,12 @@ var KdTraceAnySh = Kernel[KdTraceAnyShArgs]{name: "kd_trace_any_sh"}
 
 // KdTraceAnyShArgs are kd_trace_any_sh's arguments, the same fields as KdTraceAnyArgs.
 type KdTraceAnyShArgs = KdTraceAnyArgs
+
+// KdTraceAnyTl launches kd_trace_any_tl(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n).
+var KdTraceAnyTl = Kernel[KdTraceAnyTlArgs]{name: "kd_trace_any_tl"}
+
+// KdTraceAnyTlArgs are kd_trace_any_tl's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyTlArgs = KdTraceAnyArgs
 
 // KdTraceClosest launches kd_trace_closest(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n).
 var KdTraceClosest = Kernel[KdTraceClosestArgs]{name: "kd_trace_closest"}
@@ -401,6 +413,12 @@ var KdTraceClosestDynSh = Kernel[KdTraceClosestDynShArgs]{name: "kd_trace_closes
 // KdTraceClosestDynShArgs are kd_trace_closest_dyn_sh's arguments, the same fields as KdTraceClosestDynArgs.
 type KdTraceClosestDynShArgs = KdTraceClosestDynArgs
 
+// KdTraceClosestDynTl launches kd_trace_closest_dyn_tl(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynTl = Kernel[KdTraceClosestDynTlArgs]{name: "kd_trace_closest_dyn_tl"}
+
+// KdTraceClosestDynTlArgs are kd_trace_closest_dyn_tl's arguments, the same fields as KdTraceClosestDynArgs.
+type KdTraceClosestDynTlArgs = KdTraceClosestDynArgs
+
 // KdTraceClosestPt launches kd_trace_closest_pt(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n, unsigned* counter).
 var KdTraceClosestPt = Kernel[KdTraceClosestPtArgs]{name: "kd_trace_closest_pt"}
 
@@ -426,6 +444,12 @@ var KdTraceClosestSh = Kernel[KdTraceClosestShArgs]{name: "kd_trace_closest_sh"}
 
 // KdTraceClosestShArgs are kd_trace_closest_sh's arguments, the same fields as KdTraceClosestArgs.
 type KdTraceClosestShArgs = KdTraceClosestArgs
+
+// KdTraceClosestTl launches kd_trace_closest_tl(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n).
+var KdTraceClosestTl = Kernel[KdTraceClosestTlArgs]{name: "kd_trace_closest_tl"}
+
+// KdTraceClosestTlArgs are kd_trace_closest_tl's arguments, the same fields as KdTraceClosestArgs.
+type KdTraceClosestTlArgs = KdTraceClosestArgs
 
 // KdTraceGatherF32 launches kd_trace_gather_f32(const float* __restrict__ tv, const unsigned* __restrict__ refs, unsigned nrefs, float4* __restrict__ tris).
 var KdTraceGatherF32 = Kernel[KdTraceGatherF32Args]{name: "kd_trace_gather_f32"}
@@ -2284,13 +2308,17 @@ var byName = map[string]any{
 	"kd_trace_any":                        KdTraceAny,
 	"kd_trace_any_dyn":                    KdTraceAnyDyn,
 	"kd_trace_any_dyn_sh":                 KdTraceAnyDynSh,
+	"kd_trace_any_dyn_tl":                 KdTraceAnyDynTl,
 	"kd_trace_any_pt":                     KdTraceAnyPt,
 	"kd_trace_any_sh":                     KdTraceAnySh,
+	"kd_trace_any_tl":                     KdTraceAnyTl,
 	"kd_trace_closest":                    KdTraceClosest,
 	"kd_trace_closest_dyn":                KdTraceClosestDyn,
 	"kd_trace_closest_dyn_sh":             KdTraceClosestDynSh,
+	"kd_trace_closest_dyn_tl":             KdTraceClosestDynTl,
 	"kd_trace_closest_pt":                 KdTraceClosestPt,
 	"kd_trace_closest_sh":                 KdTraceClosestSh,
+	"kd_trace_closest_tl":                 KdTraceClosestTl,
 	"kd_trace_gather_f32":                 KdTraceGatherF32,
 	"kdtree_addresses_u32":                KdtreeAddressesU32,
 	"kdtree_bin_u32":                      KdtreeBinU32,

@@ -43,8 +43,7 @@ func (m HostMode) String() string {
 
 // IntersectHost traces rays (host memory) into hits, Chunk rays at a
 // time, checking ctx before each chunk; the kernels write HostHit's
-// layout, so the hits come back as they are. The kernel is t.Kernel, or
-// t.ForIncoherent when Incoherent(rays).
+// layout, so the hits come back as they are. The kernel is t.HostKernel.
 func (t *Tree) IntersectHost(ctx context.Context, rays []Ray, hits []HostHit) error {
 	if len(rays) != len(hits) {
 		return fmt.Errorf("gputrace: %d rays and %d hits", len(rays), len(hits))
@@ -53,8 +52,8 @@ func (t *Tree) IntersectHost(ctx context.Context, rays []Ray, hits []HostHit) er
 }
 
 // OccludedHost traces rays (host memory) for any hit into occluded, Chunk
-// rays at a time, checking ctx before each chunk, with IntersectHost's
-// choice of kernel. The kernels write only 0 and 1: valid bools.
+// rays at a time, checking ctx before each chunk, with t.HostKernel. The
+// kernels write only 0 and 1: valid bools.
 func (t *Tree) OccludedHost(ctx context.Context, rays []Ray, occluded []bool) error {
 	if len(rays) != len(occluded) {
 		return fmt.Errorf("gputrace: %d rays and %d answers", len(rays), len(occluded))
@@ -105,10 +104,7 @@ func (t *Tree) hostRun(ctx context.Context, rays []Ray, anyHit bool, out []byte)
 			return err
 		}
 	}
-	k := t.Kernel
-	if Incoherent(rays) {
-		k = t.ForIncoherent
-	}
+	k := t.HostKernel
 	raw := asBytes(rays)
 	const rayBytes = 4 * RayWords
 	for c, lo := 0, 0; lo < len(rays); c, lo = c+1, lo+m {

@@ -29,6 +29,10 @@ type Kernel struct {
 	// RingStack), instead of the whole stack in local memory. Not with
 	// Persistent.
 	Ring bool
+	// Treelet: the nodes in the treelet layout (treelets.go: children
+	// pairs three levels deep in one 128-byte line), made from the host
+	// copy and uploaded on first use. Not with Ring or Persistent.
+	Treelet bool
 }
 
 // RingEntries is the stack entries a Ring kernel keeps in shared memory
@@ -56,6 +60,9 @@ func (k Kernel) String() string {
 	if k.Ring {
 		ring = "ring-"
 	}
+	if k.Treelet {
+		ring += "tl-"
+	}
 	switch {
 	case k.Dynamic:
 		return fmt.Sprintf("dynamic-%sb%d-x%d-r%d", ring, k.Block, k.BlocksPerSM, k.Refill)
@@ -68,7 +75,7 @@ func (k Kernel) String() string {
 // check reports a variant the kernels cannot run.
 func (k Kernel) check() error {
 	if k.Block <= 0 || k.Block > MaxBlock || k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) ||
-		k.Ring && k.Persistent && !k.Dynamic || k.BlocksPerSM < 0 {
+		k.Ring && k.Persistent && !k.Dynamic || k.BlocksPerSM < 0 || k.Treelet && (k.Ring || k.Persistent && !k.Dynamic) {
 		return fmt.Errorf("gputrace: %v: whole warps, at most %d threads a block, refill 1 to 32, no ring with persistent warps", k, MaxBlock)
 	}
 	return nil
@@ -128,7 +135,14 @@ func (t *Tree) launch(k Kernel, anyHit bool, rays, out cuda.DevPtr, words uint32
 	if k.Ring {
 		shared = uint32(RingEntries * 12 * k.Block)
 	}
-	a := traceArgs{t: t, rays: rays, out: out, words: words, n: uint32(n)}
+	a := traceArgs{t: t, nodes: t.nodes.Ptr(), rays: rays, out: out, words: words, n: uint32(n)}
+	if k.Treelet {
+		tn, err := t.treeletNodes()
+		if err != nil {
+			return err
+		}
+		a.nodes = tn.Ptr()
+	}
 	if !k.Persistent && !k.Dynamic {
 		return a.grid(k, anyHit, cuda.GridFor(n, k.Block), block, shared)
 	}
@@ -145,17 +159,23 @@ func (t *Tree) launch(k Kernel, anyHit bool, rays, out cuda.DevPtr, words uint32
 
 // traceArgs are a launch's rays and results.
 type traceArgs struct {
-	t         *Tree
-	rays, out cuda.DevPtr
-	words, n  uint32
+	t                *Tree
+	nodes, rays, out cuda.DevPtr
+	words, n         uint32
 }
 
 // grid launches a thread a ray: kd_trace_closest (hits into out) or, for
 // anyHit, kd_trace_any (occlusion bytes), or their _sh forms for k.Ring.
 func (a traceArgs) grid(k Kernel, anyHit bool, grid, block cuda.Dim3, shared uint32) error {
 	t := a.t
-	nodes, tris, box := t.nodes.Ptr(), t.tris.Ptr(), t.box.Ptr()
+	nodes, tris, box := a.nodes, t.tris.Ptr(), t.box.Ptr()
 	switch {
+	case anyHit && k.Treelet:
+		return launch.KdTraceAnyTl.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyTlArgs{Nodes: nodes,
+			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n})
+	case k.Treelet:
+		return launch.KdTraceClosestTl.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestTlArgs{Nodes: nodes,
+			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Hits: a.out, HitWords: a.words, N: a.n})
 	case anyHit && k.Ring:
 		return launch.KdTraceAnySh.Launch(t.ctx, grid, block, shared, launch.KdTraceAnyShArgs{Nodes: nodes,
 			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n})
@@ -176,8 +196,15 @@ func (a traceArgs) grid(k Kernel, anyHit bool, grid, block cuda.Dim3, shared uin
 // kernels.
 func (a traceArgs) persistent(k Kernel, anyHit bool, grid, block cuda.Dim3, shared uint32) error {
 	t := a.t
-	nodes, tris, box, ctr, refill := t.nodes.Ptr(), t.tris.Ptr(), t.box.Ptr(), t.counter.Ptr(), uint32(k.Refill)
+	nodes, tris, box, ctr, refill := a.nodes, t.tris.Ptr(), t.box.Ptr(), t.counter.Ptr(), uint32(k.Refill)
 	switch {
+	case k.Dynamic && anyHit && k.Treelet:
+		return launch.KdTraceAnyDynTl.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyDynTlArgs{Nodes: nodes,
+			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n, Counter: ctr, Refill: refill})
+	case k.Dynamic && k.Treelet:
+		return launch.KdTraceClosestDynTl.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestDynTlArgs{Nodes: nodes,
+			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Hits: a.out, HitWords: a.words, N: a.n,
+			Counter: ctr, Refill: refill})
 	case k.Dynamic && anyHit && k.Ring:
 		return launch.KdTraceAnyDynSh.Launch(t.ctx, grid, block, shared, launch.KdTraceAnyDynShArgs{Nodes: nodes,
 			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n, Counter: ctr, Refill: refill})
@@ -210,4 +237,6 @@ var Variants = []Kernel{
 	{Dynamic: true, Block: 128, BlocksPerSM: 8, Refill: 24},
 	{Dynamic: true, Ring: true, Block: 64, BlocksPerSM: 16, Refill: 24},
 	{Dynamic: true, Ring: true, Block: 128, BlocksPerSM: 8, Refill: 24},
+	{Treelet: true, Block: 64},
+	{Dynamic: true, Treelet: true, Block: 64, BlocksPerSM: 16, Refill: 24},
 }

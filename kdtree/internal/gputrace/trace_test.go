@@ -17,6 +17,7 @@ func TestKernelString(t *testing.T) {
 		{Kernel{Persistent: true, Block: 64, BlocksPerSM: 16}, "persistent-b64-x16"},
 		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "dynamic-b64-x16-r24"},
 		{Kernel{Dynamic: true, Ring: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "dynamic-ring-b64-x16-r24"},
+		{Kernel{Treelet: true, Block: 64}, "grid-tl-b64"},
 	}
 	for _, c := range cases {
 		if got := c.k.String(); got != c.want {
@@ -43,6 +44,7 @@ func TestKernelCheck(t *testing.T) {
 		{Block: 48}, {Block: 256}, {Block: -32},
 		{Dynamic: true, Block: 64, Refill: 0}, {Dynamic: true, Block: 64, Refill: 33},
 		{Persistent: true, Ring: true, Block: 64},
+		{Treelet: true, Ring: true, Block: 64}, {Treelet: true, Persistent: true, Block: 64},
 		{Block: 64, BlocksPerSM: -1},
 	} {
 		if k.check() == nil {
@@ -85,47 +87,6 @@ func TestHostHitLayout(t *testing.T) {
 	for i := range want {
 		if w[i] != want[i] {
 			t.Errorf("word %d is %#x, want %#x", i, w[i], want[i])
-		}
-	}
-}
-
-// Camera rays of one image are coherent, rays in random directions are
-// not, whatever their origins; degenerate rays and tiny batches count as
-// coherent.
-func TestIncoherent(t *testing.T) {
-	const w = 64
-	camera := make([]Ray, w*w)
-	for y := 0; y < w; y++ {
-		for x := 0; x < w; x++ {
-			u, v := (float32(x)+0.5)/w-0.5, (float32(y)+0.5)/w-0.5
-			camera[y*w+x] = Ray{Dir: [3]float32{u, v, -1}, TMax: float32(math.Inf(1))}
-		}
-	}
-	state := uint64(7)
-	next := func() float32 {
-		state = state*6364136223846793005 + 1442695040888963407
-		return float32(state>>40)/(1<<24)*2 - 1
-	}
-	random := make([]Ray, 10_000)
-	for i := range random {
-		random[i] = Ray{Org: [3]float32{next(), next(), next()}, Dir: [3]float32{next(), next(), next()}}
-	}
-	nan := float32(math.NaN())
-	cases := []struct {
-		name string
-		rays []Ray
-		want bool
-	}{
-		{"camera", camera, false},
-		{"random", random, true},
-		{"random, 2 rays", random[:2], random[0].Dir != random[1].Dir && cosine(random[0].Dir, random[1].Dir) < incoherentCos},
-		{"none", nil, false},
-		{"one", random[:1], false},
-		{"zero and NaN directions", []Ray{{}, {Dir: [3]float32{nan, 0, 0}}, {}}, false},
-	}
-	for _, c := range cases {
-		if got := Incoherent(c.rays); got != c.want {
-			t.Errorf("%s: Incoherent %v, want %v", c.name, got, c.want)
 		}
 	}
 }

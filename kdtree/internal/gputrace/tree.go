@@ -84,10 +84,16 @@ type Tree struct {
 	box     *cuda.Buffer[float32]
 	counter *cuda.Buffer[uint32]
 	nnodes  uint32
-	// Kernel is the traversal variant (DefaultKernel unless a benchmark
-	// sets another); ForIncoherent the one of host-slice batches that
-	// Incoherent flags (IncoherentKernel).
-	Kernel, ForIncoherent Kernel
+	// hostNodes is the host copy of the node words (the caller's, not
+	// changed); tnodes their treelet layout on the device, made on the
+	// first use of a Treelet kernel.
+	hostNodes []uint32
+	tnodes    *cuda.Buffer[uint32]
+	// Kernel is the traversal variant of rays in device memory
+	// (DefaultKernel unless set), HostKernel that of host slices
+	// (DefaultKernel: the dynamic-fetch kernels write a hit record when
+	// its ray ends, word by word, which is slow into mapped memory).
+	Kernel, HostKernel Kernel
 	// Host is how the host-slice calls move rays and results (HostMapped
 	// unless a benchmark sets another).
 	Host HostMode
@@ -175,8 +181,8 @@ func FromDevice(ctx *cuda.Context, in Input, nodes, refs *cuda.Buffer[uint32], t
 // newTree makes the Tree around nodes (freed on error) with its box words
 // and work counter, without triangles.
 func newTree(ctx *cuda.Context, in Input, nodes *cuda.Buffer[uint32]) (*Tree, error) {
-	t := &Tree{ctx: ctx, nodes: nodes, nnodes: uint32(len(in.Nodes) / 2), Kernel: DefaultKernel,
-		ForIncoherent: IncoherentKernel}
+	t := &Tree{ctx: ctx, nodes: nodes, nnodes: uint32(len(in.Nodes) / 2), hostNodes: in.Nodes, Kernel: DefaultKernel,
+		HostKernel: DefaultKernel}
 	var err error
 	if t.box, err = cuda.NewBuffer[float32](ctx, 9); err == nil {
 		box := traceBox(in)
@@ -256,7 +262,7 @@ func (t *Tree) Close() error {
 	if t == nil {
 		return nil
 	}
-	return errors.Join(t.nodes.Free(), t.tris.Free(), t.box.Free(), t.counter.Free())
+	return errors.Join(t.nodes.Free(), t.tris.Free(), t.box.Free(), t.counter.Free(), t.tnodes.Free())
 }
 
 // Context returns the device context that holds the tree.
@@ -267,5 +273,31 @@ func (t *Tree) DeviceBytes() uint64 {
 	if t.nodes == nil {
 		return 0
 	}
-	return t.nodes.Bytes() + t.counter.Bytes() + t.tris.Bytes() + t.box.Bytes()
+	n := t.nodes.Bytes() + t.counter.Bytes() + t.tris.Bytes() + t.box.Bytes()
+	if t.tnodes != nil {
+		n += t.tnodes.Bytes()
+	}
+	return n
+}
+
+// treeletNodes returns the nodes in the treelet layout on the device,
+// laid out and uploaded on the first call.
+func (t *Tree) treeletNodes() (*cuda.Buffer[uint32], error) {
+	if t.tnodes != nil {
+		return t.tnodes, nil
+	}
+	w, err := treelets(t.hostNodes)
+	if err != nil {
+		return nil, err
+	}
+	b, err := cuda.NewBuffer[uint32](t.ctx, max(len(w), 2))
+	if err == nil {
+		err = b.CopyFromHost(w)
+	}
+	if err != nil {
+		b.Free()
+		return nil, err
+	}
+	t.tnodes = b
+	return b, nil
 }
