@@ -54,6 +54,8 @@ func buildHooked(ctx context.Context, scene *scenes.Scene, opts Options, hook fu
 	hook(b)
 	start := time.Now()
 	var res *refbuild.BuildResult
+	var kept *gpubuild.Kept
+	defer func() { kept.Free() }() // the device copy's triangles are gathered from it
 	if o.Executor.CUDA() != nil {
 		cfg := o.gpu
 		if cfg == nil {
@@ -63,7 +65,7 @@ func buildHooked(ctx context.Context, scene *scenes.Scene, opts Options, hook fu
 			}
 			cfg = &c
 		}
-		res, err = gpubuild.Build(b, cfg)
+		res, kept, err = gpubuild.BuildKept(b, cfg, o.KeepOnDevice)
 	} else {
 		res, err = b.BuildGo()
 	}
@@ -85,6 +87,11 @@ func buildHooked(ctx context.Context, scene *scenes.Scene, opts Options, hook fu
 	t := NewTree(scene, treeNodes(res.Nodes), res.Refs, res.Bounds, st)
 	t.shape = &lazyShape{}
 	t.opts, t.opts.Executor, t.opts.Progress = o, nil, nil
+	if o.KeepOnDevice && o.Executor.CUDA() != nil {
+		if err := t.keepOnDevice(o.Executor, kept); err != nil {
+			return nil, err
+		}
+	}
 	return t, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/gpubuild"
 	"github.com/kdbuild/kdbuild/kdtree/internal/gputrace"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
@@ -17,8 +18,15 @@ type deviceCopy struct {
 	tree *gputrace.Tree
 }
 
-// The device kernels read kdtree.Ray's memory as gputrace.Ray's.
-var _ = [1]struct{}{}[unsafe.Sizeof(Ray{})-unsafe.Sizeof(gputrace.Ray{})]
+// The device kernels read kdtree.Ray's memory as gputrace.Ray's, and write
+// kdtree.Hit's as gputrace.HostHit's (the same fields in the same order:
+// these fail to compile otherwise).
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(Ray{})-unsafe.Sizeof(gputrace.Ray{})]
+	_ = [1]struct{}{}[unsafe.Sizeof(Hit{})-unsafe.Sizeof(gputrace.HostHit{})]
+	_ = [1]struct{}{}[unsafe.Offsetof(Hit{}.Prim)-unsafe.Offsetof(gputrace.HostHit{}.Prim)]
+	_ = [1]struct{}{}[unsafe.Offsetof(Hit{}.N)-unsafe.Offsetof(gputrace.HostHit{}.N)]
+)
 
 // Upload copies the tree (nodes, and its triangles in reference order) to
 // the device of ex, so that IntersectBatch, OccludedBatch and the Device
@@ -28,20 +36,10 @@ var _ = [1]struct{}{}[unsafe.Sizeof(Ray{})-unsafe.Sizeof(gputrace.Ray{})]
 // indices out of range). Upload, Close and tracing must not run
 // concurrently with each other on one tree.
 func (t *Tree) Upload(ex exec.Executor) error {
-	in := gputrace.Input{Nodes: nodeWordsOf(t.Nodes), Refs: t.Refs, Box: [6]float32{
-		t.Bounds.Min[0], t.Bounds.Min[1], t.Bounds.Min[2], t.Bounds.Max[0], t.Bounds.Max[1], t.Bounds.Max[2]}}
-	if s := t.Scene; s != nil {
-		in.Tris = len(s.Tris)
-		in.Corners = func(prim uint32) [3][3]float32 {
-			tri := s.Tris[prim]
-			return [3][3]float32{s.Verts[tri[0]], s.Verts[tri[1]], s.Verts[tri[2]]}
-		}
-	} else if len(t.Nodes) > 0 {
+	if t.Scene == nil && len(t.Nodes) > 0 {
 		return fmt.Errorf("kdtree: Upload of a tree without a scene")
 	}
-	if len(t.Nodes) == 0 {
-		in.Refs = nil
-	}
+	in := t.traceInput()
 	d, err := gputrace.Upload(ex, in)
 	if err != nil {
 		return fmt.Errorf("kdtree: Upload: %w", err)
@@ -52,6 +50,43 @@ func (t *Tree) Upload(ex exec.Executor) error {
 	}
 	t.dev = &deviceCopy{tree: d}
 	return nil
+}
+
+// keepOnDevice makes the device copy of a tree that Build laid out on
+// ex's device from the build's buffers (kept: they stay the caller's), or
+// by Upload when the build left none (its small phase ran in Go, or no
+// triangle was kept).
+func (t *Tree) keepOnDevice(ex exec.Executor, kept *gpubuild.Kept) error {
+	if kept == nil || len(t.Nodes) == 0 {
+		return t.Upload(ex)
+	}
+	in := t.traceInput()
+	// The tree takes the nodes over: kept no longer frees them.
+	nodes := kept.Nodes.Dev()
+	kept.Nodes = nil
+	d, err := gputrace.FromDevice(ex.CUDA(), in, nodes, kept.Refs.Dev(), kept.Corners.Dev())
+	if err != nil {
+		return fmt.Errorf("kdtree: KeepOnDevice: %w", err)
+	}
+	t.dev = &deviceCopy{tree: d}
+	return nil
+}
+
+// traceInput is the tree as gputrace reads it.
+func (t *Tree) traceInput() gputrace.Input {
+	in := gputrace.Input{Nodes: nodeWordsOf(t.Nodes), Refs: t.Refs, Box: [6]float32{
+		t.Bounds.Min[0], t.Bounds.Min[1], t.Bounds.Min[2], t.Bounds.Max[0], t.Bounds.Max[1], t.Bounds.Max[2]}}
+	if s := t.Scene; s != nil {
+		in.Tris = len(s.Tris)
+		in.Corners = func(prim uint32) [3][3]float32 {
+			tri := s.Tris[prim]
+			return [3][3]float32{s.Verts[tri[0]], s.Verts[tri[1]], s.Verts[tri[2]]}
+		}
+	}
+	if len(t.Nodes) == 0 {
+		in.Refs = nil
+	}
+	return in
 }
 
 // Close frees the tree's device copy, if any; the host tree stays usable.
@@ -69,6 +104,41 @@ func (t *Tree) Close() error {
 
 // OnDevice reports whether the tree has a device copy (Upload).
 func (t *Tree) OnDevice() bool { return t.dev != nil }
+
+// RayCoherence says what the rays of the Device calls are like, so that
+// the tree's device copy traces them with the kernel that suits them
+// (SetDeviceRays). Every choice gives the same hits.
+type RayCoherence int
+
+const (
+	// CoherentRays (the default): rays next to each other in the buffer
+	// start close and point the same way (camera rays, shadow rays towards
+	// a light). A thread traces a ray.
+	CoherentRays RayCoherence = iota
+	// IncoherentRays: rays that start and point anywhere (ambient
+	// occlusion, diffuse bounces). Persistent warps whose lanes take new
+	// rays as theirs end (Aila and Laine's dynamic fetch): about 10% faster
+	// on such rays, 15-35% slower on camera rays (docs/performance.md,
+	// "GPU tracing").
+	IncoherentRays
+)
+
+// SetDeviceRays sets what the rays of later IntersectDevice and
+// OccludedDevice calls are like (CoherentRays until set); the host-slice
+// batches always trace a thread a ray. It does nothing without a device
+// copy (Upload, or Options.KeepOnDevice makes one with CoherentRays).
+func (t *Tree) SetDeviceRays(c RayCoherence) {
+	d := t.dev
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.tree.Kernel = gputrace.DefaultKernel
+	if c == IncoherentRays {
+		d.tree.Kernel = gputrace.IncoherentKernel
+	}
+}
 
 // DeviceRayWords and DeviceHitWords are the float32 words per ray and per
 // hit in the buffers of IntersectDevice and OccludedDevice: a ray is Ray's
@@ -138,14 +208,7 @@ func (t *Tree) intersectOnDevice(ctx context.Context, rays []Ray, hits []Hit) (h
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	dh := make([]gputrace.Hit, len(hits))
-	if err := d.tree.IntersectHost(ctx, gpuRays(rays), dh); err != nil {
-		return true, err
-	}
-	for i := range dh {
-		hits[i] = fromDeviceHit(&dh[i])
-	}
-	return true, nil
+	return true, d.tree.IntersectHost(ctx, gpuRays(rays), gpuHits(hits))
 }
 
 // occludedOnDevice is intersectOnDevice for any-hit batches.
@@ -159,9 +222,12 @@ func (t *Tree) occludedOnDevice(ctx context.Context, rays []Ray, occluded []bool
 	return true, d.tree.OccludedHost(ctx, gpuRays(rays), occluded)
 }
 
-// fromDeviceHit converts the device's hit record.
-func fromDeviceHit(h *gputrace.Hit) Hit {
-	return Hit{T: h.T, U: h.U, V: h.V, Prim: h.Prim, N: h.N}
+// gpuHits views hits as the host-slice kernels' records (the same memory).
+func gpuHits(hits []Hit) []gputrace.HostHit {
+	if len(hits) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*gputrace.HostHit)(unsafe.Pointer(&hits[0])), len(hits))
 }
 
 // gpuRays views rays as the device's ray records (the same memory).

@@ -12,20 +12,73 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/gpubuild"
 	"github.com/kdbuild/kdbuild/kdtree/internal/gputrace"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/scenes"
 )
 
-// deviceTree builds s's tree with ex and uploads it (freed by the test's
-// cleanup).
+// deviceTree builds s's tree with ex and keeps it on the device (freed by
+// the test's cleanup).
 func deviceTree(tb testing.TB, ex exec.Executor, s *scenes.Scene) *Tree {
 	tb.Helper()
-	tree, err := Build(context.Background(), s, Options{Executor: ex})
+	tree, err := Build(context.Background(), s, Options{Executor: ex, KeepOnDevice: true})
 	require.NoError(tb, err)
-	require.NoError(tb, tree.Upload(ex))
+	require.True(tb, tree.OnDevice())
 	tb.Cleanup(func() { tree.Close() })
 	return tree
+}
+
+// A tree kept on the device by its build traces as the same tree uploaded
+// from the host copy, word for word, on every layout path of the builder
+// (device top, host top, level by level, Go small phase: Upload's
+// fallback); Close frees it and is idempotent.
+func TestDeviceKeepEqualsUpload(t *testing.T) {
+	ex, why := exec.TestGPU()
+	if ex == nil {
+		t.Skip(why)
+	}
+	ctx := context.Background()
+	for _, file := range []string{"stanford-bunny.obj", "dragon-19k.obj.gz"} {
+		s := loadShared(t, file)
+		rays := append(RandomRays(s.Bounds, 20_011), PrimaryRays(s.Bounds)[:40_000]...)
+		rb, hb, ob := deviceBuffers(t, ex, rays)
+		_, hu, ou := deviceBuffers(t, ex, rays)
+		for _, off := range []gpubuild.Paths{0, gpubuild.PathDeviceTop, gpubuild.PathPipeline, gpubuild.PathDeviceSmall} {
+			what := fmt.Sprintf("%s, paths off %b", file, off)
+			o := btGPUOptions(Options{KeepOnDevice: true}, ex, func(c *gpubuild.Config) { c.Off = off })
+			kept, err := Build(ctx, s, o)
+			require.NoError(t, err, what)
+			require.True(t, kept.OnDevice(), what)
+			up := NewTree(s, kept.Nodes, kept.Refs, kept.Bounds, Stats{})
+			require.NoError(t, up.Upload(ex), what)
+			require.Equal(t, up.dev.tree.DeviceBytes(), kept.dev.tree.DeviceBytes(), what)
+			require.NoError(t, kept.IntersectDevice(ctx, rb, hb), what)
+			require.NoError(t, kept.OccludedDevice(ctx, rb, ob), what)
+			require.NoError(t, up.IntersectDevice(ctx, rb, hu), what)
+			require.NoError(t, up.OccludedDevice(ctx, rb, ou), what)
+			for _, pair := range [][2]*exec.Buf[float32]{{hb, hu}} {
+				a, err := pair[0].ToHost()
+				require.NoError(t, err)
+				b, err := pair[1].ToHost()
+				require.NoError(t, err)
+				for i := range a {
+					if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+						t.Fatalf("%s: hit word %d (ray %d): kept %v, uploaded %v", what, i, i/DeviceHitWords, a[i], b[i])
+					}
+				}
+			}
+			oa, err := ob.ToHost()
+			require.NoError(t, err)
+			ou2, err := ou.ToHost()
+			require.NoError(t, err)
+			require.Equal(t, ou2, oa, what)
+			require.NoError(t, kept.Close())
+			require.NoError(t, kept.Close())
+			require.False(t, kept.OnDevice())
+			require.NoError(t, up.Close())
+		}
+	}
 }
 
 // hostAnswers traces rays with Intersect and Occluded over all CPUs.
@@ -106,9 +159,9 @@ func TestDeviceTraceEqualsHost(t *testing.T) {
 	}
 }
 
-// Every kernel variant gives the same hits, on random rays and the edge
-// rays (NaN, infinite, zero and axis-parallel: sorted variants bucket them
-// too).
+// Every kernel variant gives the same hits, through mapped and copied
+// host memory, on random rays and the edge rays (NaN, infinite, zero and
+// axis-parallel).
 func TestDeviceTraceVariants(t *testing.T) {
 	ex, why := exec.TestGPU()
 	if ex == nil {
@@ -117,10 +170,15 @@ func TestDeviceTraceVariants(t *testing.T) {
 	s := loadShared(t, "stanford-bunny.obj")
 	tree := deviceTree(t, ex, s)
 	rays := append(RandomRays(s.Bounds, 100_003), edgeRays(tree, s)...)
-	defer func() { tree.dev.tree.Kernel = gputrace.DefaultKernel }()
-	for _, k := range gputrace.Variants {
-		tree.dev.tree.Kernel = k
-		compareDevice(t, tree, rays, k.String())
+	dev := tree.dev.tree
+	defer func() {
+		dev.Kernel, dev.HostKernel, dev.Host = gputrace.DefaultKernel, gputrace.DefaultKernel, gputrace.HostMapped
+	}()
+	for _, k := range append(gputrace.Variants, gputrace.IncoherentKernel) {
+		for _, m := range []gputrace.HostMode{gputrace.HostMapped, gputrace.HostCopy} {
+			dev.Kernel, dev.HostKernel, dev.Host = k, k, m
+			compareDevice(t, tree, rays, k.String()+"/"+m.String())
+		}
 	}
 }
 
@@ -236,6 +294,21 @@ func TestDeviceBuffers(t *testing.T) {
 			t.Fatalf("ray %d: device %+v N %v occluded %d, host %v %+v N %v occluded %v", i, h, n, occ[i], ok[i], want[i], wantN, wantOcc[i])
 		}
 	}
+	// The incoherent kernel writes the same words.
+	tree.SetDeviceRays(IncoherentRays)
+	defer tree.SetDeviceRays(CoherentRays)
+	require.NoError(t, hb.Dev().Memset32(0x7fbadbad))
+	require.NoError(t, ob.Dev().Memset8(7))
+	require.NoError(t, tree.IntersectDevice(ctx, rb, hb))
+	require.NoError(t, tree.OccludedDevice(ctx, rb, ob))
+	hw2, err := hb.ToHost()
+	require.NoError(t, err)
+	occ2, err := ob.ToHost()
+	require.NoError(t, err)
+	for i := range hw {
+		require.Equal(t, math.Float32bits(hw[i]), math.Float32bits(hw2[i]), "IncoherentRays: hit word %d", i)
+	}
+	require.Equal(t, occ, occ2, "IncoherentRays: any-hit answers")
 	require.Error(t, tree.IntersectDevice(ctx, rb.Slice(0, 7), hb), "ray words not a multiple of DeviceRayWords")
 	require.Error(t, tree.IntersectDevice(ctx, rb, hb.Slice(0, 8)), "length mismatch")
 	require.Error(t, tree.OccludedDevice(ctx, rb, ob.Slice(0, 1)), "length mismatch")

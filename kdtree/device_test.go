@@ -28,3 +28,24 @@ func TestUploadWithoutDevice(t *testing.T) {
 		t.Fatal("IntersectDevice without a device copy: no error")
 	}
 }
+
+// KeepOnDevice is ignored by the Go executor: the tree is built as without
+// it, with no device copy, and Close does nothing.
+func TestKeepOnDeviceWithoutDevice(t *testing.T) {
+	s := loadShared(t, "spot.obj")
+	plain, err := Build(context.Background(), s, Options{Executor: exec.Go(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := Build(context.Background(), s, Options{Executor: exec.Go(2), KeepOnDevice: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept.OnDevice() || len(kept.Nodes) != len(plain.Nodes) || len(kept.Refs) != len(plain.Refs) {
+		t.Fatalf("KeepOnDevice on the Go executor: on device %v, %d nodes and %d refs, want %d and %d",
+			kept.OnDevice(), len(kept.Nodes), len(kept.Refs), len(plain.Nodes), len(plain.Refs))
+	}
+	if err := kept.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

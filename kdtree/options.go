@@ -73,6 +73,14 @@ type Options struct {
 	// Fraction 1 when the build is done (see Progress).
 	Progress func(Progress)
 
+	// KeepOnDevice, with a GPU executor, leaves the built tree on the
+	// device ready to trace, as Upload would: the trace's copy is made
+	// there from the build's own buffers (no upload), so IntersectDevice,
+	// OccludedDevice and the batch calls run at once. The host copy
+	// (Nodes, Refs) is made as always. The caller frees the device copy
+	// with Tree.Close. Ignored by the Go executor.
+	KeepOnDevice bool
+
 	// gpu, when set (tests), is the CUDA builder's configuration in place
 	// of EnvConfig's.
 	gpu *gpubuild.Config

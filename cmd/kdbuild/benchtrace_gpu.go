@@ -38,8 +38,14 @@ func benchTraceSceneGPU(ctx context.Context, tree *kdtree.Tree, ex exec.Executor
 				Ms: round3(ms), MRaysPerS: round3(float64(len(rays)) / ms / 1e3),
 			})
 		}
+		// Random rays start and point anywhere: the dynamic-fetch kernel.
+		if set == "random" {
+			tree.SetDeviceRays(kdtree.IncoherentRays)
+		}
 		var res traceJSON
-		if err := timeResident(ctx, tree, ex, rays, &res); err != nil {
+		err := timeResident(ctx, tree, ex, rays, &res)
+		tree.SetDeviceRays(kdtree.CoherentRays)
+		if err != nil {
 			return nil, err
 		}
 		for qi, q := range []traceQueryJSON{res.Trace, res.Occluded} {

@@ -121,7 +121,9 @@ func runTrace(e *env, args []string) int {
 	}
 	defer ex.Close()
 	t0 := time.Now()
-	tree, err := kdtree.Build(ctx, l.scene, f.builder.options(ex, nil))
+	opts := f.builder.options(ex, nil)
+	opts.KeepOnDevice = ex.CUDA() != nil // the batch calls below run there
+	tree, err := kdtree.Build(ctx, l.scene, opts)
 	if ctx.Err() != nil {
 		return interrupted(e)
 	}
@@ -134,12 +136,11 @@ func runTrace(e *env, args []string) int {
 		Build: &buildJSON{Ms: round3(buildMs), DeviceMs: round3(tree.BuildStats().DeviceMs()), Runs: 1, Phases: map[string]float64{}},
 	}
 	out.TraceBytes = tree.Stats().TraceBytes
-	if ex.CUDA() != nil {
-		// The tree's device copy: the batch calls below run there.
+	defer tree.Close() // the device copy, if any
+	if ex.CUDA() != nil && !tree.OnDevice() {
 		if err := tree.Upload(ex); err != nil {
 			return fail(e, asJSON, arg, fmt.Errorf("%s: upload: %w", sceneLabel(l), err))
 		}
-		defer tree.Close()
 	}
 	if out.Trace, err = timeBatch(ctx, tree, rays, false); err == nil {
 		out.Occluded, err = timeBatch(ctx, tree, rays, true)

@@ -286,7 +286,7 @@ func (a IotaU32Args) args() []any {
 	return []any{a.Dst, a.N, a.Start}
 }
 
-// KdTraceAny launches kd_trace_any(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n, const unsigned* __restrict__ order).
+// KdTraceAny launches kd_trace_any(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n).
 var KdTraceAny = Kernel[KdTraceAnyArgs]{name: "kd_trace_any"}
 
 // KdTraceAnyArgs are kd_trace_any's arguments, named like its parameters.
@@ -298,14 +298,13 @@ type KdTraceAnyArgs struct {
 	Rays     cuda.DevPtr // const float4* __restrict__
 	Occluded cuda.DevPtr // unsigned char* __restrict__
 	N        uint32      // unsigned
-	Order    cuda.DevPtr // const unsigned* __restrict__
 }
 
 func (a KdTraceAnyArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Occluded, a.N, a.Order}
+	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Occluded, a.N}
 }
 
-// KdTraceAnyDyn launches kd_trace_any_dyn(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n, const unsigned* __restrict__ order, unsigned* counter, unsigned refill).
+// KdTraceAnyDyn launches kd_trace_any_dyn(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceAnyDyn = Kernel[KdTraceAnyDynArgs]{name: "kd_trace_any_dyn"}
 
 // KdTraceAnyDynArgs are kd_trace_any_dyn's arguments, named like its parameters.
@@ -317,16 +316,27 @@ type KdTraceAnyDynArgs struct {
 	Rays     cuda.DevPtr // const float4* __restrict__
 	Occluded cuda.DevPtr // unsigned char* __restrict__
 	N        uint32      // unsigned
-	Order    cuda.DevPtr // const unsigned* __restrict__
 	Counter  cuda.DevPtr // unsigned*
 	Refill   uint32      // unsigned
 }
 
 func (a KdTraceAnyDynArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Occluded, a.N, a.Order, a.Counter, a.Refill}
+	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Occluded, a.N, a.Counter, a.Refill}
 }
 
-// KdTraceAnyPt launches kd_trace_any_pt(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n, const unsigned* __restrict__ order, unsigned* counter).
+// KdTraceAnyDynSh launches kd_trace_any_dyn_sh(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynSh = Kernel[KdTraceAnyDynShArgs]{name: "kd_trace_any_dyn_sh"}
+
+// KdTraceAnyDynShArgs are kd_trace_any_dyn_sh's arguments, the same fields as KdTraceAnyDynArgs.
+type KdTraceAnyDynShArgs = KdTraceAnyDynArgs
+
+// KdTraceAnyDynTl launches kd_trace_any_dyn_tl(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynTl = Kernel[KdTraceAnyDynTlArgs]{name: "kd_trace_any_dyn_tl"}
+
+// KdTraceAnyDynTlArgs are kd_trace_any_dyn_tl's arguments, the same fields as KdTraceAnyDynArgs.
+type KdTraceAnyDynTlArgs = KdTraceAnyDynArgs
+
+// KdTraceAnyPt launches kd_trace_any_pt(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n, unsigned* counter).
 var KdTraceAnyPt = Kernel[KdTraceAnyPtArgs]{name: "kd_trace_any_pt"}
 
 // KdTraceAnyPtArgs are kd_trace_any_pt's arguments, named like its parameters.
@@ -338,116 +348,122 @@ type KdTraceAnyPtArgs struct {
 	Rays     cuda.DevPtr // const float4* __restrict__
 	Occluded cuda.DevPtr // unsigned char* __restrict__
 	N        uint32      // unsigned
-	Order    cuda.DevPtr // const unsigned* __restrict__
 	Counter  cuda.DevPtr // unsigned*
 }
 
 func (a KdTraceAnyPtArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Occluded, a.N, a.Order, a.Counter}
+	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Occluded, a.N, a.Counter}
 }
 
-// KdTraceBins launches kd_trace_bins(unsigned* __restrict__ hist).
-var KdTraceBins = Kernel[KdTraceBinsArgs]{name: "kd_trace_bins"}
+// KdTraceAnySh launches kd_trace_any_sh(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n).
+var KdTraceAnySh = Kernel[KdTraceAnyShArgs]{name: "kd_trace_any_sh"}
 
-// KdTraceBinsArgs are kd_trace_bins's arguments, named like its parameters.
-type KdTraceBinsArgs struct {
-	Hist cuda.DevPtr // unsigned* __restrict__
-}
+// KdTraceAnyShArgs are kd_trace_any_sh's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyShArgs = KdTraceAnyArgs
 
-func (a KdTraceBinsArgs) args() []any {
-	return []any{a.Hist}
-}
+// KdTraceAnyTl launches kd_trace_any_tl(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n).
+var KdTraceAnyTl = Kernel[KdTraceAnyTlArgs]{name: "kd_trace_any_tl"}
 
-// KdTraceClosest launches kd_trace_closest(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float4* __restrict__ hits, unsigned n, const unsigned* __restrict__ order).
+// KdTraceAnyTlArgs are kd_trace_any_tl's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyTlArgs = KdTraceAnyArgs
+
+// KdTraceClosest launches kd_trace_closest(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n).
 var KdTraceClosest = Kernel[KdTraceClosestArgs]{name: "kd_trace_closest"}
 
 // KdTraceClosestArgs are kd_trace_closest's arguments, named like its parameters.
 type KdTraceClosestArgs struct {
-	Nodes  cuda.DevPtr // const uint2* __restrict__
-	Nnodes uint32      // unsigned
-	Tris   cuda.DevPtr // const float4* __restrict__
-	Box    cuda.DevPtr // const float* __restrict__
-	Rays   cuda.DevPtr // const float4* __restrict__
-	Hits   cuda.DevPtr // float4* __restrict__
-	N      uint32      // unsigned
-	Order  cuda.DevPtr // const unsigned* __restrict__
+	Nodes    cuda.DevPtr // const uint2* __restrict__
+	Nnodes   uint32      // unsigned
+	Tris     cuda.DevPtr // const float4* __restrict__
+	Box      cuda.DevPtr // const float* __restrict__
+	Rays     cuda.DevPtr // const float4* __restrict__
+	Hits     cuda.DevPtr // float* __restrict__
+	HitWords uint32      // unsigned
+	N        uint32      // unsigned
 }
 
 func (a KdTraceClosestArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Hits, a.N, a.Order}
+	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Hits, a.HitWords, a.N}
 }
 
-// KdTraceClosestDyn launches kd_trace_closest_dyn(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float4* __restrict__ hits, unsigned n, const unsigned* __restrict__ order, unsigned* counter, unsigned refill).
+// KdTraceClosestDyn launches kd_trace_closest_dyn(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceClosestDyn = Kernel[KdTraceClosestDynArgs]{name: "kd_trace_closest_dyn"}
 
 // KdTraceClosestDynArgs are kd_trace_closest_dyn's arguments, named like its parameters.
 type KdTraceClosestDynArgs struct {
-	Nodes   cuda.DevPtr // const uint2* __restrict__
-	Nnodes  uint32      // unsigned
-	Tris    cuda.DevPtr // const float4* __restrict__
-	Box     cuda.DevPtr // const float* __restrict__
-	Rays    cuda.DevPtr // const float4* __restrict__
-	Hits    cuda.DevPtr // float4* __restrict__
-	N       uint32      // unsigned
-	Order   cuda.DevPtr // const unsigned* __restrict__
-	Counter cuda.DevPtr // unsigned*
-	Refill  uint32      // unsigned
+	Nodes    cuda.DevPtr // const uint2* __restrict__
+	Nnodes   uint32      // unsigned
+	Tris     cuda.DevPtr // const float4* __restrict__
+	Box      cuda.DevPtr // const float* __restrict__
+	Rays     cuda.DevPtr // const float4* __restrict__
+	Hits     cuda.DevPtr // float* __restrict__
+	HitWords uint32      // unsigned
+	N        uint32      // unsigned
+	Counter  cuda.DevPtr // unsigned*
+	Refill   uint32      // unsigned
 }
 
 func (a KdTraceClosestDynArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Hits, a.N, a.Order, a.Counter, a.Refill}
+	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Hits, a.HitWords, a.N, a.Counter, a.Refill}
 }
 
-// KdTraceClosestPt launches kd_trace_closest_pt(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float4* __restrict__ hits, unsigned n, const unsigned* __restrict__ order, unsigned* counter).
+// KdTraceClosestDynSh launches kd_trace_closest_dyn_sh(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynSh = Kernel[KdTraceClosestDynShArgs]{name: "kd_trace_closest_dyn_sh"}
+
+// KdTraceClosestDynShArgs are kd_trace_closest_dyn_sh's arguments, the same fields as KdTraceClosestDynArgs.
+type KdTraceClosestDynShArgs = KdTraceClosestDynArgs
+
+// KdTraceClosestDynTl launches kd_trace_closest_dyn_tl(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynTl = Kernel[KdTraceClosestDynTlArgs]{name: "kd_trace_closest_dyn_tl"}
+
+// KdTraceClosestDynTlArgs are kd_trace_closest_dyn_tl's arguments, the same fields as KdTraceClosestDynArgs.
+type KdTraceClosestDynTlArgs = KdTraceClosestDynArgs
+
+// KdTraceClosestPt launches kd_trace_closest_pt(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n, unsigned* counter).
 var KdTraceClosestPt = Kernel[KdTraceClosestPtArgs]{name: "kd_trace_closest_pt"}
 
 // KdTraceClosestPtArgs are kd_trace_closest_pt's arguments, named like its parameters.
 type KdTraceClosestPtArgs struct {
-	Nodes   cuda.DevPtr // const uint2* __restrict__
-	Nnodes  uint32      // unsigned
-	Tris    cuda.DevPtr // const float4* __restrict__
-	Box     cuda.DevPtr // const float* __restrict__
-	Rays    cuda.DevPtr // const float4* __restrict__
-	Hits    cuda.DevPtr // float4* __restrict__
-	N       uint32      // unsigned
-	Order   cuda.DevPtr // const unsigned* __restrict__
-	Counter cuda.DevPtr // unsigned*
+	Nodes    cuda.DevPtr // const uint2* __restrict__
+	Nnodes   uint32      // unsigned
+	Tris     cuda.DevPtr // const float4* __restrict__
+	Box      cuda.DevPtr // const float* __restrict__
+	Rays     cuda.DevPtr // const float4* __restrict__
+	Hits     cuda.DevPtr // float* __restrict__
+	HitWords uint32      // unsigned
+	N        uint32      // unsigned
+	Counter  cuda.DevPtr // unsigned*
 }
 
 func (a KdTraceClosestPtArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Hits, a.N, a.Order, a.Counter}
+	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Hits, a.HitWords, a.N, a.Counter}
 }
 
-// KdTraceKey launches kd_trace_key(const float4* __restrict__ rays, const float* __restrict__ box, unsigned n, unsigned mode, unsigned* __restrict__ keys, unsigned* __restrict__ hist).
-var KdTraceKey = Kernel[KdTraceKeyArgs]{name: "kd_trace_key"}
+// KdTraceClosestSh launches kd_trace_closest_sh(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n).
+var KdTraceClosestSh = Kernel[KdTraceClosestShArgs]{name: "kd_trace_closest_sh"}
 
-// KdTraceKeyArgs are kd_trace_key's arguments, named like its parameters.
-type KdTraceKeyArgs struct {
-	Rays cuda.DevPtr // const float4* __restrict__
-	Box  cuda.DevPtr // const float* __restrict__
-	N    uint32      // unsigned
-	Mode uint32      // unsigned
-	Keys cuda.DevPtr // unsigned* __restrict__
-	Hist cuda.DevPtr // unsigned* __restrict__
+// KdTraceClosestShArgs are kd_trace_closest_sh's arguments, the same fields as KdTraceClosestArgs.
+type KdTraceClosestShArgs = KdTraceClosestArgs
+
+// KdTraceClosestTl launches kd_trace_closest_tl(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n).
+var KdTraceClosestTl = Kernel[KdTraceClosestTlArgs]{name: "kd_trace_closest_tl"}
+
+// KdTraceClosestTlArgs are kd_trace_closest_tl's arguments, the same fields as KdTraceClosestArgs.
+type KdTraceClosestTlArgs = KdTraceClosestArgs
+
+// KdTraceGatherF32 launches kd_trace_gather_f32(const float* __restrict__ tv, const unsigned* __restrict__ refs, unsigned nrefs, float4* __restrict__ tris).
+var KdTraceGatherF32 = Kernel[KdTraceGatherF32Args]{name: "kd_trace_gather_f32"}
+
+// KdTraceGatherF32Args are kd_trace_gather_f32's arguments, named like its parameters.
+type KdTraceGatherF32Args struct {
+	Tv    cuda.DevPtr // const float* __restrict__
+	Refs  cuda.DevPtr // const unsigned* __restrict__
+	Nrefs uint32      // unsigned
+	Tris  cuda.DevPtr // float4* __restrict__
 }
 
-func (a KdTraceKeyArgs) args() []any {
-	return []any{a.Rays, a.Box, a.N, a.Mode, a.Keys, a.Hist}
-}
-
-// KdTraceOrder launches kd_trace_order(const unsigned* __restrict__ keys, unsigned n, unsigned* __restrict__ hist, unsigned* __restrict__ order).
-var KdTraceOrder = Kernel[KdTraceOrderArgs]{name: "kd_trace_order"}
-
-// KdTraceOrderArgs are kd_trace_order's arguments, named like its parameters.
-type KdTraceOrderArgs struct {
-	Keys  cuda.DevPtr // const unsigned* __restrict__
-	N     uint32      // unsigned
-	Hist  cuda.DevPtr // unsigned* __restrict__
-	Order cuda.DevPtr // unsigned* __restrict__
-}
-
-func (a KdTraceOrderArgs) args() []any {
-	return []any{a.Keys, a.N, a.Hist, a.Order}
+func (a KdTraceGatherF32Args) args() []any {
+	return []any{a.Tv, a.Refs, a.Nrefs, a.Tris}
 }
 
 // KdtreeAddressesU32 launches kdtree_addresses_u32(unsigned int* pre, const unsigned int* segOff, const unsigned int* tileSeg, unsigned long long segEntries, unsigned long long m, unsigned long long* sstate, unsigned int rankBlocks, const unsigned int* countL, const unsigned int* countR, unsigned int nodes, unsigned int* base, unsigned long long* bstate, unsigned int* total, unsigned int basesBlocks, const unsigned int* info, const unsigned int* dec, unsigned int* npre, unsigned long long* wstate).
@@ -2292,13 +2308,19 @@ var byName = map[string]any{
 	"iota_u32":                            IotaU32,
 	"kd_trace_any":                        KdTraceAny,
 	"kd_trace_any_dyn":                    KdTraceAnyDyn,
+	"kd_trace_any_dyn_sh":                 KdTraceAnyDynSh,
+	"kd_trace_any_dyn_tl":                 KdTraceAnyDynTl,
 	"kd_trace_any_pt":                     KdTraceAnyPt,
-	"kd_trace_bins":                       KdTraceBins,
+	"kd_trace_any_sh":                     KdTraceAnySh,
+	"kd_trace_any_tl":                     KdTraceAnyTl,
 	"kd_trace_closest":                    KdTraceClosest,
 	"kd_trace_closest_dyn":                KdTraceClosestDyn,
+	"kd_trace_closest_dyn_sh":             KdTraceClosestDynSh,
+	"kd_trace_closest_dyn_tl":             KdTraceClosestDynTl,
 	"kd_trace_closest_pt":                 KdTraceClosestPt,
-	"kd_trace_key":                        KdTraceKey,
-	"kd_trace_order":                      KdTraceOrder,
+	"kd_trace_closest_sh":                 KdTraceClosestSh,
+	"kd_trace_closest_tl":                 KdTraceClosestTl,
+	"kd_trace_gather_f32":                 KdTraceGatherF32,
 	"kdtree_addresses_u32":                KdtreeAddressesU32,
 	"kdtree_bin_u32":                      KdtreeBinU32,
 	"kdtree_boxes_f32":                    KdtreeBoxesF32,

@@ -18,7 +18,8 @@ import (
 // Build is the build of b's scene on its CUDA executor, with cfg's
 // paths and thresholds (see buildCUDA).
 func Build(b *refbuild.Builder, cfg *Config) (*refbuild.BuildResult, error) {
-	return (&gpuBuild{Builder: b, cfg: cfg}).buildCUDA()
+	res, _, err := BuildKept(b, cfg, false)
+	return res, err
 }
 
 // buildCUDA is the build on the CUDA executor. When it fails or is

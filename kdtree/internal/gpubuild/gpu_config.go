@@ -186,4 +186,8 @@ type gpuBuild struct {
 	// (startHostRoom).
 	room      <-chan *hostRoom
 	roomReady *hostRoom // room's delivery, once roomMade has received it
+
+	// keep: hand the laid-out tree's device buffers to kept (BuildKept).
+	keep bool
+	kept *Kept
 }

@@ -80,8 +80,8 @@ func (b *gpuBuild) layoutCUDA(d *devLevel, rs *refbuild.Records, so *smallDev, p
 		return nil, nil, err
 	}
 	nodesBuf, refsBuf, err := d.treeBufs(t.numNodes, t.numRefs)
-	defer nodesBuf.Free()
-	defer refsBuf.Free()
+	laid := false
+	defer b.keepOrFree(d, nodesBuf, refsBuf, &laid)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -116,6 +116,17 @@ func (b *gpuBuild) layoutCUDA(d *devLevel, rs *refbuild.Records, so *smallDev, p
 	}
 	t.finish(nodes, refs)
 	releasePlan(pl.p)
+	if b.keep {
+		// The large-phase nodes and the host-held leaves' references went
+		// into the host copy only: the kept copy gets them from it.
+		if err := nodesBuf.Slice(0, 2*t.numNodes).CopyFromHost(treeWords(nodes)); err != nil {
+			return nil, nil, err
+		}
+		if err := refsBuf.Slice(0, t.numRefs).CopyFromHost(refs); err != nil {
+			return nil, nil, err
+		}
+	}
+	laid = true
 	b.EndPhase("download")
 	return nodes, refs, nil
 }
@@ -179,7 +190,7 @@ func (b *gpuBuild) smallAndLayoutCUDA(d *devLevel, rs *refbuild.Records, res *re
 		return false, err
 	}
 	defer so.free()
-	d.tv.Free()
+	b.freeCorners(d)
 	d.pbox.Free()
 	b.EndPhase("small")
 	if res.Nodes, res.Refs, err = b.layoutCUDA(d, rs, so, plan); err != nil {

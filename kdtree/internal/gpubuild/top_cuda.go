@@ -107,7 +107,7 @@ func (b *gpuBuild) finishDeviceTop(d *devLevel, res *refbuild.BuildResult) (_ *r
 		return nil, false, err
 	}
 	defer so.free()
-	d.tv.Free()
+	b.freeCorners(d)
 	d.pbox.Free()
 	b.EndPhase("small")
 	if res.Nodes, res.Refs, err = b.layoutTopCUDA(d, so); err != nil {
@@ -145,8 +145,8 @@ func (b *gpuBuild) layoutTopCUDA(d *devLevel, so *smallDev) ([]refbuild.Node, []
 	run, copies := work.Slice(0, 2*(R+1)), work.Slice(2*(R+1), 3*top)
 	base, totals := work.Slice(2*(R+1)+3*top, 2*R), work.Slice(2*(R+1)+3*top+2*R, 2)
 	nodesBuf, refsBuf, err := d.treeBufs(int(numNodes), int(refBound))
-	defer nodesBuf.Free()
-	defer refsBuf.Free()
+	laid := false
+	defer b.keepOrFree(d, nodesBuf, refsBuf, &laid)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -196,6 +196,7 @@ func (b *gpuBuild) layoutTopCUDA(d *devLevel, so *smallDev) ([]refbuild.Node, []
 	if err != nil {
 		return nil, nil, err
 	}
+	laid = true
 	b.EndPhase("download")
 	return nodes, refs, nil
 }
@@ -246,13 +247,21 @@ func (d *devLevel) totalsHome(totals, walkErr *exec.Buf[uint32]) ([]uint32, erro
 	return hw, err
 }
 
+// treeWords views nodes as their words, W0 then W1 of each.
+func treeWords(nodes []refbuild.Node) []uint32 {
+	if len(nodes) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&nodes[0])), 2*len(nodes))
+}
+
 // downloadTree copies the first numNodes nodes (2 words each) and numRefs
 // references of a tree laid out on the device to the host.
 func downloadTree(nodesBuf, refsBuf *exec.Buf[uint32], numNodes, numRefs int) ([]refbuild.Node, []uint32, error) {
 	nodes := make([]refbuild.Node, numNodes)
 	refs := make([]uint32, numRefs)
 	if len(nodes) > 0 {
-		w := unsafe.Slice((*uint32)(unsafe.Pointer(&nodes[0])), 2*len(nodes))
+		w := treeWords(nodes)
 		if err := nodesBuf.Slice(0, len(w)).CopyToHost(w); err != nil {
 			return nil, nil, err
 		}

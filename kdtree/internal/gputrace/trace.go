@@ -1,82 +1,84 @@
 package gputrace
 
 import (
-	"context"
 	"fmt"
-	"unsafe"
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
-// Kernel is a traversal variant: how rays are handed to threads. Every
-// variant gives the same results.
+// Kernel is a traversal variant: how rays are handed to threads and where
+// each ray's stack lives. Every variant gives the same results.
 type Kernel struct {
 	// Persistent: a grid that fills the device once, each warp taking the
 	// next 32 rays from a global counter (Aila and Laine 2009); else one
 	// thread per ray.
 	Persistent bool
-	// Block is the threads per block.
+	// Block is the threads per block, whole warps (0: 64).
 	Block int
 	// BlocksPerSM is the blocks per multiprocessor of a persistent or
 	// dynamic grid (0: 2048/Block).
 	BlocksPerSM int
 	// Dynamic: persistent warps whose idle lanes take new rays whenever
 	// fewer than Refill (1 to 32) lanes are still tracing (Aila and Laine's
-	// dynamic fetch; kernels/trace.cu trace_dynamic). Persistent is then
-	// ignored.
+	// dynamic fetch; kernels/trace_dynamic.cu). Persistent is then ignored.
 	Dynamic bool
 	Refill  int
-	// Sort, unless NoSort: before the trace, bucket the rays by origin
-	// cell and direction with this key (kernels/trace.cu kd_trace_key) and
-	// trace them in that order, so that a warp's rays start close and
-	// point the same way; the bucketing is part of the call's time, and
-	// the results are unchanged. Slower than NoSort on every row measured
-	// (docs/performance.md, "GPU tracing"): kept to measure against.
-	Sort SortKey
+	// Ring: the top RingEntries entries of each ray's stack in shared
+	// memory, the older ones in local memory (kernels/trace_walk.cuh
+	// RingStack), instead of the whole stack in local memory. Not with
+	// Persistent.
+	Ring bool
+	// Treelet: the nodes in the treelet layout (treelets.go: children
+	// pairs three levels deep in one 128-byte line), made from the host
+	// copy and uploaded on first use. Not with Ring or Persistent.
+	Treelet bool
 }
 
-// SortKey is the bucket key of a sorted trace: six 3-bit cell
-// coordinates, the direction's (over its largest |component|) and the
-// origin's (in the root box), in one of three orders.
-type SortKey uint32
-
-const (
-	NoSort        SortKey = iota
-	SortMorton            // all six interleaved bit by bit
-	SortDirection         // the direction's three interleaved, then the origin's
-	SortOrigin            // the origin's three interleaved, then the direction's
-)
-
-var sortNames = [...]string{"", "sorted", "sorted-dir", "sorted-org"}
+// RingEntries is the stack entries a Ring kernel keeps in shared memory
+// per thread (kernels/trace.cu kRing, trace_dynamic.cu kDynRing), 12 bytes
+// each.
+const RingEntries = 8
 
 // MaxBlock is the most threads per block of a trace kernel (their launch
 // bounds in kernels/trace.cu).
 const MaxBlock = 128
-
-// sortBins is the number of buckets of a sorted trace (kernels/trace.cu
-// kBins).
-const sortBins = 1 << 18
 
 // DefaultKernel is the variant used unless a caller sets another: the
 // fastest measured on coherent rays, within 7% of the best on incoherent
 // ones (docs/performance.md, "GPU tracing").
 var DefaultKernel = Kernel{Block: 64}
 
+// IncoherentKernel is the variant for batches known to be incoherent
+// (rays that start and point anywhere: ambient occlusion, diffuse
+// bounces): the fastest measured on random rays.
+var IncoherentKernel = Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}
+
 // String names the variant for benchmark tables.
 func (k Kernel) String() string {
-	if k.Sort != NoSort && int(k.Sort) < len(sortNames) {
-		name := sortNames[k.Sort]
-		k.Sort = NoSort
-		return name + "-" + k.String()
+	ring := ""
+	if k.Ring {
+		ring = "ring-"
+	}
+	if k.Treelet {
+		ring += "tl-"
 	}
 	switch {
 	case k.Dynamic:
-		return fmt.Sprintf("dynamic-b%d-x%d-r%d", k.Block, k.BlocksPerSM, k.Refill)
+		return fmt.Sprintf("dynamic-%sb%d-x%d-r%d", ring, k.Block, k.BlocksPerSM, k.Refill)
 	case k.Persistent:
-		return fmt.Sprintf("persistent-b%d-x%d", k.Block, k.BlocksPerSM)
+		return fmt.Sprintf("persistent-%sb%d-x%d", ring, k.Block, k.BlocksPerSM)
 	}
-	return fmt.Sprintf("grid-b%d", k.Block)
+	return fmt.Sprintf("grid-%sb%d", ring, k.Block)
+}
+
+// check reports a variant the kernels cannot run.
+func (k Kernel) check() error {
+	if k.Block <= 0 || k.Block > MaxBlock || k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) ||
+		k.Ring && k.Persistent && !k.Dynamic || k.BlocksPerSM < 0 || k.Treelet && (k.Ring || k.Persistent && !k.Dynamic) {
+		return fmt.Errorf("gputrace: %v: whole warps, at most %d threads a block, refill 1 to 32, no ring with persistent warps", k, MaxBlock)
+	}
+	return nil
 }
 
 // Intersect enqueues the closest-hit trace of the rays in rays (RayWords
@@ -88,7 +90,7 @@ func (t *Tree) Intersect(rays, hits *cuda.Buffer[float32]) error {
 	if err := t.lengths(rays.Len(), RayWords, hits.Len(), HitWords, n); err != nil {
 		return err
 	}
-	return t.launch(false, rays.Ptr(), hits.Ptr(), n)
+	return t.launch(t.Kernel, false, rays.Ptr(), hits.Ptr(), uint32(HitWords), n)
 }
 
 // Occluded enqueues the any-hit trace of the rays in rays into occluded,
@@ -99,7 +101,7 @@ func (t *Tree) Occluded(rays *cuda.Buffer[float32], occluded *cuda.Buffer[uint8]
 	if err := t.lengths(rays.Len(), RayWords, occluded.Len(), 1, n); err != nil {
 		return err
 	}
-	return t.launch(true, rays.Ptr(), occluded.Ptr(), n)
+	return t.launch(t.Kernel, true, rays.Ptr(), occluded.Ptr(), 0, n)
 }
 
 func (t *Tree) lengths(rays, rw, out, ow, n int) error {
@@ -115,28 +117,34 @@ func (t *Tree) lengths(rays, rw, out, ow, n int) error {
 	return nil
 }
 
-func (t *Tree) launch(anyHit bool, rays, out cuda.DevPtr, n int) error {
+// launch enqueues kernel k over n rays at rays (device addresses, or
+// mapped host memory) into out: hit records of words words (HitWords, or
+// HostHitWords) or, for anyHit, occlusion bytes.
+func (t *Tree) launch(k Kernel, anyHit bool, rays, out cuda.DevPtr, words uint32, n int) error {
 	if n == 0 {
 		return nil
 	}
-	k := t.Kernel
-	if k.Block <= 0 {
-		k.Block = 128
+	if k.Block == 0 {
+		k.Block = 64
+	}
+	if err := k.check(); err != nil {
+		return err
 	}
 	block := cuda.Linear(k.Block)
-	if k.Block > MaxBlock || (k.Dynamic || k.Persistent) && k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) ||
-		k.Sort > SortOrigin {
-		return fmt.Errorf("gputrace: %v: at most %d threads a block, whole warps for persistent blocks, refill 1 to 32, sort key 0 to 3", k, MaxBlock)
+	shared := uint32(0)
+	if k.Ring {
+		shared = uint32(RingEntries * 12 * k.Block)
 	}
-	order := cuda.DevPtr(0)
-	if k.Sort != NoSort {
-		var err error
-		if order, err = t.sortRays(rays, n, k.Sort); err != nil {
+	a := traceArgs{t: t, nodes: t.nodes.Ptr(), rays: rays, out: out, words: words, n: uint32(n)}
+	if k.Treelet {
+		tn, err := t.treeletNodes()
+		if err != nil {
 			return err
 		}
+		a.nodes = tn.Ptr()
 	}
 	if !k.Persistent && !k.Dynamic {
-		return t.launchGrid(anyHit, cuda.GridFor(n, k.Block), block, rays, out, uint32(n), order)
+		return a.grid(k, anyHit, cuda.GridFor(n, k.Block), block, shared)
 	}
 	if err := t.counter.Memset32(0); err != nil {
 		return err
@@ -146,164 +154,89 @@ func (t *Tree) launch(anyHit bool, rays, out cuda.DevPtr, n int) error {
 		per = 2048 / k.Block
 	}
 	blocks := min(t.ctx.Info().SMs*per, (n+k.Block-1)/k.Block)
-	return t.launchPersistent(anyHit, k, cuda.Linear(max(blocks, 1)), block, rays, out, uint32(n), order)
+	return a.persistent(k, anyHit, cuda.Linear(max(blocks, 1)), block, shared)
 }
 
-// launchGrid launches kd_trace_closest (hits into out) or, for anyHit,
-// kd_trace_any (occlusion bytes into out): a thread a ray.
-func (t *Tree) launchGrid(anyHit bool, grid, block cuda.Dim3, rays, out cuda.DevPtr, n uint32, order cuda.DevPtr) error {
-	if anyHit {
-		return launch.KdTraceAny.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyArgs{Nodes: t.nodes.Ptr(),
-			Nnodes: t.nnodes, Tris: t.tris.Ptr(), Box: t.box.Ptr(), Rays: rays, Occluded: out, N: n, Order: order})
-	}
-	return launch.KdTraceClosest.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestArgs{Nodes: t.nodes.Ptr(),
-		Nnodes: t.nnodes, Tris: t.tris.Ptr(), Box: t.box.Ptr(), Rays: rays, Hits: out, N: n, Order: order})
+// traceArgs are a launch's rays and results.
+type traceArgs struct {
+	t                *Tree
+	nodes, rays, out cuda.DevPtr
+	words, n         uint32
 }
 
-// launchPersistent launches the persistent blocks of k (grid blocks taking
-// rays from t.counter, zeroed by the caller): the _dyn kernels, which take
-// k.Refill rays a warp at a time, when k.Dynamic, else the _pt kernels.
-func (t *Tree) launchPersistent(anyHit bool, k Kernel, grid, block cuda.Dim3, rays, out cuda.DevPtr, n uint32, order cuda.DevPtr) error {
-	nodes, tris, box, ctr := t.nodes.Ptr(), t.tris.Ptr(), t.box.Ptr(), t.counter.Ptr()
+// grid launches a thread a ray: kd_trace_closest (hits into out) or, for
+// anyHit, kd_trace_any (occlusion bytes), or their _sh forms for k.Ring.
+func (a traceArgs) grid(k Kernel, anyHit bool, grid, block cuda.Dim3, shared uint32) error {
+	t := a.t
+	nodes, tris, box := a.nodes, t.tris.Ptr(), t.box.Ptr()
 	switch {
-	case k.Dynamic && anyHit:
-		return launch.KdTraceAnyDyn.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyDynArgs{Nodes: nodes, Nnodes: t.nnodes,
-			Tris: tris, Box: box, Rays: rays, Occluded: out, N: n, Order: order, Counter: ctr, Refill: uint32(k.Refill)})
-	case k.Dynamic:
-		return launch.KdTraceClosestDyn.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestDynArgs{Nodes: nodes, Nnodes: t.nnodes,
-			Tris: tris, Box: box, Rays: rays, Hits: out, N: n, Order: order, Counter: ctr, Refill: uint32(k.Refill)})
+	case anyHit && k.Treelet:
+		return launch.KdTraceAnyTl.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyTlArgs{Nodes: nodes,
+			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n})
+	case k.Treelet:
+		return launch.KdTraceClosestTl.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestTlArgs{Nodes: nodes,
+			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Hits: a.out, HitWords: a.words, N: a.n})
+	case anyHit && k.Ring:
+		return launch.KdTraceAnySh.Launch(t.ctx, grid, block, shared, launch.KdTraceAnyShArgs{Nodes: nodes,
+			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n})
 	case anyHit:
-		return launch.KdTraceAnyPt.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyPtArgs{Nodes: nodes, Nnodes: t.nnodes,
-			Tris: tris, Box: box, Rays: rays, Occluded: out, N: n, Order: order, Counter: ctr})
+		return launch.KdTraceAny.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyArgs{Nodes: nodes,
+			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n})
+	case k.Ring:
+		return launch.KdTraceClosestSh.Launch(t.ctx, grid, block, shared, launch.KdTraceClosestShArgs{Nodes: nodes,
+			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Hits: a.out, HitWords: a.words, N: a.n})
 	}
-	return launch.KdTraceClosestPt.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestPtArgs{Nodes: nodes, Nnodes: t.nnodes,
-		Tris: tris, Box: box, Rays: rays, Hits: out, N: n, Order: order, Counter: ctr})
+	return launch.KdTraceClosest.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestArgs{Nodes: nodes,
+		Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Hits: a.out, HitWords: a.words, N: a.n})
 }
 
-// sortRays enqueues the bucketing of the n rays at rays by key and returns the
-// device address of their order (n indices), growing the scratch buffers
-// when n is more than they hold.
-func (t *Tree) sortRays(rays cuda.DevPtr, n int, key SortKey) (cuda.DevPtr, error) {
-	if t.keys == nil || t.keys.Len() < n {
-		t.keys.Free()
-		t.order.Free()
-		t.keys, t.order = nil, nil
-		var err error
-		if t.keys, err = cuda.NewBuffer[uint32](t.ctx, n); err != nil {
-			return 0, err
-		}
-		if t.order, err = cuda.NewBuffer[uint32](t.ctx, n); err != nil {
-			return 0, err
-		}
+// persistent launches the persistent blocks of k (taking rays from
+// t.counter, zeroed by the caller): the _dyn kernels (_dyn_sh for k.Ring),
+// which take k.Refill rays a warp at a time, when k.Dynamic, else the _pt
+// kernels.
+func (a traceArgs) persistent(k Kernel, anyHit bool, grid, block cuda.Dim3, shared uint32) error {
+	t := a.t
+	nodes, tris, box, ctr, refill := a.nodes, t.tris.Ptr(), t.box.Ptr(), t.counter.Ptr(), uint32(k.Refill)
+	switch {
+	case k.Dynamic && anyHit && k.Treelet:
+		return launch.KdTraceAnyDynTl.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyDynTlArgs{Nodes: nodes,
+			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n, Counter: ctr, Refill: refill})
+	case k.Dynamic && k.Treelet:
+		return launch.KdTraceClosestDynTl.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestDynTlArgs{Nodes: nodes,
+			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Hits: a.out, HitWords: a.words, N: a.n,
+			Counter: ctr, Refill: refill})
+	case k.Dynamic && anyHit && k.Ring:
+		return launch.KdTraceAnyDynSh.Launch(t.ctx, grid, block, shared, launch.KdTraceAnyDynShArgs{Nodes: nodes,
+			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n, Counter: ctr, Refill: refill})
+	case k.Dynamic && anyHit:
+		return launch.KdTraceAnyDyn.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyDynArgs{Nodes: nodes,
+			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n, Counter: ctr, Refill: refill})
+	case k.Dynamic && k.Ring:
+		return launch.KdTraceClosestDynSh.Launch(t.ctx, grid, block, shared, launch.KdTraceClosestDynShArgs{Nodes: nodes,
+			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Hits: a.out, HitWords: a.words, N: a.n,
+			Counter: ctr, Refill: refill})
+	case k.Dynamic:
+		return launch.KdTraceClosestDyn.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestDynArgs{Nodes: nodes,
+			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Hits: a.out, HitWords: a.words, N: a.n,
+			Counter: ctr, Refill: refill})
+	case anyHit:
+		return launch.KdTraceAnyPt.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyPtArgs{Nodes: nodes,
+			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n, Counter: ctr})
 	}
-	if t.hist == nil {
-		var err error
-		if t.hist, err = cuda.NewBuffer[uint32](t.ctx, sortBins); err != nil {
-			return 0, err
-		}
-	}
-	if err := t.hist.Memset32(0); err != nil {
-		return 0, err
-	}
-	const block = 256
-	if err := launch.KdTraceKey.Launch(t.ctx, cuda.GridFor(n, block), cuda.Linear(block), 0, launch.KdTraceKeyArgs{
-		Rays: rays, Box: t.box.Ptr(), N: uint32(n), Mode: uint32(key), Keys: t.keys.Ptr(), Hist: t.hist.Ptr()}); err != nil {
-		return 0, err
-	}
-	if err := launch.KdTraceBins.Launch(t.ctx, cuda.Linear(1), cuda.Linear(1024), 0, launch.KdTraceBinsArgs{Hist: t.hist.Ptr()}); err != nil {
-		return 0, err
-	}
-	if err := launch.KdTraceOrder.Launch(t.ctx, cuda.GridFor(n, block), cuda.Linear(block), 0, launch.KdTraceOrderArgs{
-		Keys: t.keys.Ptr(), N: uint32(n), Hist: t.hist.Ptr(), Order: t.order.Ptr()}); err != nil {
-		return 0, err
-	}
-	return t.order.Ptr(), nil
-}
-
-// Chunk is the most rays a host-slice call sends to the device at once;
-// cancellation is checked between chunks.
-const Chunk = 1 << 20
-
-// IntersectHost traces rays (host memory) into hits, Chunk rays at a time,
-// checking ctx before each chunk.
-func (t *Tree) IntersectHost(ctx context.Context, rays []Ray, hits []Hit) error {
-	if len(rays) != len(hits) {
-		return fmt.Errorf("gputrace: %d rays and %d hits", len(rays), len(hits))
-	}
-	return chunks(ctx, t, rays, HitWords, func(rb, hb *cuda.Buffer[float32], lo, m int) error {
-		if err := t.Intersect(rb, hb); err != nil {
-			return err
-		}
-		return hb.CopyToHost(words(hits[lo : lo+m]))
-	})
-}
-
-// OccludedHost traces rays (host memory) for any hit into occluded, Chunk
-// rays at a time, checking ctx before each chunk.
-func (t *Tree) OccludedHost(ctx context.Context, rays []Ray, occluded []bool) error {
-	if len(rays) != len(occluded) {
-		return fmt.Errorf("gputrace: %d rays and %d answers", len(rays), len(occluded))
-	}
-	return chunks(ctx, t, rays, 1, func(rb *cuda.Buffer[float32], ob *cuda.Buffer[uint8], lo, m int) error {
-		if err := t.Occluded(rb, ob); err != nil {
-			return err
-		}
-		// The kernel writes only 0 and 1: valid bools.
-		return ob.CopyToHost(unsafe.Slice((*uint8)(unsafe.Pointer(&occluded[lo])), m))
-	})
-}
-
-// chunks runs fn over the rays Chunk at a time, with the chunk's rays
-// copied into a device buffer and outPer elements of device output per ray.
-func chunks[O cuda.Elem](ctx context.Context, t *Tree, rays []Ray, outPer int, fn func(rb *cuda.Buffer[float32], ob *cuda.Buffer[O], lo, m int) error) error {
-	if t.nodes == nil {
-		return fmt.Errorf("gputrace: tree is closed")
-	}
-	if len(rays) == 0 {
-		return ctx.Err()
-	}
-	m := min(len(rays), Chunk)
-	rb, err := cuda.NewBuffer[float32](t.ctx, m*RayWords)
-	if err != nil {
-		return err
-	}
-	defer rb.Free()
-	ob, err := cuda.NewBuffer[O](t.ctx, m*outPer)
-	if err != nil {
-		return err
-	}
-	defer ob.Free()
-	for lo := 0; lo < len(rays); lo += m {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		k := min(m, len(rays)-lo)
-		if err := rb.CopyFromHost(words(rays[lo : lo+k])); err != nil {
-			return err
-		}
-		if err := fn(rb.Slice(0, k*RayWords), ob.Slice(0, k*outPer), lo, k); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// words views rays or hits as their float32 words.
-func words[T Ray | Hit](s []T) []float32 {
-	if len(s) == 0 {
-		return nil
-	}
-	var z T
-	return unsafe.Slice((*float32)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(z))/4)
+	return launch.KdTraceClosestPt.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestPtArgs{Nodes: nodes,
+		Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Hits: a.out, HitWords: a.words, N: a.n, Counter: ctr})
 }
 
 // Variants are the kernels that BenchmarkDeviceTrace measures.
 var Variants = []Kernel{
 	{Block: 64}, {Block: 128},
+	{Ring: true, Block: 64}, {Ring: true, Block: 128},
 	{Persistent: true, Block: 64, BlocksPerSM: 16},
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 16},
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
 	{Dynamic: true, Block: 128, BlocksPerSM: 8, Refill: 24},
-	{Sort: SortMorton, Block: 64},
-	{Sort: SortDirection, Block: 64},
+	{Dynamic: true, Ring: true, Block: 64, BlocksPerSM: 16, Refill: 24},
+	{Dynamic: true, Ring: true, Block: 128, BlocksPerSM: 8, Refill: 24},
+	{Treelet: true, Block: 64},
+	{Dynamic: true, Treelet: true, Block: 64, BlocksPerSM: 16, Refill: 24},
 }

@@ -1,6 +1,10 @@
 package gputrace
 
-import "testing"
+import (
+	"math"
+	"testing"
+	"unsafe"
+)
 
 // Variant names are the benchmark rows' last element: distinct per variant.
 func TestKernelString(t *testing.T) {
@@ -9,11 +13,11 @@ func TestKernelString(t *testing.T) {
 		want string
 	}{
 		{Kernel{Block: 64}, "grid-b64"},
+		{Kernel{Ring: true, Block: 128}, "grid-ring-b128"},
 		{Kernel{Persistent: true, Block: 64, BlocksPerSM: 16}, "persistent-b64-x16"},
 		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "dynamic-b64-x16-r24"},
-		{Kernel{Sort: SortMorton, Block: 128}, "sorted-grid-b128"},
-		{Kernel{Sort: SortDirection, Block: 64}, "sorted-dir-grid-b64"},
-		{Kernel{Sort: SortOrigin, Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "sorted-org-dynamic-b64-x16-r24"},
+		{Kernel{Dynamic: true, Ring: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "dynamic-ring-b64-x16-r24"},
+		{Kernel{Treelet: true, Block: 64}, "grid-tl-b64"},
 	}
 	for _, c := range cases {
 		if got := c.k.String(); got != c.want {
@@ -21,10 +25,68 @@ func TestKernelString(t *testing.T) {
 		}
 	}
 	seen := map[string]bool{}
-	for _, k := range Variants {
-		if seen[k.String()] {
+	for _, k := range append(Variants, DefaultKernel, IncoherentKernel) {
+		if err := k.check(); err != nil {
+			t.Errorf("variant %v: %v", k, err)
+		}
+		if seen[k.String()] && k != DefaultKernel && k != IncoherentKernel {
 			t.Errorf("variant %v listed twice", k)
 		}
 		seen[k.String()] = true
+	}
+}
+
+// The kernels cannot run partial warps (the 7-word hit records go out a
+// warp at a time), blocks over MaxBlock, refills outside 1..32 nor a ring
+// with persistent warps.
+func TestKernelCheck(t *testing.T) {
+	for _, k := range []Kernel{
+		{Block: 48}, {Block: 256}, {Block: -32},
+		{Dynamic: true, Block: 64, Refill: 0}, {Dynamic: true, Block: 64, Refill: 33},
+		{Persistent: true, Ring: true, Block: 64},
+		{Treelet: true, Ring: true, Block: 64}, {Treelet: true, Persistent: true, Block: 64},
+		{Block: 64, BlocksPerSM: -1},
+	} {
+		if k.check() == nil {
+			t.Errorf("%+v accepted", k)
+		}
+	}
+}
+
+// parallelCopy copies every byte whatever the split, including sizes
+// around its piece size.
+func TestParallelCopy(t *testing.T) {
+	for _, n := range []int{0, 1, 1<<20 - 1, 1 << 20, 1<<20 + 1, 5<<20 + 3} {
+		src, dst := make([]byte, n), make([]byte, n+1)
+		for i := range src {
+			src[i] = byte(i*7 + i>>11)
+		}
+		dst[n] = 0xAB
+		parallelCopy(dst[:n], src)
+		for i := range src {
+			if dst[i] != src[i] {
+				t.Fatalf("n=%d: byte %d is %d, want %d", n, i, dst[i], src[i])
+			}
+		}
+		if dst[n] != 0xAB {
+			t.Fatalf("n=%d: wrote past the end", n)
+		}
+	}
+}
+
+// HostHit is the 7 words the kernels write for host slices, in this order.
+func TestHostHitLayout(t *testing.T) {
+	h := []HostHit{{T: 1, U: 2, V: 3, Prim: 4, N: [3]float32{5, 6, 7}}}
+	b := asBytes(h)
+	if HostHitWords != 7 || len(b) != 28 {
+		t.Fatalf("HostHit is %d words, %d bytes", HostHitWords, len(b))
+	}
+	w := unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), 7)
+	want := []uint32{math.Float32bits(1), math.Float32bits(2), math.Float32bits(3), 4,
+		math.Float32bits(5), math.Float32bits(6), math.Float32bits(7)}
+	for i := range want {
+		if w[i] != want[i] {
+			t.Errorf("word %d is %#x, want %#x", i, w[i], want[i])
+		}
 	}
 }

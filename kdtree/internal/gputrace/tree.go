@@ -17,6 +17,7 @@ import (
 
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
+	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
 // MaxDepth is the deepest tree the kernels trace (their stack holds
@@ -43,10 +44,21 @@ type Hit struct {
 	_       uint32
 }
 
-// Words per ray and per hit record in device buffers of float32.
+// HostHit has the memory layout of kdtree.Hit (28 bytes): what the
+// host-slice calls have the kernels write, so that the hits need no
+// conversion.
+type HostHit struct {
+	T, U, V float32
+	Prim    uint32
+	N       [3]float32
+}
+
+// Words per ray and per hit record in device buffers of float32, and per
+// HostHit.
 const (
-	RayWords = int(unsafe.Sizeof(Ray{}) / 4)
-	HitWords = int(unsafe.Sizeof(Hit{}) / 4)
+	RayWords     = int(unsafe.Sizeof(Ray{}) / 4)
+	HitWords     = int(unsafe.Sizeof(Hit{}) / 4)
+	HostHitWords = int(unsafe.Sizeof(HostHit{}) / 4)
 )
 
 // Input is a kd-tree as plain arrays.
@@ -71,13 +83,20 @@ type Tree struct {
 	tris    *cuda.Buffer[float32]
 	box     *cuda.Buffer[float32]
 	counter *cuda.Buffer[uint32]
-	// Scratch of a sorted trace (Kernel.Sort), made on first use and
-	// kept: a key and an index per ray, a count per bucket.
-	keys, order, hist *cuda.Buffer[uint32]
-	nnodes            uint32
-	// Kernel is the traversal variant (DefaultKernel unless a benchmark
-	// sets another).
-	Kernel Kernel
+	nnodes  uint32
+	// hostNodes is the host copy of the node words (the caller's, not
+	// changed); tnodes their treelet layout on the device, made on the
+	// first use of a Treelet kernel.
+	hostNodes []uint32
+	tnodes    *cuda.Buffer[uint32]
+	// Kernel is the traversal variant of rays in device memory
+	// (DefaultKernel unless set), HostKernel that of host slices
+	// (DefaultKernel: the dynamic-fetch kernels write a hit record when
+	// its ray ends, word by word, which is slow into mapped memory).
+	Kernel, HostKernel Kernel
+	// Host is how the host-slice calls move rays and results (HostMapped
+	// unless a benchmark sets another).
+	Host HostMode
 }
 
 // ErrNoDevice is returned by Upload for an executor without a device.
@@ -94,18 +113,16 @@ func Upload(ex exec.Executor, in Input) (*Tree, error) {
 	if err := check(in); err != nil {
 		return nil, err
 	}
-	t := &Tree{ctx: ctx, nnodes: uint32(len(in.Nodes) / 2), Kernel: DefaultKernel}
-	ok := false
-	defer func() {
-		if !ok {
-			t.Close()
-		}
-	}()
-	var err error
-	if t.nodes, err = cuda.NewBuffer[uint32](ctx, max(len(in.Nodes), 2)); err != nil {
+	nodes, err := cuda.NewBuffer[uint32](ctx, max(len(in.Nodes), 2))
+	if err != nil {
 		return nil, err
 	}
-	if err = t.nodes.CopyFromHost(in.Nodes); err != nil {
+	if err = nodes.CopyFromHost(in.Nodes); err != nil {
+		nodes.Free()
+		return nil, err
+	}
+	t, err := newTree(ctx, in, nodes)
+	if err != nil {
 		return nil, err
 	}
 	tris := make([]float32, 12*len(in.Refs))
@@ -116,23 +133,68 @@ func Upload(ex exec.Executor, in Input) (*Tree, error) {
 		w[4], w[5], w[6] = c[1][0], c[1][1], c[1][2]
 		w[8], w[9], w[10] = c[2][0], c[2][1], c[2][2]
 	}
-	if t.tris, err = cuda.NewBuffer[float32](ctx, max(len(tris), 12)); err != nil {
+	if t.tris, err = cuda.NewBuffer[float32](ctx, max(len(tris), 12)); err == nil {
+		err = t.tris.CopyFromHost(tris)
+	}
+	if err != nil {
+		t.Close()
 		return nil, err
 	}
-	if err = t.tris.CopyFromHost(tris); err != nil {
+	return t, nil
+}
+
+// FromDevice makes the Tree of a tree that is already on the device (a
+// GPU build's output), with no upload of nodes or triangles: in is the
+// host copy (checked as by Upload; its Corners is not used), nodes the
+// same node words on the device, which the Tree takes over (Close frees
+// them); refs (len(in.Refs) references at least) and tv (9 floats per
+// scene triangle: its corners A, B, C) are the build's, from which
+// kd_trace_gather_f32 lays the triangles out on the device. refs and tv
+// stay the caller's: it may free them once FromDevice returns (the
+// context's frees wait for the queued gather).
+func FromDevice(ctx *cuda.Context, in Input, nodes, refs *cuda.Buffer[uint32], tv *cuda.Buffer[float32]) (*Tree, error) {
+	if err := check(in); err != nil {
+		nodes.Free()
 		return nil, err
 	}
-	if t.box, err = cuda.NewBuffer[float32](ctx, 9); err != nil {
+	if nodes.Len() < len(in.Nodes) || refs.Len() < len(in.Refs) || tv.Len() < 9*in.Tris {
+		nodes.Free()
+		return nil, fmt.Errorf("gputrace: FromDevice: %d node words, %d references, %d corner words for a tree of %d, %d and %d",
+			nodes.Len(), refs.Len(), tv.Len(), len(in.Nodes), len(in.Refs), 9*in.Tris)
+	}
+	t, err := newTree(ctx, in, nodes)
+	if err != nil {
 		return nil, err
 	}
-	box := traceBox(in)
-	if err = t.box.CopyFromHost(box[:]); err != nil {
+	if t.tris, err = cuda.NewBuffer[float32](ctx, max(12*len(in.Refs), 12)); err == nil && len(in.Refs) > 0 {
+		const block = 256
+		err = launch.KdTraceGatherF32.Launch(ctx, cuda.GridFor(len(in.Refs), block), cuda.Linear(block), 0,
+			launch.KdTraceGatherF32Args{Tv: tv.Ptr(), Refs: refs.Ptr(), Nrefs: uint32(len(in.Refs)), Tris: t.tris.Ptr()})
+	}
+	if err != nil {
+		t.Close()
 		return nil, err
 	}
-	if t.counter, err = cuda.NewBuffer[uint32](ctx, 1); err != nil {
+	return t, nil
+}
+
+// newTree makes the Tree around nodes (freed on error) with its box words
+// and work counter, without triangles.
+func newTree(ctx *cuda.Context, in Input, nodes *cuda.Buffer[uint32]) (*Tree, error) {
+	t := &Tree{ctx: ctx, nodes: nodes, nnodes: uint32(len(in.Nodes) / 2), hostNodes: in.Nodes, Kernel: DefaultKernel,
+		HostKernel: DefaultKernel}
+	var err error
+	if t.box, err = cuda.NewBuffer[float32](ctx, 9); err == nil {
+		box := traceBox(in)
+		err = t.box.CopyFromHost(box[:])
+	}
+	if err == nil {
+		t.counter, err = cuda.NewBuffer[uint32](ctx, 1)
+	}
+	if err != nil {
+		t.Close()
 		return nil, err
 	}
-	ok = true
 	return t, nil
 }
 
@@ -200,8 +262,7 @@ func (t *Tree) Close() error {
 	if t == nil {
 		return nil
 	}
-	return errors.Join(t.nodes.Free(), t.tris.Free(), t.box.Free(), t.counter.Free(), t.keys.Free(), t.order.Free(),
-		t.hist.Free())
+	return errors.Join(t.nodes.Free(), t.tris.Free(), t.box.Free(), t.counter.Free(), t.tnodes.Free())
 }
 
 // Context returns the device context that holds the tree.
@@ -212,11 +273,31 @@ func (t *Tree) DeviceBytes() uint64 {
 	if t.nodes == nil {
 		return 0
 	}
-	var n uint64
-	for _, b := range []*cuda.Buffer[uint32]{t.nodes, t.counter, t.keys, t.order, t.hist} {
-		if b != nil {
-			n += b.Bytes()
-		}
+	n := t.nodes.Bytes() + t.counter.Bytes() + t.tris.Bytes() + t.box.Bytes()
+	if t.tnodes != nil {
+		n += t.tnodes.Bytes()
 	}
-	return n + t.tris.Bytes() + t.box.Bytes()
+	return n
+}
+
+// treeletNodes returns the nodes in the treelet layout on the device,
+// laid out and uploaded on the first call.
+func (t *Tree) treeletNodes() (*cuda.Buffer[uint32], error) {
+	if t.tnodes != nil {
+		return t.tnodes, nil
+	}
+	w, err := treelets(t.hostNodes)
+	if err != nil {
+		return nil, err
+	}
+	b, err := cuda.NewBuffer[uint32](t.ctx, max(len(w), 2))
+	if err == nil {
+		err = b.CopyFromHost(w)
+	}
+	if err != nil {
+		b.Free()
+		return nil, err
+	}
+	t.tnodes = b
+	return b, nil
 }
