@@ -91,13 +91,16 @@ type PartDevice struct {
 // hits as Build's; its SAH cost is close to Build's (docs/parts.md).
 // It returns ctx.Err() when ctx is cancelled, with no build left running.
 func BuildParts(ctx context.Context, scene *scenes.Scene, opts Options, po PartOptions) (*Tree, *PartsReport, error) {
-	return buildParts(ctx, scene, opts, po, Build)
+	return buildParts(ctx, scene, opts, po, buildStart)
 }
 
-// buildParts is BuildParts with the parts built by build (Build, or a
-// test's stand-in) when there are several.
-func buildParts(ctx context.Context, scene *scenes.Scene, opts Options, po PartOptions,
-	build func(context.Context, *scenes.Scene, Options) (*Tree, error)) (*Tree, *PartsReport, error) {
+// partBuild builds a part scene from its start: buildStart, or a test's
+// stand-in.
+type partBuild func(context.Context, *scenes.Scene, Options, *refbuild.Start) (*Tree, error)
+
+// buildParts is BuildParts with the parts built by build when there are
+// several.
+func buildParts(ctx context.Context, scene *scenes.Scene, opts Options, po PartOptions, build partBuild) (*Tree, *PartsReport, error) {
 	if scene == nil {
 		return nil, nil, errors.New("kdtree: BuildParts of a nil scene")
 	}
@@ -143,7 +146,7 @@ func buildParts(ctx context.Context, scene *scenes.Scene, opts Options, po PartO
 		want = 2
 	}
 	r := &partsRun{ctx: ctx, scene: scene, opts: opts, maxDepth: o.MaxDepth, exs: exs,
-		rep: &PartsReport{MaxTris: maxTris}, build: build}
+		rep: &PartsReport{MaxTris: maxTris}, build: build, remap: make([][]uint32, len(exs))}
 	return r.run(splitGoal{maxTris: maxTris, parts: want, maxDepth: max(1, o.MaxDepth/2),
 		bins: o.Bins, sah: refbuild.NewSAH(ptr(o.internal())), workers: runtime.GOMAXPROCS(0)})
 }
@@ -198,8 +201,8 @@ type partsRun struct {
 	top      *partTop
 	goal     splitGoal
 	stats    []Stats // the parts' build statistics, for the joined tree's
-	// build builds one part: Build, or a test's stand-in.
-	build func(context.Context, *scenes.Scene, Options) (*Tree, error)
+	build    partBuild
+	remap    [][]uint32 // each executor's vertex scratch (partScene)
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -304,11 +307,11 @@ func (r *partsRun) worker(d int) {
 		i := r.pending[0]
 		r.pending = r.pending[1:]
 		n := &r.top.nodes[i]
-		refs, depth, box, tight := n.refs, n.depth, n.box, n.tight
+		refs, depth, box := n.refs, n.depth, n.box
 		r.running++
 		r.mu.Unlock()
 		start := time.Now()
-		p, st, err := r.buildPart(d, refs, depth, box, tight)
+		p, st, err := r.buildPart(d, refs, depth, box)
 		busy := msSince(start)
 		r.mu.Lock()
 		r.running--
@@ -352,27 +355,34 @@ func (r *partsRun) done(i, d int, p *partResult, st Stats, busy float64, err err
 	}
 }
 
-// buildPart builds the part of refs (a top leaf at depth with box and
-// content tight) on executor d.
-func (r *partsRun) buildPart(d int, refs []splitRef, depth int, box, tight refbuild.AABB) (*partResult, Stats, error) {
-	p := &partResult{ids: make([]uint32, len(refs)), cuts: partCuts(box, tight), dev: d}
-	for k := range refs {
-		p.ids[k] = refs[k].tri
-	}
-	left := r.maxDepth - depth - len(p.cuts)
+// buildPart builds the part of refs (a top leaf at depth with box) on
+// executor d: the whole build's subtree of that leaf (refbuild.Start).
+func (r *partsRun) buildPart(d int, refs []splitRef, depth int, box refbuild.AABB) (*partResult, Stats, error) {
+	left := r.maxDepth - depth
 	if left < 1 {
-		return p, Stats{}, nil // a leaf: no depth left below the cuts
+		// A leaf: no depth left below it.
+		p := &partResult{ids: make([]uint32, len(refs)), dev: d}
+		for k := range refs {
+			p.ids[k] = refs[k].tri
+		}
+		return p, Stats{}, nil
 	}
+	if r.remap[d] == nil {
+		r.remap[d] = make([]uint32, len(r.scene.Verts))
+	}
+	in := partScene(r.scene, refs, box, r.remap[d])
 	o := r.opts
 	o.Executor, o.Progress, o.MaxDepth = r.exs[d], nil, left
-	ps, scene := r.top.partScene(r.scene, refs, box, p.cuts)
-	p.local = scene
-	t, err := r.build(r.ctx, ps, o)
+	t, err := r.build(r.ctx, in.scene, o, in.start)
 	if err != nil {
 		return nil, Stats{}, err
 	}
-	p.tree = t
-	return p, t.BuildStats(), nil
+	return &partResult{ids: in.ids, tree: t, dev: d}, t.BuildStats(), nil
+}
+
+// buildStart is Build of a part scene from its start.
+func buildStart(ctx context.Context, s *scenes.Scene, o Options, st *refbuild.Start) (*Tree, error) {
+	return buildHooked(ctx, s, o, func(b *refbuild.Builder) { b.Start = st })
 }
 
 // report fills the report's part counts from the top tree.

@@ -44,7 +44,6 @@ type partTopNode struct {
 	tight refbuild.AABB // tight bounds of refs (the node's content)
 	final bool          // no plane separates refs: the node is not split again
 	part  *partResult
-	sub   *joiner // the part's subtree, while the join runs
 }
 
 // partTop is the split's top tree; node 0 is the root.
