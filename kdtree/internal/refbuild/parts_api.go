@@ -50,3 +50,7 @@ func (s *Start) check(n int) error {
 
 // Check is check for the CUDA build.
 func (s *Start) Check(n int) error { return s.check(n) }
+
+// BoxFloats views boxes as 6 floats each (lo xyz, hi xyz), the layout of
+// the CUDA kernels' boxes.
+func BoxFloats(boxes []AABB) []float32 { return boxFloats(boxes) }
