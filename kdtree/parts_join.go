@@ -28,8 +28,8 @@ type partResult struct {
 // join returns the joined tree's nodes and references: the top tree's
 // nodes are laid out first (depth first, each part's subtree given its
 // place), then the parts' nodes and references are copied in, relocated
-// and translated, the parts in parallel. Nothing is allocated per node or
-// reference beyond the two output arrays.
+// and translated, in chunks over the workers. Nothing is allocated per
+// node or reference beyond the two output arrays.
 func (t *partTop) join(workers int) ([]Node, []uint32, error) {
 	type place struct {
 		p            *partResult
@@ -74,22 +74,43 @@ func (t *partTop) join(workers int) ([]Node, []uint32, error) {
 	}
 	out, outRefs := make([]Node, nodes), make([]uint32, refs)
 	t.writeTop(0, out, 0, 0)
-	exec.ParallelFor(workers, len(places), 1, func(lo, hi int) {
-		for k := lo; k < hi; k++ {
-			pl := &places[k]
-			dst, dr := out[pl.node:pl.node+pl.nodes], outRefs[pl.ref:pl.ref+pl.nrefs]
+	// The parts' nodes and references in chunks, so that every worker has
+	// a share however few the parts are.
+	const chunk = 1 << 16
+	type task struct{ place, lo, hi int } // hi < 0: references -hi-1 ...
+	var tasks []task
+	for k, pl := range places {
+		for lo := 0; lo < pl.nodes; lo += chunk {
+			tasks = append(tasks, task{k, lo, min(lo+chunk, pl.nodes)})
+		}
+		for lo := 0; lo < pl.nrefs; lo += chunk {
+			tasks = append(tasks, task{k, lo, -min(lo+chunk, pl.nrefs) - 1})
+		}
+	}
+	exec.ParallelFor(workers, len(tasks), 1, func(a, b int) {
+		for _, tk := range tasks[a:b] {
+			pl := &places[tk.place]
 			tr := pl.p.tree
+			if tk.hi < 0 {
+				hi := -tk.hi - 1
+				dr := outRefs[pl.ref+tk.lo : pl.ref+hi]
+				if tr == nil {
+					copy(dr, pl.p.ids[tk.lo:hi])
+					continue
+				}
+				for r, local := range tr.Refs[tk.lo:hi] {
+					dr[r] = pl.p.ids[local]
+				}
+				continue
+			}
+			dst := out[pl.node+tk.lo : pl.node+tk.hi]
 			switch {
 			case tr == nil: // one leaf of the part's triangles
 				dst[0] = LeafNode(uint32(pl.ref), uint32(pl.nrefs))
-				copy(dr, pl.p.ids)
 			case len(tr.Nodes) == 0:
 				dst[0] = LeafNode(uint32(pl.ref), 0)
 			default:
-				relocate(dst, tr.Nodes, uint32(pl.node), uint32(pl.ref))
-				for r, local := range tr.Refs {
-					dr[r] = pl.p.ids[local]
-				}
+				relocate(dst, tr.Nodes[tk.lo:tk.hi], uint32(pl.node), uint32(pl.ref))
 			}
 		}
 	})
