@@ -70,8 +70,8 @@ const splitChunk = 1 << 14
 // vertices, not degenerate): a root leaf holding them all, with its box the
 // triangles' tight bounds, and the number of triangles dropped; a nil tree
 // when none is kept. The error names a triangle with a vertex index out of
-// range. It makes two passes over the triangles on the workers (count the
-// kept ones per chunk, then write them), allocating only the references.
+// range. It makes one pass over the triangles on the workers, allocating
+// only the references.
 func newPartTop(scene *scenes.Scene, workers int) (t *partTop, dropped int, err error) {
 	nv := uint32(len(scene.Verts))
 	for i, tri := range scene.Tris {
@@ -82,35 +82,30 @@ func newPartTop(scene *scenes.Scene, workers int) (t *partTop, dropped int, err 
 	t = &partTop{scene: scene}
 	n := len(scene.Tris)
 	nc := (n + splitChunk - 1) / splitChunk
-	offs := make([]int, nc+1)
-	kept := func(i int) (refbuild.Triangle, bool) {
-		tri := t.triangle(uint32(i))
-		return tri, finiteTriangle(&tri) && !scene.Degenerate(i)
-	}
+	refs := make([]splitRef, n)
+	kept := make([]int, nc) // references written at the start of each chunk
 	exec.ParallelFor(workers, nc, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			for i := c * splitChunk; i < min((c+1)*splitChunk, n); i++ {
-				if _, ok := kept(i); ok {
-					offs[c+1]++
-				}
-			}
-		}
-	})
-	for c := 0; c < nc; c++ {
-		offs[c+1] += offs[c]
-	}
-	refs := make([]splitRef, offs[nc])
-	exec.ParallelFor(workers, nc, 1, func(lo, hi int) {
-		for c := lo; c < hi; c++ {
-			k := offs[c]
-			for i := c * splitChunk; i < min((c+1)*splitChunk, n); i++ {
-				if tri, ok := kept(i); ok {
+			k := c * splitChunk
+			for i := k; i < min((c+1)*splitChunk, n); i++ {
+				tri := t.triangle(uint32(i))
+				if finiteTriangle(&tri) && !scene.Degenerate(i) {
 					refs[k] = splitRef{tri: uint32(i), box: tri.Bounds()}
 					k++
 				}
 			}
+			kept[c] = k - c*splitChunk
 		}
 	})
+	// Close the gaps of dropped triangles (chunks move down, in order).
+	w := 0
+	for c := 0; c < nc; c++ {
+		if src := c * splitChunk; w != src {
+			copy(refs[w:], refs[src:src+kept[c]])
+		}
+		w += kept[c]
+	}
+	refs = refs[:w:w]
 	dropped = n - len(refs)
 	if len(refs) == 0 {
 		return nil, dropped, nil
