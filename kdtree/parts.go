@@ -208,10 +208,17 @@ type partsRun struct {
 	cond    *sync.Cond
 	pending []int // top leaves waiting for an executor
 	running int
-	err     error
+	// splitting: the split still runs (a worker without a part waits);
+	// firstBuild: when the first part's build started.
+	splitting  bool
+	firstBuild time.Time
+	err        error
 }
 
-// run splits, builds the parts and joins them.
+// run splits, builds the parts and joins them. The executors' workers
+// start with the split: a part is handed out as soon as the split will not
+// divide it again (splitGoal.ready), so the first parts build while the
+// split goes on.
 func (r *partsRun) run(g splitGoal) (*Tree, *PartsReport, error) {
 	start := time.Now()
 	r.goal = g
@@ -224,20 +231,25 @@ func (r *partsRun) run(g splitGoal) (*Tree, *PartsReport, error) {
 			r.rep, nil
 	}
 	r.top = t
-	t.split(0, g)
+	r.cond = sync.NewCond(&r.mu)
+	r.splitting = true
+	wg := r.startWorkers()
+	t.split(0, g, &r.mu, func() { r.handOut(false) }, func() bool { return r.err != nil || r.ctx.Err() != nil })
+	r.mu.Lock()
+	r.splitting = false
+	r.handOut(true)
 	r.rep.SplitMs = msSince(start)
-	if err := r.ctx.Err(); err != nil {
-		return nil, nil, err
+	r.mu.Unlock()
+	wg.Wait()
+	if r.err == nil {
+		r.err = r.ctx.Err()
 	}
+	if r.err != nil {
+		return nil, nil, r.err
+	}
+	r.rep.PartsMs = msSince(r.firstBuild)
 
 	mark := time.Now()
-	r.pending = t.leaves(0)
-	if err := r.buildAll(); err != nil {
-		return nil, nil, err
-	}
-	r.rep.PartsMs = msSince(mark)
-
-	mark = time.Now()
 	nodes, refs, err := t.join(r.goal.workers)
 	if err != nil {
 		return nil, nil, err
@@ -258,12 +270,10 @@ func (r *partsRun) run(g splitGoal) (*Tree, *PartsReport, error) {
 	return tree, r.rep, nil
 }
 
-// buildAll builds every pending part, one goroutine per executor taking
-// the biggest pending part as it frees up, until none is left or one
-// fails; it waits for every build it started.
-func (r *partsRun) buildAll() error {
-	r.cond = sync.NewCond(&r.mu)
-	r.sortPending()
+// startWorkers starts one goroutine per executor, each building the
+// biggest pending part as it frees up, until none is left and the split is
+// done, or one fails; the returned group waits for them.
+func (r *partsRun) startWorkers() *sync.WaitGroup {
 	r.rep.Devices = make([]PartDevice, len(r.exs))
 	var wg sync.WaitGroup
 	for d := range r.exs {
@@ -274,11 +284,27 @@ func (r *partsRun) buildAll() error {
 			r.worker(d)
 		}(d)
 	}
-	wg.Wait()
-	if r.err != nil {
-		return r.err
+	return &wg
+}
+
+// handOut (r.mu held) adds to the pending parts every leaf holding
+// references, not yet handed out, that the split will not divide again, or
+// with all every such leaf, and wakes the workers.
+func (r *partsRun) handOut(all bool) {
+	have := r.top.countParts(0)
+	added := false
+	r.top.visit(0, func(i int) {
+		n := &r.top.nodes[i]
+		if !n.interior && len(n.refs) > 0 && !n.queued && (all || r.goal.ready(n, have)) {
+			n.queued = true
+			r.pending = append(r.pending, i)
+			added = true
+		}
+	})
+	if added {
+		r.sortPending()
 	}
-	return r.ctx.Err()
+	r.cond.Broadcast()
 }
 
 // sortPending orders the pending parts biggest first (ties by node index).
@@ -294,7 +320,7 @@ func (r *partsRun) worker(d int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for {
-		for len(r.pending) == 0 && r.running > 0 && r.err == nil {
+		for len(r.pending) == 0 && (r.running > 0 || r.splitting) && r.err == nil {
 			r.cond.Wait()
 		}
 		if r.err == nil {
@@ -303,6 +329,9 @@ func (r *partsRun) worker(d int) {
 		if len(r.pending) == 0 || r.err != nil {
 			r.cond.Broadcast()
 			return
+		}
+		if r.firstBuild.IsZero() {
+			r.firstBuild = time.Now()
 		}
 		i := r.pending[0]
 		r.pending = r.pending[1:]
@@ -348,7 +377,10 @@ func (r *partsRun) done(i, d int, p *partResult, st Stats, busy float64, err err
 			return
 		}
 		r.rep.Resplits++
-		r.pending = append(r.pending, r.top.leaves(i)...)
+		for _, k := range r.top.leaves(i) {
+			r.top.nodes[k].queued = true
+			r.pending = append(r.pending, k)
+		}
 		r.sortPending()
 	case r.err == nil:
 		r.err = err

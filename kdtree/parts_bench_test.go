@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
@@ -37,7 +38,7 @@ func BenchmarkPartsSplit(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				t.split(0, g)
+				t.split(0, g, &sync.Mutex{}, func() {}, func() bool { return false })
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(s.Tris)), "ns/tri")
 		})
@@ -59,10 +60,12 @@ func BenchmarkPartsJoin(b *testing.B) {
 				b.Fatal(err)
 			}
 			r.top = t
-			t.split(0, g)
+			t.split(0, g, &sync.Mutex{}, func() {}, func() bool { return false })
 			r.pending = t.leaves(0)
-			if err := r.buildAll(); err != nil {
-				b.Fatal(err)
+			r.cond = sync.NewCond(&r.mu)
+			r.startWorkers().Wait()
+			if r.err != nil {
+				b.Fatal(r.err)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()

@@ -40,10 +40,11 @@ type partTopNode struct {
 	below    int
 	above    int
 
-	refs  []splitRef    // a leaf's references; nil once its part is built
-	tight refbuild.AABB // tight bounds of refs (the node's content)
-	final bool          // no plane separates refs: the node is not split again
-	part  *partResult
+	refs   []splitRef    // a leaf's references; nil once its part is built
+	tight  refbuild.AABB // tight bounds of refs (the node's content)
+	final  bool          // no plane separates refs: the node is not split again
+	queued bool          // handed out to be built
+	part   *partResult
 }
 
 // partTop is the split's top tree; node 0 is the root.
@@ -187,7 +188,17 @@ func (t *partTop) splitPlane(n *partTopNode, p *refbuild.SAHParams, bins, worker
 // per chunk: only they allocate), the second writes the children's
 // references and their bounds.
 func (t *partTop) divide(i, axis int, pos float32, workers int) bool {
-	n := &t.nodes[i]
+	ch, ok := t.cut(&t.nodes[i], axis, pos, workers)
+	if ok {
+		t.install(i, axis, pos, ch)
+	}
+	return ok
+}
+
+// cut returns the children of leaf n cut at (axis, pos) (divide), ok false
+// when both would hold every reference of n. It reads n and the scene and
+// changes nothing.
+func (t *partTop) cut(n *partTopNode, axis int, pos float32, workers int) (ch [2]partTopNode, ok bool) {
 	refs := n.refs
 	nc := (len(refs) + splitChunk - 1) / splitChunk
 	type clip struct {
@@ -232,7 +243,7 @@ func (t *partTop) divide(i, axis int, pos float32, workers int) bool {
 		nl, nr = nl+cs[c].nl, nr+cs[c].nr
 	}
 	if nl == len(refs) && nr == len(refs) {
-		return false
+		return ch, false
 	}
 	l, r := make([]splitRef, nl), make([]splitRef, nr)
 	offL, offR := make([]int, nc), make([]int, nc)
@@ -273,17 +284,22 @@ func (t *partTop) divide(i, axis int, pos float32, workers int) bool {
 		tr.Union(&cs[c].tightR)
 	}
 	lb, rb := refbuild.ChildBoxes(n.box, axis, pos)
-	below, above := len(t.nodes), len(t.nodes)+1
 	child := func(box refbuild.AABB, refs []splitRef, tight refbuild.AABB) partTopNode {
 		if len(refs) == 0 {
 			refs = nil
 		}
 		return partTopNode{box: box, depth: n.depth + 1, refs: refs, tight: tight}
 	}
-	cl, cr := child(lb, l, tl), child(rb, r, tr)
+	return [2]partTopNode{child(lb, l, tl), child(rb, r, tr)}, true
+}
+
+// install makes leaf i an interior node cut at (axis, pos) with children
+// ch (below, above).
+func (t *partTop) install(i, axis int, pos float32, ch [2]partTopNode) {
+	below, above := len(t.nodes), len(t.nodes)+1
+	n := &t.nodes[i]
 	n.interior, n.axis, n.pos, n.below, n.above, n.refs = true, axis, pos, below, above, nil
-	t.nodes = append(t.nodes, cl, cr)
-	return true
+	t.nodes = append(t.nodes, ch[0], ch[1])
 }
 
 // sides returns the children of the plane (axis, pos) a reference with box
@@ -320,32 +336,51 @@ type splitGoal struct {
 }
 
 // split divides the top tree's leaves, the biggest first, until the goal
-// is met or no leaf can be divided. It returns the indices of the leaves
-// holding references (the parts), in depth-first order.
-func (t *partTop) split(root int, g splitGoal) {
+// is met or no leaf can be divided. mu guards t.nodes: split holds it but
+// while it chooses a plane and cuts (a leaf not yet handed out changes
+// only here), and calls step after each cut with mu held; stop, called
+// with mu held, ends the split early.
+func (t *partTop) split(root int, g splitGoal, mu sync.Locker, step func(), stop func() bool) {
 	for {
+		mu.Lock()
 		i := t.biggest(root, g.maxDepth)
-		if i < 0 {
+		if i < 0 || stop() ||
+			(g.maxTris <= 0 || len(t.nodes[i].refs) <= g.maxTris) && t.countParts(root) >= g.parts {
+			mu.Unlock()
 			return
 		}
-		n := &t.nodes[i]
-		if (g.maxTris <= 0 || len(n.refs) <= g.maxTris) && t.countParts(root) >= g.parts {
-			return
+		n := t.nodes[i]
+		mu.Unlock()
+		axis, pos, ok := t.splitPlane(&n, &g.sah, g.bins, g.workers)
+		var ch [2]partTopNode
+		if ok {
+			ch, ok = t.cut(&n, axis, pos, g.workers)
 		}
-		axis, pos, ok := t.splitPlane(n, &g.sah, g.bins, g.workers)
-		if !ok || !t.divide(i, axis, pos, g.workers) {
+		mu.Lock()
+		if ok {
+			t.install(i, axis, pos, ch)
+		} else {
 			t.nodes[i].final = true
 		}
+		step()
+		mu.Unlock()
 	}
 }
 
+// ready reports whether leaf n will not be divided again: a part to build
+// as soon as the goal's count of parts is met (have parts) and it fits the
+// budget, or when no plane or depth is left for it.
+func (g *splitGoal) ready(n *partTopNode, have int) bool {
+	return n.final || n.depth >= g.maxDepth || have >= g.parts && (g.maxTris <= 0 || len(n.refs) <= g.maxTris)
+}
+
 // biggest returns the leaf under root with the most references that can
-// still be divided (not final, above maxDepth), or -1.
+// still be divided (not final, not handed out, above maxDepth), or -1.
 func (t *partTop) biggest(root, maxDepth int) int {
 	best, most := -1, 0
 	t.visit(root, func(i int) {
 		n := &t.nodes[i]
-		if !n.interior && !n.final && n.depth < maxDepth && len(n.refs) > most {
+		if !n.interior && !n.final && !n.queued && n.depth < maxDepth && len(n.refs) > most {
 			best, most = i, len(n.refs)
 		}
 	})
