@@ -62,7 +62,7 @@ type PartsReport struct {
 	MaxPartTris int     // triangles of the biggest part
 	MaxTris     int     // the budget as triangles per part (0: no limit)
 	SplitMs     float64 // the split: gathering triangles, choosing planes, clipping
-	PartsMs     float64 // building the parts, all executors together (wall time)
+	PartsMs     float64 // from the first part's build to the last one's end (wall time; overlaps the split)
 	JoinMs      float64 // writing the joined tree
 	Devices     []PartDevice
 }
