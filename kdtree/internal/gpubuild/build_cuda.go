@@ -130,8 +130,12 @@ func (b *gpuBuild) prepareLevels(d *devLevel, queued bool) (int, error) {
 func (b *gpuBuild) largePhase(d *devLevel, n int, pipe, queued bool) (*refbuild.Records, int, error) {
 	b.StartPhase()
 	rs := &refbuild.Records{}
-	// The root's box is filled in by takeRoot before the level is booked.
+	// The root's box is filled in by takeRoot before the level is booked
+	// (a part's is known: its first level's table is uploaded with it).
 	nodes := []refbuild.LNode{{Off: 0, Cnt: uint32(n), Depth: 0, Rec: rs.Add()}}
+	if d.start != nil {
+		nodes[0].Box = d.root
+	}
 	over := false
 	if pipe {
 		// (The parked ranges' records are in rs: see levelBook.book.)
