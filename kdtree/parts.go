@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
+	"maps"
 	"runtime"
 	"sort"
 	"strings"
@@ -74,6 +75,10 @@ type PartDevice struct {
 	Triangles int     // their triangles
 	BusyMs    float64 // time spent in their builds
 	PeakBytes uint64  // the highest peak memory of its builds (device, or host on Go)
+	// Phases sums its builds' phases (Stats.Phases: upload, large, small,
+	// layout, download, ...) and "part_scene", the host's making of its
+	// part scenes.
+	Phases map[string]float64
 }
 
 // BuildParts builds the tree of scene as parts: the scene's top levels are
@@ -249,13 +254,19 @@ func (r *partsRun) run(g splitGoal) (*Tree, *PartsReport, error) {
 	}
 	r.rep.PartsMs = msSince(r.firstBuild)
 
+	r.report()
 	mark := time.Now()
 	nodes, refs, err := t.join(r.goal.workers)
 	if err != nil {
-		return nil, nil, err
+		// The parts were built: say what that took.
+		var peak uint64
+		for _, d := range r.rep.Devices {
+			peak = max(peak, d.PeakBytes)
+		}
+		return nil, r.rep, fmt.Errorf("%w; %d parts built (split %.0f ms, parts %.0f ms, peak %d bytes per part)",
+			err, r.rep.Parts, r.rep.SplitMs, r.rep.PartsMs, peak)
 	}
 	r.rep.JoinMs = msSince(mark)
-	r.report()
 	st := Stats{Device: r.deviceNames(), BuildMs: msSince(start), DroppedTriangles: dropped,
 		Phases: map[string]float64{"split": r.rep.SplitMs, "parts": r.rep.PartsMs, "join": r.rep.JoinMs}}
 	for _, s := range r.stats {
@@ -368,6 +379,12 @@ func (r *partsRun) done(i, d int, p *partResult, st Stats, busy float64, err err
 			peak = st.HostPeakBytes
 		}
 		dev.PeakBytes = max(dev.PeakBytes, peak)
+		if dev.Phases == nil {
+			dev.Phases = map[string]float64{}
+		}
+		for k, v := range st.Phases {
+			dev.Phases[k] += v
+		}
 	case errors.Is(err, exec.ErrOutOfMemory) && r.ctx.Err() == nil:
 		n := &r.top.nodes[i]
 		axis, pos, ok := r.top.splitPlane(n, &r.goal.sah, r.goal.bins, r.goal.workers)
@@ -402,14 +419,22 @@ func (r *partsRun) buildPart(d int, refs []splitRef, depth int, box refbuild.AAB
 	if r.remap[d] == nil {
 		r.remap[d] = make([]uint32, len(r.scene.Verts))
 	}
+	mark := time.Now()
 	in := partScene(r.scene, refs, box, r.remap[d])
+	prep := msSince(mark)
 	o := r.opts
 	o.Executor, o.Progress, o.MaxDepth = r.exs[d], nil, left
 	t, err := r.build(r.ctx, in.scene, o, in.start)
 	if err != nil {
 		return nil, Stats{}, err
 	}
-	return &partResult{ids: in.ids, tree: t, dev: d}, t.BuildStats(), nil
+	st := t.BuildStats()
+	st.Phases = maps.Clone(st.Phases)
+	if st.Phases == nil {
+		st.Phases = map[string]float64{}
+	}
+	st.Phases["part_scene"] += prep
+	return &partResult{ids: in.ids, tree: t, dev: d}, st, nil
 }
 
 // buildStart is Build of a part scene from its start.

@@ -2,6 +2,7 @@ package kdtree
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/kdbuild/kdbuild/kernels/exec"
 )
@@ -69,8 +70,13 @@ func (t *partTop) join(workers int) ([]Node, []uint32, error) {
 	if err := plan(0); err != nil {
 		return nil, nil, err
 	}
+	// The node format's bounds: child indices below 2^30, reference
+	// offsets in 32 bits.
 	if nodes >= MaxChildIndex {
-		return nil, nil, fmt.Errorf("kdtree: joined tree of %d nodes, limit %d", nodes, MaxChildIndex)
+		return nil, nil, fmt.Errorf("kdtree: joined tree of %d nodes, limit %d (the node format's child index)", nodes, MaxChildIndex)
+	}
+	if refs > math.MaxUint32 {
+		return nil, nil, fmt.Errorf("kdtree: joined tree of %d references, limit %d (the node format's reference offset)", refs, uint64(math.MaxUint32))
 	}
 	out, outRefs := make([]Node, nodes), make([]uint32, refs)
 	t.writeTop(0, out, 0, 0)
