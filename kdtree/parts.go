@@ -151,7 +151,7 @@ func buildParts(ctx context.Context, scene *scenes.Scene, opts Options, po PartO
 		want = 2
 	}
 	r := &partsRun{ctx: ctx, scene: scene, opts: opts, maxDepth: o.MaxDepth, exs: exs,
-		rep: &PartsReport{MaxTris: maxTris}, build: build, remap: make([][]uint32, len(exs))}
+		rep: &PartsReport{MaxTris: maxTris}, build: build, scratch: make([]*vertexScratch, len(exs))}
 	return r.run(splitGoal{maxTris: maxTris, parts: want, maxDepth: max(1, o.MaxDepth/2),
 		bins: o.Bins, sah: refbuild.NewSAH(ptr(o.internal())), workers: runtime.GOMAXPROCS(0)})
 }
@@ -207,7 +207,7 @@ type partsRun struct {
 	goal     splitGoal
 	stats    []Stats // the parts' build statistics, for the joined tree's
 	build    partBuild
-	remap    [][]uint32 // each executor's vertex scratch (partScene)
+	scratch  []*vertexScratch // each executor's (partScene)
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -416,11 +416,11 @@ func (r *partsRun) buildPart(d int, refs []splitRef, depth int, box refbuild.AAB
 		}
 		return p, Stats{}, nil
 	}
-	if r.remap[d] == nil {
-		r.remap[d] = make([]uint32, len(r.scene.Verts))
+	if r.scratch[d] == nil {
+		r.scratch[d] = newVertexScratch(len(r.scene.Verts))
 	}
 	mark := time.Now()
-	in := partScene(r.scene, refs, box, r.remap[d])
+	in := partScene(r.scene, refs, box, r.scratch[d], r.goal.workers)
 	prep := msSince(mark)
 	o := r.opts
 	o.Executor, o.Progress, o.MaxDepth = r.exs[d], nil, left

@@ -53,8 +53,8 @@ func BenchmarkPartsJoin(b *testing.B) {
 	for _, k := range []int{4, 8} {
 		b.Run(fmt.Sprintf("K=%d", k), func(b *testing.B) {
 			o, g := benchGoal(b, s, k)
-			r := &partsRun{ctx: context.Background(), scene: s, maxDepth: o.MaxDepth,
-				exs: []exec.Executor{o.Executor}, rep: &PartsReport{}, build: buildStart, remap: make([][]uint32, 1)}
+			r := &partsRun{ctx: context.Background(), scene: s, maxDepth: o.MaxDepth, goal: g,
+				exs: []exec.Executor{o.Executor}, rep: &PartsReport{}, build: buildStart, scratch: make([]*vertexScratch, 1)}
 			t, _, err := newPartTop(s, g.workers)
 			if err != nil {
 				b.Fatal(err)

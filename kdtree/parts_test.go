@@ -309,3 +309,52 @@ func TestBuildPartsBunnyHits(t *testing.T) {
 		}
 	}
 }
+
+// TestPartScene checks the part scene against the plain loop it stands
+// for (vertices numbered in order of first use), on chunk edges, with
+// triangles that repeat a vertex, and that the scratch comes back zero.
+func TestPartScene(t *testing.T) {
+	s := scenes.Grid(scenes.Icosphere(3), 6, 5, 4) // 30,720 triangles: two chunks
+	s.Tris[5] = [3]uint32{7, 7, 9}
+	s.Tris[16384] = [3]uint32{11, 12, 11}
+	for _, n := range []int{1, 16383, 16384, 16385, len(s.Tris)} {
+		var refs []splitRef
+		for i := 0; i < len(s.Tris) && len(refs) < n; i += 1 + i%2 {
+			refs = append(refs, splitRef{tri: uint32(i), box: refbuild.AABB{Lo: [3]float32{float32(i)}}})
+		}
+		sc := newVertexScratch(len(s.Verts))
+		box := refbuild.AABB{Hi: [3]float32{1, 2, 3}}
+		for _, workers := range []int{1, 3} {
+			in := partScene(s, refs, box, sc, workers)
+			seen := map[uint32]uint32{}
+			var verts []mgl32.Vec3
+			for k, r := range refs {
+				for c, v := range s.Tris[r.tri] {
+					if _, ok := seen[v]; !ok {
+						seen[v] = uint32(len(verts))
+						verts = append(verts, s.Verts[v])
+					}
+					if got := in.scene.Tris[k][c]; got != seen[v] {
+						t.Fatalf("n=%d: triangle %d corner %d: vertex %d, want %d", n, k, c, got, seen[v])
+					}
+				}
+				if in.ids[k] != r.tri || in.start.Boxes[k] != r.box {
+					t.Fatalf("n=%d: triangle %d: id %d box %v", n, k, in.ids[k], in.start.Boxes[k])
+				}
+			}
+			if len(in.scene.Verts) != len(verts) || in.start.Box != box {
+				t.Fatalf("n=%d: %d vertices, want %d", n, len(in.scene.Verts), len(verts))
+			}
+			for i := range verts {
+				if in.scene.Verts[i] != verts[i] {
+					t.Fatalf("n=%d: vertex %d", n, i)
+				}
+			}
+			for v := range sc.first {
+				if sc.first[v] != 0 || sc.remap[v] != 0 {
+					t.Fatalf("n=%d: scratch of vertex %d not zero", n, v)
+				}
+			}
+		}
+	}
+}
