@@ -109,6 +109,10 @@ func TestBuildPartsBudget(t *testing.T) {
 		{budget: 5000 * 100, minParts: 5},
 		{budget: 1200 * 100, minParts: 18},
 	}
+	whole, err := Build(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprint(tc.budget), func(t *testing.T) {
 			tree, rep, err := BuildParts(context.Background(), s, Options{},
@@ -126,6 +130,8 @@ func TestBuildPartsBudget(t *testing.T) {
 				t.Errorf("%d parts, want at least %d", rep.Parts, tc.minParts)
 			}
 			checkPartsTree(t, tree, 1000)
+			// Parts handed out while the split goes on: still Build's tree.
+			btEqualTrees(t, fmt.Sprint("budget ", tc.budget), whole, tree)
 		})
 	}
 	if _, _, err := BuildParts(context.Background(), s, Options{}, PartOptions{MemoryBudget: 50, BytesPerTriangle: 100}); err == nil {
