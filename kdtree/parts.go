@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
+	"maps"
 	"runtime"
 	"sort"
 	"strings"
@@ -62,7 +63,7 @@ type PartsReport struct {
 	MaxPartTris int     // triangles of the biggest part
 	MaxTris     int     // the budget as triangles per part (0: no limit)
 	SplitMs     float64 // the split: gathering triangles, choosing planes, clipping
-	PartsMs     float64 // building the parts, all executors together (wall time)
+	PartsMs     float64 // from the first part's build to the last one's end (wall time; overlaps the split)
 	JoinMs      float64 // writing the joined tree
 	Devices     []PartDevice
 }
@@ -74,6 +75,10 @@ type PartDevice struct {
 	Triangles int     // their triangles
 	BusyMs    float64 // time spent in their builds
 	PeakBytes uint64  // the highest peak memory of its builds (device, or host on Go)
+	// Phases sums its builds' phases (Stats.Phases: upload, large, small,
+	// layout, download, ...) and "part_scene", the host's making of its
+	// part scenes.
+	Phases map[string]float64
 }
 
 // BuildParts builds the tree of scene as parts: the scene's top levels are
@@ -91,13 +96,16 @@ type PartDevice struct {
 // hits as Build's; its SAH cost is close to Build's (docs/parts.md).
 // It returns ctx.Err() when ctx is cancelled, with no build left running.
 func BuildParts(ctx context.Context, scene *scenes.Scene, opts Options, po PartOptions) (*Tree, *PartsReport, error) {
-	return buildParts(ctx, scene, opts, po, Build)
+	return buildParts(ctx, scene, opts, po, buildStart)
 }
 
-// buildParts is BuildParts with the parts built by build (Build, or a
-// test's stand-in) when there are several.
-func buildParts(ctx context.Context, scene *scenes.Scene, opts Options, po PartOptions,
-	build func(context.Context, *scenes.Scene, Options) (*Tree, error)) (*Tree, *PartsReport, error) {
+// partBuild builds a part scene from its start: buildStart, or a test's
+// stand-in.
+type partBuild func(context.Context, *scenes.Scene, Options, *refbuild.Start) (*Tree, error)
+
+// buildParts is BuildParts with the parts built by build when there are
+// several.
+func buildParts(ctx context.Context, scene *scenes.Scene, opts Options, po PartOptions, build partBuild) (*Tree, *PartsReport, error) {
 	if scene == nil {
 		return nil, nil, errors.New("kdtree: BuildParts of a nil scene")
 	}
@@ -143,7 +151,7 @@ func buildParts(ctx context.Context, scene *scenes.Scene, opts Options, po PartO
 		want = 2
 	}
 	r := &partsRun{ctx: ctx, scene: scene, opts: opts, maxDepth: o.MaxDepth, exs: exs,
-		rep: &PartsReport{MaxTris: maxTris}, build: build}
+		rep: &PartsReport{MaxTris: maxTris}, build: build, scratch: make([]*vertexScratch, len(exs))}
 	return r.run(splitGoal{maxTris: maxTris, parts: want, maxDepth: max(1, o.MaxDepth/2),
 		bins: o.Bins, sah: refbuild.NewSAH(ptr(o.internal())), workers: runtime.GOMAXPROCS(0)})
 }
@@ -198,17 +206,24 @@ type partsRun struct {
 	top      *partTop
 	goal     splitGoal
 	stats    []Stats // the parts' build statistics, for the joined tree's
-	// build builds one part: Build, or a test's stand-in.
-	build func(context.Context, *scenes.Scene, Options) (*Tree, error)
+	build    partBuild
+	scratch  []*vertexScratch // each executor's (partScene)
 
 	mu      sync.Mutex
 	cond    *sync.Cond
 	pending []int // top leaves waiting for an executor
 	running int
-	err     error
+	// splitting: the split still runs (a worker without a part waits);
+	// firstBuild: when the first part's build started.
+	splitting  bool
+	firstBuild time.Time
+	err        error
 }
 
-// run splits, builds the parts and joins them.
+// run splits, builds the parts and joins them. The executors' workers
+// start with the split: a part is handed out as soon as the split will not
+// divide it again (splitGoal.ready), so the first parts build while the
+// split goes on.
 func (r *partsRun) run(g splitGoal) (*Tree, *PartsReport, error) {
 	start := time.Now()
 	r.goal = g
@@ -221,26 +236,37 @@ func (r *partsRun) run(g splitGoal) (*Tree, *PartsReport, error) {
 			r.rep, nil
 	}
 	r.top = t
-	t.split(0, g)
+	r.cond = sync.NewCond(&r.mu)
+	r.splitting = true
+	wg := r.startWorkers()
+	t.split(0, g, &r.mu, func() { r.handOut(false) }, func() bool { return r.err != nil || r.ctx.Err() != nil })
+	r.mu.Lock()
+	r.splitting = false
+	r.handOut(true)
 	r.rep.SplitMs = msSince(start)
-	if err := r.ctx.Err(); err != nil {
-		return nil, nil, err
+	r.mu.Unlock()
+	wg.Wait()
+	if r.err == nil {
+		r.err = r.ctx.Err()
 	}
+	if r.err != nil {
+		return nil, nil, r.err
+	}
+	r.rep.PartsMs = msSince(r.firstBuild)
 
+	r.report()
 	mark := time.Now()
-	r.pending = t.leaves(0)
-	if err := r.buildAll(); err != nil {
-		return nil, nil, err
-	}
-	r.rep.PartsMs = msSince(mark)
-
-	mark = time.Now()
 	nodes, refs, err := t.join(r.goal.workers)
 	if err != nil {
-		return nil, nil, err
+		// The parts were built: say what that took.
+		var peak uint64
+		for _, d := range r.rep.Devices {
+			peak = max(peak, d.PeakBytes)
+		}
+		return nil, r.rep, fmt.Errorf("%w; %d parts built (split %.0f ms, parts %.0f ms, peak %d bytes per part)",
+			err, r.rep.Parts, r.rep.SplitMs, r.rep.PartsMs, peak)
 	}
 	r.rep.JoinMs = msSince(mark)
-	r.report()
 	st := Stats{Device: r.deviceNames(), BuildMs: msSince(start), DroppedTriangles: dropped,
 		Phases: map[string]float64{"split": r.rep.SplitMs, "parts": r.rep.PartsMs, "join": r.rep.JoinMs}}
 	for _, s := range r.stats {
@@ -258,12 +284,10 @@ func (r *partsRun) run(g splitGoal) (*Tree, *PartsReport, error) {
 	return tree, r.rep, nil
 }
 
-// buildAll builds every pending part, one goroutine per executor taking
-// the biggest pending part as it frees up, until none is left or one
-// fails; it waits for every build it started.
-func (r *partsRun) buildAll() error {
-	r.cond = sync.NewCond(&r.mu)
-	r.sortPending()
+// startWorkers starts one goroutine per executor, each building the
+// biggest pending part as it frees up, until none is left and the split is
+// done, or one fails; the returned group waits for them.
+func (r *partsRun) startWorkers() *sync.WaitGroup {
 	r.rep.Devices = make([]PartDevice, len(r.exs))
 	var wg sync.WaitGroup
 	for d := range r.exs {
@@ -274,11 +298,27 @@ func (r *partsRun) buildAll() error {
 			r.worker(d)
 		}(d)
 	}
-	wg.Wait()
-	if r.err != nil {
-		return r.err
+	return &wg
+}
+
+// handOut (r.mu held) adds to the pending parts every leaf holding
+// references, not yet handed out, that the split will not divide again, or
+// with all every such leaf, and wakes the workers.
+func (r *partsRun) handOut(all bool) {
+	have := r.top.countParts(0)
+	added := false
+	r.top.visit(0, func(i int) {
+		n := &r.top.nodes[i]
+		if !n.interior && len(n.refs) > 0 && !n.queued && (all || r.goal.ready(n, have)) {
+			n.queued = true
+			r.pending = append(r.pending, i)
+			added = true
+		}
+	})
+	if added {
+		r.sortPending()
 	}
-	return r.ctx.Err()
+	r.cond.Broadcast()
 }
 
 // sortPending orders the pending parts biggest first (ties by node index).
@@ -294,7 +334,7 @@ func (r *partsRun) worker(d int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for {
-		for len(r.pending) == 0 && r.running > 0 && r.err == nil {
+		for len(r.pending) == 0 && (r.running > 0 || r.splitting) && r.err == nil {
 			r.cond.Wait()
 		}
 		if r.err == nil {
@@ -304,14 +344,17 @@ func (r *partsRun) worker(d int) {
 			r.cond.Broadcast()
 			return
 		}
+		if r.firstBuild.IsZero() {
+			r.firstBuild = time.Now()
+		}
 		i := r.pending[0]
 		r.pending = r.pending[1:]
 		n := &r.top.nodes[i]
-		refs, depth, box, tight := n.refs, n.depth, n.box, n.tight
+		refs, depth, box := n.refs, n.depth, n.box
 		r.running++
 		r.mu.Unlock()
 		start := time.Now()
-		p, st, err := r.buildPart(d, refs, depth, box, tight)
+		p, st, err := r.buildPart(d, refs, depth, box)
 		busy := msSince(start)
 		r.mu.Lock()
 		r.running--
@@ -339,6 +382,12 @@ func (r *partsRun) done(i, d int, p *partResult, st Stats, busy float64, err err
 			peak = st.HostPeakBytes
 		}
 		dev.PeakBytes = max(dev.PeakBytes, peak)
+		if dev.Phases == nil {
+			dev.Phases = map[string]float64{}
+		}
+		for k, v := range st.Phases {
+			dev.Phases[k] += v
+		}
 	case errors.Is(err, exec.ErrOutOfMemory) && r.ctx.Err() == nil:
 		n := &r.top.nodes[i]
 		axis, pos, ok := r.top.splitPlane(n, &r.goal.sah, r.goal.bins, r.goal.workers)
@@ -348,34 +397,52 @@ func (r *partsRun) done(i, d int, p *partResult, st Stats, busy float64, err err
 			return
 		}
 		r.rep.Resplits++
-		r.pending = append(r.pending, r.top.leaves(i)...)
+		for _, k := range r.top.leaves(i) {
+			r.top.nodes[k].queued = true
+			r.pending = append(r.pending, k)
+		}
 		r.sortPending()
 	case r.err == nil:
 		r.err = err
 	}
 }
 
-// buildPart builds the part of refs (a top leaf at depth with box and
-// content tight) on executor d.
-func (r *partsRun) buildPart(d int, refs []splitRef, depth int, box, tight refbuild.AABB) (*partResult, Stats, error) {
-	p := &partResult{ids: make([]uint32, len(refs)), cuts: partCuts(box, tight), dev: d}
-	for k := range refs {
-		p.ids[k] = refs[k].tri
-	}
-	left := r.maxDepth - depth - len(p.cuts)
+// buildPart builds the part of refs (a top leaf at depth with box) on
+// executor d: the whole build's subtree of that leaf (refbuild.Start).
+func (r *partsRun) buildPart(d int, refs []splitRef, depth int, box refbuild.AABB) (*partResult, Stats, error) {
+	left := r.maxDepth - depth
 	if left < 1 {
-		return p, Stats{}, nil // a leaf: no depth left below the cuts
+		// A leaf: no depth left below it.
+		p := &partResult{ids: make([]uint32, len(refs)), dev: d}
+		for k := range refs {
+			p.ids[k] = refs[k].tri
+		}
+		return p, Stats{}, nil
 	}
+	if r.scratch[d] == nil {
+		r.scratch[d] = newVertexScratch(len(r.scene.Verts))
+	}
+	mark := time.Now()
+	in := partScene(r.scene, refs, box, r.scratch[d], r.goal.workers)
+	prep := msSince(mark)
 	o := r.opts
 	o.Executor, o.Progress, o.MaxDepth = r.exs[d], nil, left
-	ps, scene := r.top.partScene(r.scene, refs, box, p.cuts)
-	p.local = scene
-	t, err := r.build(r.ctx, ps, o)
+	t, err := r.build(r.ctx, in.scene, o, in.start)
 	if err != nil {
 		return nil, Stats{}, err
 	}
-	p.tree = t
-	return p, t.BuildStats(), nil
+	st := t.BuildStats()
+	st.Phases = maps.Clone(st.Phases)
+	if st.Phases == nil {
+		st.Phases = map[string]float64{}
+	}
+	st.Phases["part_scene"] += prep
+	return &partResult{ids: in.ids, tree: t, dev: d}, st, nil
+}
+
+// buildStart is Build of a part scene from its start.
+func buildStart(ctx context.Context, s *scenes.Scene, o Options, st *refbuild.Start) (*Tree, error) {
+	return buildHooked(ctx, s, o, func(b *refbuild.Builder) { b.Start = st })
 }
 
 // report fills the report's part counts from the top tree.

@@ -2,8 +2,10 @@ package kdtree
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
+	"github.com/kdbuild/kdbuild/kdtree/internal/gpubuild"
 	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/scenes"
@@ -26,19 +28,26 @@ func TestBuildPartsGPU(t *testing.T) {
 		defer second.Close()
 		devs = append(devs, []exec.Executor{ex, second})
 	}
+	// Every path of the CUDA build (a part may take any: the pipelined
+	// levels below a million triangles, level by level above).
+	paths := []gpubuild.Paths{0, gpubuild.PathPipeline, gpubuild.PathDeviceSmall,
+		gpubuild.PathEarlySmall | gpubuild.PathQueuedPrepare, gpubuild.PathDeviceTop, 1<<gpubuild.NumPaths - 1}
 	for _, s := range []*scenes.Scene{scenes.Grid(scenes.Icosphere(4), 4, 2, 2), scenes.HugeAmongTiny(5000, 3)} {
 		want, _, err := BuildParts(context.Background(), s, Options{}, PartOptions{Parts: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, exs := range devs {
-			got, rep, err := BuildParts(context.Background(), s, Options{}, PartOptions{Executors: exs, Parts: 4})
-			if err != nil {
-				t.Fatal(err)
+			for _, off := range paths {
+				o := btGPUOptions(Options{}, ex, func(c *gpubuild.Config) { c.Off = off })
+				got, rep, err := BuildParts(context.Background(), s, o, PartOptions{Executors: exs, Parts: 4})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s on %d GPUs, paths off %b: %d parts, %+v", s.Name, len(exs), off, rep.Parts, rep.Devices)
+				btEqualTrees(t, fmt.Sprintf("%s (paths off %b)", s.Name, off), want, got)
+				checkPartsTree(t, got, 2000)
 			}
-			t.Logf("%s on %d GPUs: %d parts, %+v", s.Name, len(exs), rep.Parts, rep.Devices)
-			btEqualTrees(t, s.Name, want, got)
-			checkPartsTree(t, got, 2000)
 		}
 	}
 }

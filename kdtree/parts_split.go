@@ -40,17 +40,23 @@ type partTopNode struct {
 	below    int
 	above    int
 
-	refs  []splitRef    // a leaf's references; nil once its part is built
-	tight refbuild.AABB // tight bounds of refs (the node's content)
-	final bool          // no plane separates refs: the node is not split again
-	part  *partResult
-	sub   *joiner // the part's subtree, while the join runs
+	refs   []splitRef    // a leaf's references; nil once its part is built
+	tight  refbuild.AABB // tight bounds of refs (the node's content)
+	final  bool          // no plane separates refs: the node is not split again
+	queued bool          // handed out to be built
+	part   *partResult
 }
 
 // partTop is the split's top tree; node 0 is the root.
 type partTop struct {
 	nodes []partTopNode
-	tris  []refbuild.Triangle // vertices of every scene triangle (by index)
+	scene *scenes.Scene
+}
+
+// triangle returns the vertices of scene triangle i.
+func (t *partTop) triangle(i uint32) refbuild.Triangle {
+	v, f := t.scene.Verts, &t.scene.Tris[i]
+	return refbuild.Triangle{[3]float32(v[f[0]]), [3]float32(v[f[1]]), [3]float32(v[f[2]])}
 }
 
 // partEmptyCut is the fraction of a node's extent that must be empty on one
@@ -58,11 +64,15 @@ type partTop struct {
 // builder's rule).
 const partEmptyCut = 0.25
 
+// splitChunk is the number of references a worker takes at a time.
+const splitChunk = 1 << 14
+
 // newPartTop returns the top tree of scene's kept triangles (finite
 // vertices, not degenerate): a root leaf holding them all, with its box the
 // triangles' tight bounds, and the number of triangles dropped; a nil tree
 // when none is kept. The error names a triangle with a vertex index out of
-// range.
+// range. It makes one pass over the triangles on the workers, allocating
+// only the references.
 func newPartTop(scene *scenes.Scene, workers int) (t *partTop, dropped int, err error) {
 	nv := uint32(len(scene.Verts))
 	for i, tri := range scene.Tris {
@@ -70,25 +80,34 @@ func newPartTop(scene *scenes.Scene, workers int) (t *partTop, dropped int, err 
 			return nil, 0, fmt.Errorf("kdtree: triangle %d has vertex index %v out of range (%d vertices)", i, tri, nv)
 		}
 	}
-	t = &partTop{tris: make([]refbuild.Triangle, len(scene.Tris))}
-	keep := make([]bool, len(scene.Tris))
-	exec.ParallelFor(workers, len(scene.Tris), 4096, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			for k := 0; k < 3; k++ {
-				t.tris[i][k] = [3]float32(scene.Verts[scene.Tris[i][k]])
+	t = &partTop{scene: scene}
+	n := len(scene.Tris)
+	nc := (n + splitChunk - 1) / splitChunk
+	refs := make([]splitRef, n)
+	kept := make([]int, nc) // references written at the start of each chunk
+	exec.ParallelFor(workers, nc, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			k := c * splitChunk
+			for i := k; i < min((c+1)*splitChunk, n); i++ {
+				tri := t.triangle(uint32(i))
+				if finiteTriangle(&tri) && !scene.Degenerate(i) {
+					refs[k] = splitRef{tri: uint32(i), box: tri.Bounds()}
+					k++
+				}
 			}
-			keep[i] = finiteTriangle(&t.tris[i]) && !scene.Degenerate(i)
+			kept[c] = k - c*splitChunk
 		}
 	})
-	refs := gather(workers, len(keep), func(lo, hi int, out []splitRef) []splitRef {
-		for i := lo; i < hi; i++ {
-			if keep[i] {
-				out = append(out, splitRef{tri: uint32(i), box: t.tris[i].Bounds()})
-			}
+	// Close the gaps of dropped triangles (chunks move down, in order).
+	w := 0
+	for c := 0; c < nc; c++ {
+		if src := c * splitChunk; w != src {
+			copy(refs[w:], refs[src:src+kept[c]])
 		}
-		return out
-	})
-	dropped = len(scene.Tris) - len(refs)
+		w += kept[c]
+	}
+	refs = refs[:w:w]
+	dropped = n - len(refs)
 	if len(refs) == 0 {
 		return nil, dropped, nil
 	}
@@ -159,82 +178,137 @@ func (t *partTop) splitPlane(n *partTopNode, p *refbuild.SAHParams, bins, worker
 }
 
 // divide splits leaf i of the top tree at (axis, pos): references that
-// straddle the plane are clipped to each child (clipSplit), each child
-// gets its references in the parent's order and their tight bounds. It
-// reports false, changing nothing, when both children would hold every
-// reference of the parent (no progress).
+// straddle the plane are clipped to each child (ClipSplit, as the builder
+// clips them), each child gets its references in the parent's order and
+// their tight bounds. It reports false, changing nothing, when both
+// children would hold every reference of the parent (no progress).
+//
+// It makes two passes over the references on the workers: the first
+// counts each chunk's references per side and clips its straddlers (kept
+// per chunk: only they allocate), the second writes the children's
+// references and their bounds.
 func (t *partTop) divide(i, axis int, pos float32, workers int) bool {
-	n := &t.nodes[i]
-	const chunk = 1 << 14
-	nc := (len(n.refs) + chunk - 1) / chunk
-	type side struct{ l, r []splitRef }
-	out := make([]side, nc)
+	ch, ok := t.cut(&t.nodes[i], axis, pos, workers)
+	if ok {
+		t.install(i, axis, pos, ch)
+	}
+	return ok
+}
+
+// cut returns the children of leaf n cut at (axis, pos) (divide), ok false
+// when both would hold every reference of n. It reads n and the scene and
+// changes nothing.
+func (t *partTop) cut(n *partTopNode, axis int, pos float32, workers int) (ch [2]partTopNode, ok bool) {
+	refs := n.refs
+	nc := (len(refs) + splitChunk - 1) / splitChunk
+	type clip struct {
+		l, r     refbuild.AABB
+		okL, okR bool
+	}
+	type chunk struct {
+		nl, nr         int
+		clips          []clip // the chunk's straddlers, in order
+		tightL, tightR refbuild.AABB
+	}
+	cs := make([]chunk, nc)
 	exec.ParallelFor(workers, nc, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			refs := n.refs[c*chunk : min((c+1)*chunk, len(n.refs))]
-			var s side
-			for k := range refs {
+			ch := &cs[c]
+			for k := c * splitChunk; k < min((c+1)*splitChunk, len(refs)); k++ {
 				r := &refs[k]
-				right := r.box.Hi[axis] > pos
-				left := r.box.Lo[axis] < pos || !right
+				left, right := sides(&r.box, axis, pos)
 				if left && right {
-					bl, br, okL, okR := refbuild.ClipSplit(&t.tris[r.tri], &n.box, &r.box, axis, pos)
-					if !okL && !okR {
-						bl, br = r.box, r.box
-						bl.Hi[axis], br.Lo[axis] = pos, pos
-						okL, okR = true, true
+					tri := t.triangle(r.tri)
+					var cl clip
+					cl.l, cl.r, cl.okL, cl.okR = refbuild.ClipSplit(&tri, &n.box, &r.box, axis, pos)
+					if !cl.okL && !cl.okR {
+						cl.l, cl.r = r.box, r.box
+						cl.l.Hi[axis], cl.r.Lo[axis] = pos, pos
+						cl.okL, cl.okR = true, true
 					}
-					if okL {
-						s.l = append(s.l, splitRef{r.tri, bl})
-					}
-					if okR {
-						s.r = append(s.r, splitRef{r.tri, br})
-					}
-					continue
+					left, right = cl.okL, cl.okR
+					ch.clips = append(ch.clips, cl)
 				}
 				if left {
-					s.l = append(s.l, *r)
-				} else {
-					s.r = append(s.r, *r)
+					ch.nl++
+				}
+				if right {
+					ch.nr++
 				}
 			}
-			out[c] = s
 		}
 	})
 	var nl, nr int
-	for _, s := range out {
-		nl, nr = nl+len(s.l), nr+len(s.r)
+	for c := range cs {
+		nl, nr = nl+cs[c].nl, nr+cs[c].nr
 	}
-	if total := len(n.refs); nl == total && nr == total {
-		return false
+	if nl == len(refs) && nr == len(refs) {
+		return ch, false
 	}
 	l, r := make([]splitRef, nl), make([]splitRef, nr)
 	offL, offR := make([]int, nc), make([]int, nc)
 	for c := 1; c < nc; c++ {
-		offL[c], offR[c] = offL[c-1]+len(out[c-1].l), offR[c-1]+len(out[c-1].r)
+		offL[c], offR[c] = offL[c-1]+cs[c-1].nl, offR[c-1]+cs[c-1].nr
 	}
 	exec.ParallelFor(workers, nc, 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
-			copy(l[offL[c]:], out[c].l)
-			copy(r[offR[c]:], out[c].r)
+			ch := &cs[c]
+			kl, kr, s := offL[c], offR[c], 0
+			tl, tr := refbuild.EmptyBox(), refbuild.EmptyBox()
+			for k := c * splitChunk; k < min((c+1)*splitChunk, len(refs)); k++ {
+				ref := &refs[k]
+				left, right := sides(&ref.box, axis, pos)
+				bl, br := &ref.box, &ref.box
+				if left && right {
+					cl := &ch.clips[s]
+					s++
+					left, right, bl, br = cl.okL, cl.okR, &cl.l, &cl.r
+				}
+				if left {
+					l[kl] = splitRef{ref.tri, *bl}
+					tl.Union(bl)
+					kl++
+				}
+				if right {
+					r[kr] = splitRef{ref.tri, *br}
+					tr.Union(br)
+					kr++
+				}
+			}
+			ch.tightL, ch.tightR, ch.clips = tl, tr, nil
 		}
 	})
-	lb, rb := n.box, n.box
-	lb.Hi[axis], rb.Lo[axis] = pos, pos
-	below, above := len(t.nodes), len(t.nodes)+1
-	child := func(box refbuild.AABB, refs []splitRef) partTopNode {
-		c := partTopNode{box: box, depth: n.depth + 1, refs: refs, tight: refbuild.EmptyBox()}
-		if len(refs) > 0 {
-			c.tight = refsBounds(refs, workers)
-		} else {
-			c.refs = nil
-		}
-		return c
+	tl, tr := refbuild.EmptyBox(), refbuild.EmptyBox()
+	for c := range cs {
+		tl.Union(&cs[c].tightL)
+		tr.Union(&cs[c].tightR)
 	}
-	cl, cr := child(lb, l), child(rb, r)
+	lb, rb := refbuild.ChildBoxes(n.box, axis, pos)
+	child := func(box refbuild.AABB, refs []splitRef, tight refbuild.AABB) partTopNode {
+		if len(refs) == 0 {
+			refs = nil
+		}
+		return partTopNode{box: box, depth: n.depth + 1, refs: refs, tight: tight}
+	}
+	return [2]partTopNode{child(lb, l, tl), child(rb, r, tr)}, true
+}
+
+// install makes leaf i an interior node cut at (axis, pos) with children
+// ch (below, above).
+func (t *partTop) install(i, axis int, pos float32, ch [2]partTopNode) {
+	below, above := len(t.nodes), len(t.nodes)+1
+	n := &t.nodes[i]
 	n.interior, n.axis, n.pos, n.below, n.above, n.refs = true, axis, pos, below, above, nil
-	t.nodes = append(t.nodes, cl, cr)
-	return true
+	t.nodes = append(t.nodes, ch[0], ch[1])
+}
+
+// sides returns the children of the plane (axis, pos) a reference with box
+// bx goes to before clipping (the builder's classify): right when it
+// reaches beyond pos, left when it starts before pos or does not go right
+// (a box flat in the plane goes left).
+func sides(bx *refbuild.AABB, axis int, pos float32) (left, right bool) {
+	right = bx.Hi[axis] > pos
+	return bx.Lo[axis] < pos || !right, right
 }
 
 // partCanonZero replaces -0 by +0 in a box (the builder's canonical zero).
@@ -262,32 +336,51 @@ type splitGoal struct {
 }
 
 // split divides the top tree's leaves, the biggest first, until the goal
-// is met or no leaf can be divided. It returns the indices of the leaves
-// holding references (the parts), in depth-first order.
-func (t *partTop) split(root int, g splitGoal) {
+// is met or no leaf can be divided. mu guards t.nodes: split holds it but
+// while it chooses a plane and cuts (a leaf not yet handed out changes
+// only here), and calls step after each cut with mu held; stop, called
+// with mu held, ends the split early.
+func (t *partTop) split(root int, g splitGoal, mu sync.Locker, step func(), stop func() bool) {
 	for {
+		mu.Lock()
 		i := t.biggest(root, g.maxDepth)
-		if i < 0 {
+		if i < 0 || stop() ||
+			(g.maxTris <= 0 || len(t.nodes[i].refs) <= g.maxTris) && t.countParts(root) >= g.parts {
+			mu.Unlock()
 			return
 		}
-		n := &t.nodes[i]
-		if (g.maxTris <= 0 || len(n.refs) <= g.maxTris) && t.countParts(root) >= g.parts {
-			return
+		n := t.nodes[i]
+		mu.Unlock()
+		axis, pos, ok := t.splitPlane(&n, &g.sah, g.bins, g.workers)
+		var ch [2]partTopNode
+		if ok {
+			ch, ok = t.cut(&n, axis, pos, g.workers)
 		}
-		axis, pos, ok := t.splitPlane(n, &g.sah, g.bins, g.workers)
-		if !ok || !t.divide(i, axis, pos, g.workers) {
+		mu.Lock()
+		if ok {
+			t.install(i, axis, pos, ch)
+		} else {
 			t.nodes[i].final = true
 		}
+		step()
+		mu.Unlock()
 	}
 }
 
+// ready reports whether leaf n will not be divided again: a part to build
+// as soon as the goal's count of parts is met (have parts) and it fits the
+// budget, or when no plane or depth is left for it.
+func (g *splitGoal) ready(n *partTopNode, have int) bool {
+	return n.final || n.depth >= g.maxDepth || have >= g.parts && (g.maxTris <= 0 || len(n.refs) <= g.maxTris)
+}
+
 // biggest returns the leaf under root with the most references that can
-// still be divided (not final, above maxDepth), or -1.
+// still be divided (not final, not handed out, above maxDepth), or -1.
 func (t *partTop) biggest(root, maxDepth int) int {
 	best, most := -1, 0
 	t.visit(root, func(i int) {
 		n := &t.nodes[i]
-		if !n.interior && !n.final && n.depth < maxDepth && len(n.refs) > most {
+		if !n.interior && !n.final && !n.queued && n.depth < maxDepth && len(n.refs) > most {
 			best, most = i, len(n.refs)
 		}
 	})
@@ -325,32 +418,6 @@ func (t *partTop) visit(root int, f func(i int)) {
 		return
 	}
 	f(root)
-}
-
-// gather runs fill over [0, n) in chunks, in parallel, and returns what
-// the chunks appended, in chunk order.
-func gather(workers, n int, fill func(lo, hi int, out []splitRef) []splitRef) []splitRef {
-	const chunk = 1 << 14
-	nc := (n + chunk - 1) / chunk
-	parts := make([][]splitRef, nc)
-	exec.ParallelFor(workers, nc, 1, func(lo, hi int) {
-		for c := lo; c < hi; c++ {
-			parts[c] = fill(c*chunk, min((c+1)*chunk, n), make([]splitRef, 0, chunk))
-		}
-	})
-	total := 0
-	offs := make([]int, nc)
-	for c := range parts {
-		offs[c] = total
-		total += len(parts[c])
-	}
-	out := make([]splitRef, total)
-	exec.ParallelFor(workers, nc, 1, func(lo, hi int) {
-		for c := lo; c < hi; c++ {
-			copy(out[offs[c]:], parts[c])
-		}
-	})
-	return out
 }
 
 // finiteTriangle reports whether every coordinate of t is finite (the

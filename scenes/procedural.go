@@ -267,9 +267,9 @@ func Default() *Scene {
 	return newProcedural("default", verts, tris)
 }
 
-// maxProceduralTriangles bounds what a spec may ask for (about 6 GB of
+// maxProceduralTriangles bounds what a spec may ask for (about 24 GB of
 // triangles and vertices), so a typo fails cleanly instead of exhausting memory.
-const maxProceduralTriangles = 1 << 28
+const maxProceduralTriangles = 1 << 30
 
 // Procedural builds a scene from a spec "name[:arg...]":
 //

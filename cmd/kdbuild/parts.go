@@ -49,6 +49,9 @@ type partsDeviceJSON struct {
 	Triangles int     `json:"triangles"`
 	BusyMs    float64 `json:"busy_ms"`
 	PeakBytes uint64  `json:"peak_bytes"`
+	// Phases sums the phases of its builds and the making of its part
+	// scenes (part_scene), in ms.
+	Phases map[string]float64 `json:"phases"`
 }
 
 func newPartsJSON(r *kdtree.PartsReport) *partsJSON {
@@ -56,8 +59,12 @@ func newPartsJSON(r *kdtree.PartsReport) *partsJSON {
 		BudgetTriangles: r.MaxTris, SplitMs: round3(r.SplitMs), PartsMs: round3(r.PartsMs), JoinMs: round3(r.JoinMs),
 		Devices: []partsDeviceJSON{}}
 	for _, d := range r.Devices {
+		ph := map[string]float64{}
+		for k, v := range d.Phases {
+			ph[k] = round3(v)
+		}
 		p.Devices = append(p.Devices, partsDeviceJSON{Name: d.Name, Parts: d.Parts, Triangles: d.Triangles,
-			BusyMs: round3(d.BusyMs), PeakBytes: d.PeakBytes})
+			BusyMs: round3(d.BusyMs), PeakBytes: d.PeakBytes, Phases: ph})
 	}
 	return p
 }

@@ -1,6 +1,7 @@
 package gpubuild
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/kdbuild/kdbuild/kdtree/internal/refbuild"
@@ -44,7 +45,7 @@ func (b *gpuBuild) buildCUDA() (_ *refbuild.BuildResult, err error) {
 	// next). A pipelined build does not wait for the count of kept
 	// triangles: its first level runs on the scene's count as a bound.
 	pipe := b.cfg.on(PathPipeline) && b.OnLevel == nil && len(b.Scene.Tris) < b.cfg.pipeMaxTris
-	queued := pipe && b.cfg.on(PathQueuedPrepare)
+	queued := pipe && b.cfg.on(PathQueuedPrepare) && b.Start == nil
 	// A pipelined build lays its tree out on the device (top_cuda.go):
 	// the host keeps no records of the levels, unless the device's lists
 	// outgrow their room (then level by level, with records).
@@ -93,6 +94,17 @@ func (b *gpuBuild) prepareLevels(d *devLevel, queued bool) (int, error) {
 		return 0, err
 	}
 	t0 := b.subPhase("prepare.kept", b.Phase) // gather, test and compact (the count read back unless queued)
+	if st := b.Start; st != nil {
+		// A part of a larger build: its boxes and root box (every
+		// triangle of a part is kept, so the kept list is the identity).
+		if err := st.Check(len(b.Scene.Tris)); err != nil {
+			return 0, err
+		}
+		if n != len(b.Scene.Tris) {
+			return 0, fmt.Errorf("kdtree: a part's start with %d of its %d triangles dropped", len(b.Scene.Tris)-n, len(b.Scene.Tris))
+		}
+		d.start = st
+	}
 	if err := d.reserve(n, b.Opt.Bins); err != nil {
 		return 0, err
 	}
@@ -119,8 +131,12 @@ func (b *gpuBuild) prepareLevels(d *devLevel, queued bool) (int, error) {
 func (b *gpuBuild) largePhase(d *devLevel, n int, pipe, queued bool) (*refbuild.Records, int, error) {
 	b.StartPhase()
 	rs := &refbuild.Records{}
-	// The root's box is filled in by takeRoot before the level is booked.
+	// The root's box is filled in by takeRoot before the level is booked
+	// (a part's is known: its first level's table is uploaded with it).
 	nodes := []refbuild.LNode{{Off: 0, Cnt: uint32(n), Depth: 0, Rec: rs.Add(), Budget: b.RootBudgetOf(n)}}
+	if d.start != nil {
+		nodes[0].Box = d.root
+	}
 	over := false
 	if pipe {
 		// (The parked ranges' records are in rs: see levelBook.book.)

@@ -67,6 +67,9 @@ type devRoot struct {
 	root        refbuild.AABB
 	rootOK      bool
 	rootToTable bool
+	// start, when set, is a part's start (refbuild.Start): the first
+	// level's boxes and the root box come from it.
+	start *refbuild.Start
 }
 
 // devLevels is the large phase's part of devLevel.
@@ -348,7 +351,11 @@ func (d *devLevel) startLevels(n int) error {
 	if d.countPending {
 		count = d.prep.Ptr()
 	}
-	if err := launchN(d, launch.KdtreeBoxesF32, n, launch.KdtreeBoxesF32Args{
+	if d.start != nil {
+		if err := d.box[0].CopyFromHost(refbuild.BoxFloats(d.start.Boxes)); err != nil {
+			return err
+		}
+	} else if err := launchN(d, launch.KdtreeBoxesF32, n, launch.KdtreeBoxesF32Args{
 		Tv: d.tv.Ptr(), Kept: d.kept.Ptr(), N: uint32(n), Box: d.box[0].Ptr(), Count: count}); err != nil {
 		return err
 	}

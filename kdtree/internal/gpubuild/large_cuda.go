@@ -263,6 +263,12 @@ func (d *devLevel) rootBox(n int) error {
 	}
 	d.rootTight = d.tight.Ptr()
 	d.rootOK, d.rootToTable = false, false
+	if d.start != nil {
+		// A part's root box is its node's box, not its content's bounds.
+		b := d.start.Box
+		d.setRoot([]float32{b.Lo[0], b.Lo[1], b.Lo[2], b.Hi[0], b.Hi[1], b.Hi[2]})
+		return nil
+	}
 	if pin, err := d.pinned(4 * 8); err == nil {
 		if ev, err := d.event(); err == nil {
 			if err := d.ctx.CopyToHostAsync(pin, 0, d.tight.Ptr(), 4*6); err != nil {

@@ -30,6 +30,10 @@ type Builder struct {
 	Opt   Options
 	Ex    exec.Executor
 
+	// Start, when set, makes the build one node of a larger build's tree
+	// (BuildParts): the root's box and the references' first boxes.
+	Start *Start
+
 	Tris    []Triangle // vertices of every scene triangle (dropped ones too)
 	kept    []uint32   // indices of the kept triangles, ascending
 	Dropped int
@@ -167,12 +171,24 @@ func (b *Builder) RecordsGo() (*BuildResult, *Records, error) {
 	cur, next := &refList{}, &refList{}
 	cur.resize(len(b.kept))
 	copy(cur.tri, b.kept)
+	if b.Start != nil {
+		if err := b.Start.check(len(b.Tris)); err != nil {
+			return nil, nil, err
+		}
+	}
 	exec.ParallelFor(b.Ex.Workers(), len(b.kept), 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			cur.box[i] = b.Tris[cur.tri[i]].bounds()
+			if b.Start != nil {
+				cur.box[i] = b.Start.Boxes[cur.tri[i]]
+			} else {
+				cur.box[i] = b.Tris[cur.tri[i]].bounds()
+			}
 		}
 	})
 	root := b.tightBounds(cur.box)
+	if b.Start != nil {
+		root = b.Start.Box
+	}
 	CanonZero(&root)
 	b.EndPhase("prepare")
 	b.SampleHost()

@@ -1,5 +1,7 @@
 package refbuild
 
+import "fmt"
+
 // The pieces of a large-phase decision that kdtree.BuildParts uses to split
 // a scene by the builder's own top decisions (kdtree/parts_split.go).
 
@@ -24,3 +26,31 @@ func (h *hist) Add(o *hist) { h.add(o) }
 func (c choice) Split() (axis int, pos float32, ok bool) {
 	return c.axis, c.pos, c.axis <= 2
 }
+
+// Start is where a build of one part of a larger scene begins: the node of
+// the larger build that the part is (its box, and each triangle's box as
+// the larger build clipped it to that node), so that the part's build
+// makes the larger build's decisions below that node, node for node.
+type Start struct {
+	// Box is the root node's box, in place of the kept triangles' tight
+	// bounds.
+	Box AABB
+	// Boxes holds the first box of each scene triangle (by scene index),
+	// within Box, in place of the triangle's bounds.
+	Boxes []AABB
+}
+
+// check reports a Start that does not fit the scene of n triangles.
+func (s *Start) check(n int) error {
+	if len(s.Boxes) != n {
+		return fmt.Errorf("kdtree: a part's start has %d boxes for %d triangles", len(s.Boxes), n)
+	}
+	return nil
+}
+
+// Check is check for the CUDA build.
+func (s *Start) Check(n int) error { return s.check(n) }
+
+// BoxFloats views boxes as 6 floats each (lo xyz, hi xyz), the layout of
+// the CUDA kernels' boxes.
+func BoxFloats(boxes []AABB) []float32 { return boxFloats(boxes) }
