@@ -153,7 +153,8 @@ func buildParts(ctx context.Context, scene *scenes.Scene, opts Options, po PartO
 	r := &partsRun{ctx: ctx, scene: scene, opts: opts, maxDepth: o.MaxDepth, exs: exs,
 		rep: &PartsReport{MaxTris: maxTris}, build: build, scratch: make([]*vertexScratch, len(exs))}
 	return r.run(splitGoal{maxTris: maxTris, parts: want, maxDepth: max(1, o.MaxDepth/2),
-		bins: o.Bins, sah: refbuild.NewSAH(ptr(o.internal())), workers: runtime.GOMAXPROCS(0)})
+		bins: o.Bins, sah: refbuild.NewSAH(ptr(o.internal())), workers: runtime.GOMAXPROCS(0),
+		smallNode: o.SmallNode, maxDup: o.MaxDuplication})
 }
 
 // partBudget returns the most triangles of a part (0: no limit).
@@ -235,6 +236,7 @@ func (r *partsRun) run(g splitGoal) (*Tree, *PartsReport, error) {
 		return NewTree(r.scene, nil, nil, scenes.Bounds{}, Stats{Device: r.deviceNames(), DroppedTriangles: dropped}),
 			r.rep, nil
 	}
+	t.nodes[0].budget = refbuild.RootBudget(len(t.nodes[0].refs), g.maxDup)
 	r.top = t
 	r.cond = sync.NewCond(&r.mu)
 	r.splitting = true
@@ -350,11 +352,11 @@ func (r *partsRun) worker(d int) {
 		i := r.pending[0]
 		r.pending = r.pending[1:]
 		n := &r.top.nodes[i]
-		refs, depth, box := n.refs, n.depth, n.box
+		refs, depth, box, budget := n.refs, n.depth, n.box, n.budget
 		r.running++
 		r.mu.Unlock()
 		start := time.Now()
-		p, st, err := r.buildPart(d, refs, depth, box)
+		p, st, err := r.buildPart(d, refs, depth, box, budget)
 		busy := msSince(start)
 		r.mu.Lock()
 		r.running--
@@ -409,7 +411,7 @@ func (r *partsRun) done(i, d int, p *partResult, st Stats, busy float64, err err
 
 // buildPart builds the part of refs (a top leaf at depth with box) on
 // executor d: the whole build's subtree of that leaf (refbuild.Start).
-func (r *partsRun) buildPart(d int, refs []splitRef, depth int, box refbuild.AABB) (*partResult, Stats, error) {
+func (r *partsRun) buildPart(d int, refs []splitRef, depth int, box refbuild.AABB, budget uint32) (*partResult, Stats, error) {
 	left := r.maxDepth - depth
 	if left < 1 {
 		// A leaf: no depth left below it.
@@ -424,6 +426,7 @@ func (r *partsRun) buildPart(d int, refs []splitRef, depth int, box refbuild.AAB
 	}
 	mark := time.Now()
 	in := partScene(r.scene, refs, box, r.scratch[d], r.goal.workers)
+	in.start.Budget, in.start.HasBudget = budget, true
 	prep := msSince(mark)
 	o := r.opts
 	o.Executor, o.Progress, o.MaxDepth = r.exs[d], nil, left

@@ -34,6 +34,7 @@ type splitRef struct {
 type partTopNode struct {
 	box      refbuild.AABB
 	depth    int
+	budget   uint32 // the node's duplication budget in the whole build
 	interior bool
 	axis     int
 	pos      float32
@@ -288,7 +289,8 @@ func (t *partTop) cut(n *partTopNode, axis int, pos float32, workers int) (ch [2
 		if len(refs) == 0 {
 			refs = nil
 		}
-		return partTopNode{box: box, depth: n.depth + 1, refs: refs, tight: tight}
+		return partTopNode{box: box, depth: n.depth + 1, refs: refs, tight: tight,
+			budget: refbuild.ChildBudget(n.budget, uint32(len(refs)), uint32(len(l)+len(r)))}
 	}
 	return [2]partTopNode{child(lb, l, tl), child(rb, r, tr)}, true
 }
@@ -333,6 +335,19 @@ type splitGoal struct {
 	bins     int
 	sah      refbuild.SAHParams
 	workers  int
+	// smallNode is the builder's SmallNode: a node over its duplication
+	// budget and above smallNode references is a leaf of the whole build.
+	smallNode int
+	// maxDup is the builder's resolved MaxDuplication (the root budget).
+	maxDup int
+}
+
+// overBudget reports whether the whole build makes n a leaf for its
+// duplication budget (refbuild's OverBudget, depth aside: parts keep
+// their own depth bound).
+func (g *splitGoal) overBudget(n *partTopNode) bool {
+	c := len(n.refs)
+	return c > g.smallNode && uint64(c) > uint64(n.budget)
 }
 
 // split divides the top tree's leaves, the biggest first, until the goal
@@ -351,6 +366,14 @@ func (t *partTop) split(root int, g splitGoal, mu sync.Locker, step func(), stop
 		}
 		n := t.nodes[i]
 		mu.Unlock()
+		if g.overBudget(&n) {
+			// The whole build makes it a leaf: so does its part's build.
+			mu.Lock()
+			t.nodes[i].final = true
+			step()
+			mu.Unlock()
+			continue
+		}
 		axis, pos, ok := t.splitPlane(&n, &g.sah, g.bins, g.workers)
 		var ch [2]partTopNode
 		if ok {

@@ -133,7 +133,7 @@ func (b *gpuBuild) largePhase(d *devLevel, n int, pipe, queued bool) (*refbuild.
 	rs := &refbuild.Records{}
 	// The root's box is filled in by takeRoot before the level is booked
 	// (a part's is known: its first level's table is uploaded with it).
-	nodes := []refbuild.LNode{{Off: 0, Cnt: uint32(n), Depth: 0, Rec: rs.Add(), Budget: b.RootBudgetOf(n)}}
+	nodes := []refbuild.LNode{{Off: 0, Cnt: uint32(n), Depth: 0, Rec: rs.Add(), Budget: b.StartBudget(n)}}
 	if d.start != nil {
 		nodes[0].Box = d.root
 	}
@@ -175,7 +175,7 @@ func (b *gpuBuild) largePhase(d *devLevel, n int, pipe, queued bool) (*refbuild.
 		b.Levels = 0
 		b.ResetBudgetLeaves()
 		rs = &refbuild.Records{}
-		nodes = []refbuild.LNode{{Box: root, Off: 0, Cnt: uint32(n), Depth: 0, Rec: rs.Add(), Budget: b.RootBudgetOf(n)}}
+		nodes = []refbuild.LNode{{Box: root, Off: 0, Cnt: uint32(n), Depth: 0, Rec: rs.Add(), Budget: b.StartBudget(n)}}
 	}
 	if !pipe || over {
 		if _, err := b.largeCUDA(d, nodes, n, rs); err != nil {

@@ -207,7 +207,7 @@ func (b *Builder) RecordsGo() (*BuildResult, *Records, error) {
 	b.StartPhase()
 	rs := &Records{}
 	nodes := []LNode{{Box: root, Off: 0, Cnt: uint32(len(cur.tri)), Depth: 0, Rec: rs.Add(),
-		Budget: b.RootBudgetOf(len(cur.tri))}}
+		Budget: b.StartBudget(len(cur.tri))}}
 	sc := &levelScratch{}
 	capRefs := max(64*len(b.kept), 1<<20)
 	for level := 0; len(nodes) > 0; level++ {

@@ -38,6 +38,20 @@ type Start struct {
 	// Boxes holds the first box of each scene triangle (by scene index),
 	// within Box, in place of the triangle's bounds.
 	Boxes []AABB
+	// Budget, when HasBudget, is the node's duplication budget in the
+	// larger build (ChildBudget down from its root), in place of the
+	// root budget of the part's own references.
+	Budget    uint32
+	HasBudget bool
+}
+
+// StartBudget is the budget of the build's root node of n references: the
+// Start's budget for a part of a larger build, else RootBudgetOf(n).
+func (b *Builder) StartBudget(n int) uint32 {
+	if s := b.Start; s != nil && s.HasBudget {
+		return s.Budget
+	}
+	return b.RootBudgetOf(n)
 }
 
 // check reports a Start that does not fit the scene of n triangles.
