@@ -17,11 +17,7 @@ func TestTwoSceneHitsNameTheirMesh(t *testing.T) {
 	pairs := [][2]func(testing.TB) *scenes.Scene{
 		{func(testing.TB) *scenes.Scene { return scenes.Icosphere(3) }, func(testing.TB) *scenes.Scene { return scenes.Soup(3000, 9) }},
 		{func(tb testing.TB) *scenes.Scene { return loadShared(tb, "spot.obj") }, func(tb testing.TB) *scenes.Scene {
-			s, err := scenes.Load(filepath.Join(sharedDir(tb), "gltf", "OrientationTest.glb"))
-			if err != nil {
-				tb.Fatal(err)
-			}
-			return s
+			return loadShared(tb, filepath.Join("gltf", "OrientationTest.glb"))
 		}},
 	}
 	for _, pair := range pairs {
