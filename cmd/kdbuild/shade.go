@@ -5,9 +5,11 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"runtime"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/kdbuild/kdbuild/kdtree"
+	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/scenes"
 )
 
@@ -77,24 +79,27 @@ func renderShaded(ctx context.Context, tree *kdtree.Tree, c kdtree.Camera, w, h,
 			total += int64(len(aoRays))
 			open = aoFractions(hits[:n], occluded, ao)
 		}
-		for i := 0; i < n; i++ {
-			x, y := i%w, y0+i/w
-			var col mgl32.Vec3
-			if hits[i].Prim == kdtree.NoHit {
-				s := float32(y) / float32(max(h-1, 1))
-				col = skyTop.Mul(1 - s).Add(skyBottom.Mul(s))
-			} else {
-				nrm := facing(shadingNormal(attr, hits[i]), rays[i].Dir)
-				lambert := max(0, nrm.Dot(light))
-				head := abs32(nrm.Dot(rays[i].Dir))
-				lum := ambientBase + keyStrength*lambert + headlight*head
-				if open != nil {
-					lum = (0.2 + 0.8*lambert) * open[i]
+		// Shading is independent per pixel: every core takes runs of pixels.
+		exec.ParallelFor(runtime.GOMAXPROCS(0), n, 4096, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				x, y := i%w, y0+i/w
+				var col mgl32.Vec3
+				if hits[i].Prim == kdtree.NoHit {
+					s := float32(y) / float32(max(h-1, 1))
+					col = skyTop.Mul(1 - s).Add(skyBottom.Mul(s))
+				} else {
+					nrm := facing(shadingNormal(attr, hits[i]), rays[i].Dir)
+					lambert := max(0, nrm.Dot(light))
+					head := abs32(nrm.Dot(rays[i].Dir))
+					lum := ambientBase + keyStrength*lambert + headlight*head
+					if open != nil {
+						lum = (0.2 + 0.8*lambert) * open[i]
+					}
+					col = albedo.Mul(lum)
 				}
-				col = albedo.Mul(lum)
+				img.SetRGBA(x, y, srgb(col))
 			}
-			img.SetRGBA(x, y, srgb(col))
-		}
+		})
 		if progress != nil {
 			progress(rows)
 		}
