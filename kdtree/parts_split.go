@@ -60,11 +60,6 @@ func (t *partTop) triangle(i uint32) refbuild.Triangle {
 	return refbuild.Triangle{[3]float32(v[f[0]]), [3]float32(v[f[1]]), [3]float32(v[f[2]])}
 }
 
-// partEmptyCut is the fraction of a node's extent that must be empty on one
-// side of its content for the split to cut that space off first (the
-// builder's rule).
-const partEmptyCut = 0.25
-
 // splitChunk is the number of references a worker takes at a time.
 const splitChunk = 1 << 14
 
@@ -113,7 +108,7 @@ func newPartTop(scene *scenes.Scene, workers int) (t *partTop, dropped int, err 
 		return nil, dropped, nil
 	}
 	root := refsBounds(refs, workers)
-	partCanonZero(&root)
+	refbuild.CanonZero(&root)
 	t.nodes = []partTopNode{{box: root, refs: refs, tight: root}}
 	return t, dropped, nil
 }
@@ -134,27 +129,14 @@ func refsBounds(refs []splitRef, workers int) refbuild.AABB {
 	return t
 }
 
-// splitPlane chooses the plane of top node n: the widest empty slab of
-// more than partEmptyCut of the extent, else the cheapest binned SAH plane
-// (taken even when a leaf would be cheaper: the node must be divided).
+// splitPlane chooses the plane of top node n: the builder's empty-space
+// cut (refbuild.EmptyCut), else the cheapest binned SAH plane (taken even
+// when a leaf would be cheaper: the node must be divided).
 // ok is false when no plane lies strictly inside the node's box.
 func (t *partTop) splitPlane(n *partTopNode, p *refbuild.SAHParams, bins, workers int) (axis int, pos float32, ok bool) {
 	tb := n.tight
-	partCanonZero(&tb)
-	best, axis := float32(partEmptyCut), -1
-	for a := 0; a < 3; a++ {
-		ext := n.box.Hi[a] - n.box.Lo[a]
-		if !(ext > 0) {
-			continue
-		}
-		if f := (tb.Lo[a] - n.box.Lo[a]) / ext; f > best && tb.Lo[a] > n.box.Lo[a] && tb.Lo[a] < n.box.Hi[a] {
-			best, axis, pos = f, a, tb.Lo[a]
-		}
-		if f := (n.box.Hi[a] - tb.Hi[a]) / ext; f > best && tb.Hi[a] > n.box.Lo[a] && tb.Hi[a] < n.box.Hi[a] {
-			best, axis, pos = f, a, tb.Hi[a]
-		}
-	}
-	if axis >= 0 {
+	refbuild.CanonZero(&tb)
+	if axis, pos, ok := refbuild.EmptyCut(&n.box, &tb); ok {
 		return axis, pos, true
 	}
 	var geo [3]refbuild.BinGeom
@@ -311,18 +293,6 @@ func (t *partTop) install(i, axis int, pos float32, ch [2]partTopNode) {
 func sides(bx *refbuild.AABB, axis int, pos float32) (left, right bool) {
 	right = bx.Hi[axis] > pos
 	return bx.Lo[axis] < pos || !right, right
-}
-
-// partCanonZero replaces -0 by +0 in a box (the builder's canonical zero).
-func partCanonZero(b *refbuild.AABB) {
-	for a := 0; a < 3; a++ {
-		if b.Lo[a] == 0 {
-			b.Lo[a] = 0
-		}
-		if b.Hi[a] == 0 {
-			b.Hi[a] = 0
-		}
-	}
 }
 
 // splitGoal says when the split stops: every part at most maxTris

@@ -170,21 +170,7 @@ func (b *Builder) decide(n *LNode, t AABB, boxes []AABB, p *SAHParams, h *hist) 
 		return Decision{Fate: FateLeaf}
 	}
 	CanonZero(&t)
-	// Empty space: the widest empty slab, lowest axis and side on ties.
-	bestFrac, axis, pos := float32(emptyCutoff), -1, float32(0)
-	for a := 0; a < 3; a++ {
-		ext := n.Box.Hi[a] - n.Box.Lo[a]
-		if !(ext > 0) {
-			continue
-		}
-		if f := (t.Lo[a] - n.Box.Lo[a]) / ext; f > bestFrac && t.Lo[a] > n.Box.Lo[a] && t.Lo[a] < n.Box.Hi[a] {
-			bestFrac, axis, pos = f, a, t.Lo[a]
-		}
-		if f := (n.Box.Hi[a] - t.Hi[a]) / ext; f > bestFrac && t.Hi[a] > n.Box.Lo[a] && t.Hi[a] < n.Box.Hi[a] {
-			bestFrac, axis, pos = f, a, t.Hi[a]
-		}
-	}
-	if axis >= 0 {
+	if axis, pos, ok := EmptyCut(&n.Box, &t); ok {
 		return Decision{Fate: FateSplit, Axis: axis, Pos: pos}
 	}
 	var geo [3]BinGeom
@@ -375,6 +361,28 @@ func (b *Builder) clipBoth(r int, cur *refList, box *AABB, d *Decision, sc *leve
 		f |= split.Right
 	}
 	return f
+}
+
+// EmptyCut returns the plane that cuts empty space off a node of box
+// whose content has the tight bounds t (CanonZero'd): the widest empty
+// slab over emptyCutoff of the extent, lowest axis and the low side first
+// on ties, strictly inside the box; ok is false when there is none.
+func EmptyCut(box, t *AABB) (axis int, pos float32, ok bool) {
+	bestFrac := float32(emptyCutoff)
+	axis = -1
+	for a := 0; a < 3; a++ {
+		ext := box.Hi[a] - box.Lo[a]
+		if !(ext > 0) {
+			continue
+		}
+		if f := (t.Lo[a] - box.Lo[a]) / ext; f > bestFrac && t.Lo[a] > box.Lo[a] && t.Lo[a] < box.Hi[a] {
+			bestFrac, axis, pos = f, a, t.Lo[a]
+		}
+		if f := (box.Hi[a] - t.Hi[a]) / ext; f > bestFrac && t.Hi[a] > box.Lo[a] && t.Hi[a] < box.Hi[a] {
+			bestFrac, axis, pos = f, a, t.Hi[a]
+		}
+	}
+	return axis, pos, axis >= 0
 }
 
 // CanonZero replaces -0 by +0 in a box, so that a bound reached by several
