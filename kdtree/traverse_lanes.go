@@ -12,6 +12,7 @@ const laneCount = 4
 type lane struct {
 	ray        int // index in the batch; -1 when the lane is idle
 	node       uint32
+	n          Node // nodes[node], loaded a turn ahead
 	tmin, tmax float32
 	sp         int
 	best       Hit
@@ -64,7 +65,7 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, done f
 				done(i, t.trace(r, anyHit, nil, true))
 				continue
 			}
-			l.ray, l.node, l.tmin, l.tmax, l.sp = i, 0, tmin, tmax, 0
+			l.ray, l.node, l.n, l.tmin, l.tmax, l.sp = i, 0, t.Nodes[0], tmin, tmax, 0
 			l.best = missHit()
 			l.pre = prepare(r)
 			return true
@@ -85,7 +86,7 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, done f
 			if l.ray < 0 {
 				continue
 			}
-			n := nodes[l.node]
+			n := l.n
 			if w1 := n.W1; w1&3 != leafTag {
 				// descendFinite's interior step without a branch: the far
 				// child and its part of the interval are always written
@@ -118,6 +119,10 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, done f
 				l.sp = sp + int(^(onlyFirst|onlySecond)&1)
 				l.node = first ^ ((first ^ second) & onlySecond)
 				l.tmax = math.Float32frombits(kept)
+				// The next node is loaded now and looked at on the lane's
+				// next turn: by then the load has landed, and the leaf test
+				// on it does not stall the other lanes behind a miss.
+				l.n = nodes[l.node]
 				continue
 			}
 			if !t.leafThenPop(l, d, n, anyHit) {
@@ -149,7 +154,7 @@ func (t *Tree) leafThenPop(l *lane, d *traceData, n Node, anyHit bool) bool {
 		l.sp--
 		e := &l.stack[l.sp]
 		if e.tmin <= l.best.T {
-			l.node, l.tmin, l.tmax = e.node, e.tmin, e.tmax
+			l.node, l.n, l.tmin, l.tmax = e.node, t.Nodes[e.node], e.tmin, e.tmax
 			return false
 		}
 	}

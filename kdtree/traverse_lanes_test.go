@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/kdbuild/kdbuild/scenes"
@@ -99,34 +98,41 @@ func TestLanesMatchTraceShared(t *testing.T) {
 	}
 }
 
-// TestWalkChoice: one chunk each way first, then the faster way, and the
-// slower one again every walkRetryEvery chunks.
-func TestWalkChoice(t *testing.T) {
-	for _, lanesFaster := range []bool{false, true} {
-		var c walkChoice
-		var got []bool
-		for k := 0; k < 3*walkRetryEvery; k++ {
-			w := c.pick()
-			got = append(got, w)
-			ns := 100 * time.Nanosecond
-			if w != lanesFaster {
-				ns *= 2
-			}
-			c.record(w, 256, 256*ns)
+// TestCoherent: camera rays and rays from nearby points in nearly the same
+// direction are coherent; random rays, rays from spread points and rays
+// with NaN are not.
+func TestCoherent(t *testing.T) {
+	b := scenes.Bounds{Max: mgl32.Vec3{10, 10, 10}}
+	diag := b.Max.Len()
+	spread := func(n int, org func(i int) mgl32.Vec3, dir func(i int) mgl32.Vec3) []Ray {
+		rays := make([]Ray, n)
+		for i := range rays {
+			rays[i] = Ray{Org: org(i), Dir: dir(i), TMax: float32(math.Inf(1))}
 		}
-		for k, w := range got {
-			want := lanesFaster
-			switch {
-			case k == 0:
-				want = false
-			case k == 1:
-				want = true
-			case k%walkRetryEvery == 0:
-				want = !lanesFaster
-			}
-			if w != want {
-				t.Fatalf("lanes faster %v: chunk %d picked lanes=%v, want %v (%v)", lanesFaster, k, w, want, got)
-			}
+		return rays
+	}
+	at := func(p mgl32.Vec3) func(int) mgl32.Vec3 { return func(int) mgl32.Vec3 { return p } }
+	fan := func(i int) mgl32.Vec3 { return mgl32.Vec3{float32(i) * 1e-3, 0, 1} }
+	nan := float32(math.NaN())
+	cases := []struct {
+		name string
+		rays []Ray
+		want bool
+	}{
+		{"none", nil, true},
+		{"one", spread(1, at(mgl32.Vec3{}), fan), true},
+		{"camera", PrimaryRays(b)[:256], true},
+		{"fan from a point", spread(256, at(mgl32.Vec3{1, 2, 3}), fan), true},
+		{"fan from nearby points", spread(256, func(i int) mgl32.Vec3 { return mgl32.Vec3{float32(i) * 1e-4, 0, 0} }, fan), true},
+		{"random", RandomRays(b, 256), false},
+		{"same direction, spread points", spread(256, func(i int) mgl32.Vec3 { return mgl32.Vec3{float32(i % 2), 0, 0} }, at(mgl32.Vec3{0, 0, 1})), false},
+		{"same point, directions apart", spread(256, at(mgl32.Vec3{}), func(i int) mgl32.Vec3 { return mgl32.Vec3{float32(i % 2), 0, 1} }), false},
+		{"zero directions", spread(256, at(mgl32.Vec3{}), at(mgl32.Vec3{})), false},
+		{"NaN origins", spread(256, at(mgl32.Vec3{nan, 0, 0}), fan), false},
+	}
+	for _, c := range cases {
+		if got := coherent(c.rays, diag); got != c.want {
+			t.Errorf("%s: coherent %v, want %v", c.name, got, c.want)
 		}
 	}
 }
