@@ -61,6 +61,13 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, done f
 				done(i, missHit())
 				continue
 			}
+			if !(tmax > 0) {
+				// No hit: every accepted t is above 0 (the watertight
+				// test's t > deltaT ≥ 0). Past this the lanes' intervals
+				// hold no −0 (see the interior step).
+				done(i, missHit())
+				continue
+			}
 			if !l.ax.finite() {
 				done(i, t.trace(r, anyHit, nil, true))
 				continue
@@ -97,9 +104,10 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, done f
 				// only) and tmax − lo (negative: the interval ends before
 				// the plane, first child only): differences of finite
 				// floats (rayAxes.finite, a box-clipped interval) whose
-				// sign is the comparison's; the interval is never empty,
-				// so at most one is negative. (Written out here: as a
-				// method it is too large for the compiler to inline.)
+				// sign is the comparison's, since tmin ≥ +0, tmax > 0 and
+				// hi = tp + slack is never −0; the interval is never
+				// empty, so at most one is negative. (Written out here: as
+				// a method it is too large for the compiler to inline.)
 				a, ax := w1&3, &l.ax
 				tp := (math.Float32frombits(n.W0) - ax.org[a]) * ax.inv[a]
 				slack := traversalSlack*abs32(tp) + ax.slack[a]
