@@ -26,10 +26,8 @@ func (t *Tree) IntersectBatch(ctx context.Context, rays []Ray, hits []Hit) error
 	if ok, err := t.intersectOnDevice(ctx, rays, hits); ok {
 		return err
 	}
-	return t.batch(ctx, len(rays), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			hits[i], _ = t.Intersect(rays[i])
-		}
+	return t.batch(ctx, len(rays), func(w *walker, lo, hi int) {
+		w.walk(t, rays, lo, hi, false, func(i int, h Hit) { hits[i] = h })
 	})
 }
 
@@ -43,18 +41,17 @@ func (t *Tree) OccludedBatch(ctx context.Context, rays []Ray, occluded []bool) e
 	if ok, err := t.occludedOnDevice(ctx, rays, occluded); ok {
 		return err
 	}
-	return t.batch(ctx, len(rays), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			occluded[i] = t.Occluded(rays[i])
-		}
+	return t.batch(ctx, len(rays), func(w *walker, lo, hi int) {
+		w.walk(t, rays, lo, hi, true, func(i int, h Hit) { occluded[i] = h.Prim != NoHit })
 	})
 }
 
 // batch runs do over [0, n) in chunks of batchChunk on GOMAXPROCS
-// goroutines, each taking the next chunk from an atomic counter, and
+// goroutines, each with its own walker, taking the next chunk from an
+// atomic counter, and
 // returns ctx.Err() if ctx was cancelled before every chunk ran (nil when
 // every chunk ran).
-func (t *Tree) batch(ctx context.Context, n int, do func(lo, hi int)) error {
+func (t *Tree) batch(ctx context.Context, n int, do func(w *walker, lo, hi int)) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -68,13 +65,14 @@ func (t *Tree) batch(ctx context.Context, n int, do func(lo, hi int)) error {
 	var wg sync.WaitGroup
 	work := func() {
 		defer wg.Done()
+		w := new(walker)
 		for ctx.Err() == nil {
 			c := int(next.Add(1)) - 1
 			if c >= chunks {
 				return
 			}
 			lo := c * batchChunk
-			do(lo, min(lo+batchChunk, n))
+			do(w, lo, min(lo+batchChunk, n))
 			done.Add(1)
 		}
 	}

@@ -98,7 +98,29 @@ func (t *Tree) trace(r *Ray, anyHit bool, st *RayStats, finite bool) Hit {
 	}
 	d := t.traceData()
 	var ax rayAxes
-	tmin, tmax := max(r.TMin, 0), r.TMax
+	tmin, tmax, ok := ax.start(d, r)
+	if !ok {
+		return missHit()
+	}
+	pre := prepare(r)
+	var h Hit
+	if finite && ax.finite() {
+		h = t.descendFinite(d, &ax, &pre, tmin, tmax, anyHit)
+	} else {
+		h = t.descendSafe(d, &ax, &pre, tmin, tmax, anyHit, st)
+	}
+	if !anyHit && h.Prim != NoHit {
+		v := &d.tris[h.Prim]
+		h.N = geometricNormal(v[0], v[1], v[2])
+	}
+	return h
+}
+
+// start fills ax for r (usable: no NaN, a non-zero Dir) and clips r's
+// [max(TMin, 0), TMax] to the widened root box: the interval, and false
+// when r misses the box.
+func (ax *rayAxes) start(d *traceData, r *Ray) (tmin, tmax float32, ok bool) {
+	tmin, tmax = max(r.TMin, 0), r.TMax
 	for a := 0; a < 3; a++ {
 		o, dir := r.Org[a], r.Dir[a]
 		inv := 1 / dir
@@ -107,7 +129,7 @@ func (t *Tree) trace(r *Ray, anyHit bool, st *RayStats, finite bool) Hit {
 		lo, hi := d.lo[a], d.hi[a]
 		if dir == 0 {
 			if o < lo || o > hi {
-				return missHit()
+				return 0, 0, false
 			}
 			continue
 		}
@@ -125,24 +147,13 @@ func (t *Tree) trace(r *Ray, anyHit bool, st *RayStats, finite bool) Hit {
 		}
 	}
 	if !(tmin <= tmax) {
-		return missHit()
+		return 0, 0, false
 	}
 	for a := 0; a < 3; a++ {
 		ax.slack[a] = traversalSlack * (d.mag[a] + abs32(ax.org[a])) * abs32(ax.inv[a])
 		ax.flip[a] = uint32(int32(math.Float32bits(ax.dir[a])) >> 31)
 	}
-	pre := prepare(r)
-	var h Hit
-	if finite && ax.finite() {
-		h = t.descendFinite(d, &ax, &pre, tmin, tmax, anyHit)
-	} else {
-		h = t.descendSafe(d, &ax, &pre, tmin, tmax, anyHit, st)
-	}
-	if !anyHit && h.Prim != NoHit {
-		v := &d.tris[h.Prim]
-		h.N = geometricNormal(v[0], v[1], v[2])
-	}
-	return h
+	return tmin, tmax, true
 }
 
 // descendFinite traverses the tree front to back from the root with the

@@ -11,7 +11,10 @@ import (
 	"unsafe"
 )
 
-var traceAB = flag.String("trace-ab", "", "TestTraceAB: scenes to time (bunny, sponza, conference, comma-separated, or all)")
+var (
+	traceAB     = flag.String("trace-ab", "", "TestTraceAB: scenes to time (bunny, sponza, conference, comma-separated, or all)")
+	traceABWhat = flag.String("trace-ab-walks", "safe,finite", "TestTraceAB: the two walks to compare, A,B, of safe (descendSafe), finite (descendFinite, one ray at a time) and lanes (traceLanes)")
+)
 
 // threadCPU returns the calling thread's CPU time in nanoseconds (the
 // goroutine must be locked to its thread).
@@ -22,18 +25,36 @@ func threadCPU() int64 {
 	return ts.Nano()
 }
 
-// TestTraceAB times descendSafe (A) against descendFinite (B) on the shared
-// scenes' ray sets, one thread, in 41 rounds of 20,000 rays that alternate
-// A-B and B-A, and prints the median Mrays/s of each in thread CPU time
-// and the median and quartiles of the per-round ratio B/A. It runs only
-// with -trace-ab (go test ./kdtree -run TestTraceAB -v -args -trace-ab=all).
+// TestTraceAB times two walks (-trace-ab-walks A,B; default descendSafe
+// against descendFinite) on the shared scenes' ray sets, one thread, in 41
+// rounds of 20,000 rays that alternate A-B and B-A, and prints the median
+// Mrays/s of each in thread CPU time and the median and quartiles of the
+// per-round ratio B/A. It runs only with -trace-ab (go test ./kdtree -run
+// TestTraceAB -v -args -trace-ab=all -trace-ab-walks=finite,lanes).
 func TestTraceAB(t *testing.T) {
 	if *traceAB == "" {
 		t.Skip("pass -trace-ab to time the traversals")
 	}
+	walks := strings.Split(*traceABWhat, ",")
+	if len(walks) != 2 {
+		t.Fatalf("-trace-ab-walks %q: want two walks A,B", *traceABWhat)
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	const rounds, chunk = 41, 20_000
+	var ls lanes
+	walk := func(tree *Tree, rs []Ray, anyHit bool, name string) {
+		switch name {
+		case "safe", "finite":
+			for i := range rs {
+				tree.trace(&rs[i], anyHit, nil, name == "finite")
+			}
+		case "lanes":
+			tree.traceLanes(&ls, rs, 0, len(rs), anyHit, func(int, Hit) {})
+		default:
+			t.Fatalf("-trace-ab-walks: unknown walk %q", name)
+		}
+	}
 	for _, sc := range traceBenchScenes {
 		if *traceAB != "all" && !strings.Contains(*traceAB, sc.name) {
 			continue
@@ -46,20 +67,18 @@ func TestTraceAB(t *testing.T) {
 				for r := 0; r < rounds; r++ {
 					lo := (r * chunk * 7) % (len(rays) - chunk)
 					rs := rays[lo : lo+chunk]
-					run := func(finite bool) float64 {
+					run := func(name string) float64 {
 						t0 := threadCPU()
-						for i := range rs {
-							tree.trace(&rs[i], anyHit, nil, finite)
-						}
+						walk(tree, rs, anyHit, name)
 						return float64(threadCPU() - t0)
 					}
 					var ta, tb float64
 					if r%2 == 0 {
-						ta = run(false)
-						tb = run(true)
+						ta = run(walks[0])
+						tb = run(walks[1])
 					} else {
-						tb = run(true)
-						ta = run(false)
+						tb = run(walks[1])
+						ta = run(walks[0])
 					}
 					a = append(a, chunk/ta*1e3)
 					b = append(b, chunk/tb*1e3)
@@ -68,8 +87,8 @@ func TestTraceAB(t *testing.T) {
 				slices.Sort(a)
 				slices.Sort(b)
 				slices.Sort(ratio)
-				fmt.Printf("%-10s %-7s any=%-5v safe %6.2f finite %6.2f Mrays/s  finite/safe %.2f (quartiles %.2f-%.2f)\n", sc.name, set, anyHit,
-					a[rounds/2], b[rounds/2], ratio[rounds/2], ratio[rounds/4], ratio[3*rounds/4])
+				fmt.Printf("%-10s %-7s any=%-5v %s %6.2f %s %6.2f Mrays/s  %s/%s %.2f (quartiles %.2f-%.2f)\n", sc.name, set, anyHit,
+					walks[0], a[rounds/2], walks[1], b[rounds/2], walks[1], walks[0], ratio[rounds/2], ratio[rounds/4], ratio[3*rounds/4])
 			}
 		}
 	}

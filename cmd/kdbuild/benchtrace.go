@@ -33,7 +33,10 @@ type traceBenchRow struct {
 	Scene   string `json:"scene"`
 	Rays    string `json:"rays"`    // primary or random
 	Query   string `json:"query"`   // closest or any
-	Threads int    `json:"threads"` // 1: Intersect/Occluded on one goroutine; more: the batch calls; 0 on a GPU
+	Threads int    `json:"threads"` // goroutines: 1, or GOMAXPROCS for the batch calls; 0 on a GPU
+	// Calls is how the rays are traced: "single" (Intersect/Occluded ray
+	// by ray, one goroutine) or "batch" (IntersectBatch/OccludedBatch).
+	Calls string `json:"calls"`
 	// From is where the rays and hits live: "host" (the batch calls, copies
 	// included; always on the CPU) or "device" (IntersectDevice, rays and
 	// hits in device memory).
@@ -160,19 +163,25 @@ func benchTraceScene(ctx context.Context, tree *kdtree.Tree, scene string, runs 
 		}
 		hits, occ := make([]kdtree.Hit, len(rays)), make([]bool, len(rays))
 		for _, query := range []string{"closest", "any"} {
-			for _, threads := range []int{1, all} {
-				if threads == 1 && all == 1 && len(rows) > 0 && rows[len(rows)-1].Threads == 1 && rows[len(rows)-1].Query == query {
-					continue // one core: the two rows would be the same
+			for _, m := range []struct {
+				threads int
+				calls   string
+			}{{1, "single"}, {1, "batch"}, {all, "batch"}} {
+				if m.threads == all && all == 1 {
+					continue // one core: the batch row is there already
 				}
 				pass := func() (int, error) {
-					return tracePass(ctx, tree, rays, hits, occ, query == "any", threads == 1)
+					if m.calls == "batch" && m.threads == 1 && all > 1 {
+						defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // a batch on one goroutine
+					}
+					return tracePass(ctx, tree, rays, hits, occ, query == "any", m.calls == "single")
 				}
 				ms, n, err := medianMs(runs, pass)
 				if err != nil {
 					return nil, err
 				}
 				rows = append(rows, traceBenchRow{
-					Scene: scene, Rays: set, Query: query, Threads: threads, From: "host", RayCount: len(rays), Hits: n,
+					Scene: scene, Rays: set, Query: query, Threads: m.threads, Calls: m.calls, From: "host", RayCount: len(rays), Hits: n,
 					Ms: round3(ms), MRaysPerS: round3(float64(len(rays)) / ms / 1e3),
 				})
 			}
@@ -246,11 +255,11 @@ func writeTraceBenchTable(w io.Writer, b *benchTraceJSON) {
 	for _, n := range b.Notes {
 		fmt.Fprintf(w, "%s\n\n", n)
 	}
-	fmt.Fprintln(w, "| scene | rays | query | from | threads | rays traced | hits | ms | Mrays/s |")
-	fmt.Fprintln(w, "|---|---|---|---|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| scene | rays | query | from | threads | calls | rays traced | hits | ms | Mrays/s |")
+	fmt.Fprintln(w, "|---|---|---|---|---:|---|---:|---:|---:|---:|")
 	for _, r := range b.Rows {
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %d | %s | %s | %s | %.2f |\n",
-			r.Scene, r.Rays, r.Query, r.From, r.Threads, commas(r.RayCount), commas(r.Hits), msText(r.Ms), r.MRaysPerS)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %.2f |\n",
+			r.Scene, r.Rays, r.Query, r.From, r.Threads, r.Calls, commas(r.RayCount), commas(r.Hits), msText(r.Ms), r.MRaysPerS)
 	}
 }
 
@@ -266,7 +275,7 @@ func writeTracePlot(path string, force bool, b *benchTraceJSON) error {
 	names := make([]string, len(b.Rows))
 	for i, r := range b.Rows {
 		vals[i] = r.MRaysPerS
-		names[i] = fmt.Sprintf("%s %s %s %s %dT", r.Scene, r.Rays, r.Query, r.From, r.Threads)
+		names[i] = fmt.Sprintf("%s %s %s %s %s %dT", r.Scene, r.Rays, r.Query, r.From, r.Calls, r.Threads)
 	}
 	bars, err := plotter.NewBarChart(vals, vg.Points(12))
 	if err != nil {

@@ -34,7 +34,7 @@ func benchTraceSceneGPU(ctx context.Context, tree *kdtree.Tree, ex exec.Executor
 			}
 			hitCount[qi] = n
 			rows = append(rows, traceBenchRow{
-				Scene: scene, Rays: set, Query: query, From: "host", RayCount: len(rays), Hits: n,
+				Scene: scene, Rays: set, Query: query, Calls: "batch", From: "host", RayCount: len(rays), Hits: n,
 				Ms: round3(ms), MRaysPerS: round3(float64(len(rays)) / ms / 1e3),
 			})
 		}
@@ -50,7 +50,7 @@ func benchTraceSceneGPU(ctx context.Context, tree *kdtree.Tree, ex exec.Executor
 		}
 		for qi, q := range []traceQueryJSON{res.Trace, res.Occluded} {
 			rows = append(rows, traceBenchRow{
-				Scene: scene, Rays: set, Query: []string{"closest", "any"}[qi], From: "device", RayCount: len(rays),
+				Scene: scene, Rays: set, Query: []string{"closest", "any"}[qi], Calls: "device", From: "device", RayCount: len(rays),
 				Hits: hitCount[qi], Ms: q.ResidentMs, MRaysPerS: q.ResidentMRaysPerS,
 			})
 		}

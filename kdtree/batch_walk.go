@@ -1,0 +1,58 @@
+package kdtree
+
+import "github.com/go-gl/mathgl/mgl32"
+
+// walker is one goroutine's state in a Go batch: the lanes of traceLanes.
+type walker struct {
+	ls lanes
+}
+
+// walk traces rays[lo:hi] and calls done(i, hit) for each ray i with the
+// hit of trace (anyHit: Occluded's walk): one ray at a time when the rays
+// are coherent, else laneCount at a time through traceLanes. Both give the
+// same hits. One ray at a time is faster where consecutive rays follow the
+// same path (camera rays: the branches are predicted and the nodes are in
+// cache), lanes where they part ways (bounces, random rays);
+// docs/performance.md, "CPU tracing", has the figures.
+func (w *walker) walk(t *Tree, rays []Ray, lo, hi int, anyHit bool, done func(i int, h Hit)) {
+	if coherent(rays[lo:hi], t.Bounds.Max.Sub(t.Bounds.Min).Len()) {
+		for i := lo; i < hi; i++ {
+			done(i, t.trace(&rays[i], anyHit, nil, true))
+		}
+		return
+	}
+	t.traceLanes(&w.ls, rays, lo, hi, anyHit, done)
+}
+
+// coherentSamples is how many pairs of consecutive rays coherent looks at.
+const coherentSamples = 16
+
+// coherent reports whether rays look like a camera's or a light's: at least
+// half of coherentSamples pairs of consecutive rays, spread over the slice,
+// start within diag/256 of each other (diag: the scene box's diagonal) and
+// point within about 2.6 degrees (cosine at least 0.999). Rays with NaN
+// components count as apart.
+func coherent(rays []Ray, diag float32) bool {
+	if len(rays) < 2 {
+		return true
+	}
+	near := diag / 256
+	close := 0
+	for k := 0; k < coherentSamples; k++ {
+		i := k * (len(rays) - 1) / coherentSamples
+		a, b := &rays[i], &rays[i+1]
+		if a.Org.Sub(b.Org).Len() <= near && cosine(a.Dir, b.Dir) >= 0.999 {
+			close++
+		}
+	}
+	return 2*close >= coherentSamples
+}
+
+// cosine is the cosine of the angle between a and b; 0 when either is zero.
+func cosine(a, b mgl32.Vec3) float32 {
+	la, lb := a.Len(), b.Len()
+	if la == 0 || lb == 0 {
+		return 0
+	}
+	return a.Dot(b) / (la * lb)
+}

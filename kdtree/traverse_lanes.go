@@ -1,0 +1,170 @@
+package kdtree
+
+import "math"
+
+// laneCount is the number of rays traceLanes walks at once. Measured on the
+// shared scenes' random rays, 4 lanes beat 8 and 16 (docs/performance.md,
+// "CPU tracing").
+const laneCount = 4
+
+// lane is one ray of traceLanes in flight: descendFinite's state, kept in
+// memory between the lane's steps.
+type lane struct {
+	ray        int // index in the batch; -1 when the lane is idle
+	node       uint32
+	n          Node // nodes[node], loaded a turn ahead
+	tmin, tmax float32
+	sp         int
+	best       Hit
+	ax         rayAxes
+	pre        rayPre
+	stack      [MaxTreeDepth + 1]stackEntry
+}
+
+// lanes is the state of traceLanes, one per goroutine of a batch, reused
+// from chunk to chunk.
+type lanes [laneCount]lane
+
+// traceLanes traces rays[lo:hi] and calls done(i, hit) once for each ray i,
+// in no particular order, with the hit trace would return: the closest hit
+// with its normal, or with anyHit the first hit found (no normal).
+//
+// The rays that descendFinite takes are walked laneCount at a time, one
+// step of each in turn, with an interior step that has no branch: the
+// memory latency of one ray's next node and the arithmetic of its step
+// overlap the other rays' work, where a lone ray waits for each node and
+// pays a mispredicted branch at about every second node of an incoherent
+// walk. Each lane takes descendFinite's nodes, order and intervals, so
+// the hits are the same. Other rays go through trace one by one.
+func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, done func(i int, h Hit)) {
+	if len(t.Nodes) == 0 {
+		for i := lo; i < hi; i++ {
+			done(i, missHit())
+		}
+		return
+	}
+	d := t.traceData()
+	next := lo
+	// fill starts in l the next ray that needs a walk, answering on the
+	// way the ones that do not; false (and l idle) when none is left.
+	fill := func(l *lane) bool {
+		for next < hi {
+			i := next
+			next++
+			r := &rays[i]
+			if unusable(r) {
+				done(i, missHit())
+				continue
+			}
+			tmin, tmax, ok := l.ax.start(d, r)
+			if !ok {
+				done(i, missHit())
+				continue
+			}
+			if !(tmax > 0) {
+				// No hit: every accepted t is above 0 (the watertight
+				// test's t > deltaT ≥ 0). Past this the lanes' intervals
+				// hold no −0 (see the interior step).
+				done(i, missHit())
+				continue
+			}
+			if !l.ax.finite() {
+				done(i, t.trace(r, anyHit, nil, true))
+				continue
+			}
+			l.ray, l.node, l.n, l.tmin, l.tmax, l.sp = i, 0, t.Nodes[0], tmin, tmax, 0
+			l.best = missHit()
+			l.pre = prepare(r)
+			return true
+		}
+		l.ray = -1
+		return false
+	}
+	active := 0
+	for k := range ls {
+		if fill(&ls[k]) {
+			active++
+		}
+	}
+	nodes := t.Nodes
+	for active > 0 {
+		for k := range ls {
+			l := &ls[k]
+			if l.ray < 0 {
+				continue
+			}
+			n := l.n
+			if w1 := n.W1; w1&3 != leafTag {
+				// descendFinite's interior step without a branch: the far
+				// child and its part of the interval are always written
+				// above the stack's top, and kept (sp incremented) only
+				// when both children are visited. The three cases are
+				// told apart by the signs of hi − tmin (negative: the
+				// plane's reach ends before the interval, second child
+				// only) and tmax − lo (negative: the interval ends before
+				// the plane, first child only): differences of finite
+				// floats (rayAxes.finite, a box-clipped interval) whose
+				// sign is the comparison's, since tmin ≥ +0, tmax > 0 and
+				// hi = tp + slack is never −0; the interval is never
+				// empty, so at most one is negative. (Written out here: as
+				// a method it is too large for the compiler to inline.)
+				a, ax := w1&3, &l.ax
+				tp := (math.Float32frombits(n.W0) - ax.org[a]) * ax.inv[a]
+				slack := traversalSlack*abs32(tp) + ax.slack[a]
+				lo, hi := tp-slack, tp+slack
+				below := l.node + 1
+				swap := (below ^ w1>>2) & ax.flip[a]
+				first, second := below^swap, w1>>2^swap
+				tmin, tmax, sp := l.tmin, l.tmax, l.sp
+				// sp < MaxTreeDepth here: an interior node is at most
+				// MaxTreeDepth−1 deep (Validate) and the stack holds at
+				// most one entry per level above it.
+				l.stack[sp&(MaxTreeDepth-1)] = stackEntry{second, max(lo, tmin), tmax}
+				onlySecond := uint32(int32(math.Float32bits(hi-tmin)) >> 31)
+				onlyFirst := uint32(int32(math.Float32bits(tmax-lo)) >> 31)
+				kept := math.Float32bits(min(hi, tmax))
+				kept ^= (kept ^ math.Float32bits(tmax)) & onlySecond
+				l.sp = sp + int(^(onlyFirst|onlySecond)&1)
+				l.node = first ^ ((first ^ second) & onlySecond)
+				l.tmax = math.Float32frombits(kept)
+				// The next node is loaded now and looked at on the lane's
+				// next turn: by then the load has landed, and the leaf test
+				// on it does not stall the other lanes behind a miss.
+				l.n = nodes[l.node]
+				continue
+			}
+			if !t.leafThenPop(l, d, n, anyHit) {
+				continue
+			}
+			h := l.best
+			if !anyHit && h.Prim != NoHit {
+				v := &d.tris[h.Prim]
+				h.N = geometricNormal(v[0], v[1], v[2])
+			}
+			done(l.ray, h)
+			if !fill(l) {
+				active--
+			}
+		}
+	}
+}
+
+// leafThenPop tests the triangles of leaf n for lane l, then pops the next
+// entry that may still hold a closer hit (as descendFinite's loop does);
+// true when the lane's walk is over: a hit with anyHit, or an empty stack.
+func (t *Tree) leafThenPop(l *lane, d *traceData, n Node, anyHit bool) bool {
+	if cnt := n.W1 >> 2; cnt != 0 {
+		if _, found := testLeaf(t.Refs[n.W0:n.W0+cnt], d.tris, &l.pre, &l.best, anyHit); found {
+			return true
+		}
+	}
+	for l.sp != 0 {
+		l.sp--
+		e := &l.stack[l.sp]
+		if e.tmin <= l.best.T {
+			l.node, l.n, l.tmin, l.tmax = e.node, t.Nodes[e.node], e.tmin, e.tmax
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,138 @@
+package kdtree
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/kdbuild/kdbuild/scenes"
+)
+
+// laneRays is a mix that reaches every path of traceLanes: hard rays, random
+// rays, rays with an odd direction component (zero, tiny, huge: trace's
+// descendSafe), unusable rays (NaN, zero direction) and short intervals.
+func laneRays(s *scenes.Scene, n int, seed uint64) []Ray {
+	rays := append(hardRays(s, n, seed), RandomRays(s.Bounds, n)...)
+	rng := rand.New(rand.NewPCG(seed, 3))
+	nan := float32(math.NaN())
+	for i := 0; i < n/4; i++ {
+		r := rays[rng.IntN(len(rays))]
+		switch i % 6 {
+		case 0, 1, 2:
+			r.Dir[i%3] = []float32{0, 0x1p-140, 0x1p110}[i%3]
+		case 3:
+			r.Dir = mgl32.Vec3{}
+		case 4:
+			r.Org[1] = nan
+		case 5:
+			r.TMin, r.TMax = 0.25, 0.5
+		}
+		rays = append(rays, r)
+	}
+	rng.Shuffle(len(rays), func(i, j int) { rays[i], rays[j] = rays[j], rays[i] })
+	return rays
+}
+
+// checkLanes traces rays[lo:hi] through traceLanes and fails unless every
+// ray is answered once, with trace's hit bit for bit.
+func checkLanes(t *testing.T, tree *Tree, ls *lanes, rays []Ray, lo, hi int, what string) {
+	t.Helper()
+	for _, anyHit := range []bool{false, true} {
+		seen := make([]int, len(rays))
+		tree.traceLanes(ls, rays, lo, hi, anyHit, func(i int, h Hit) {
+			seen[i]++
+			want := tree.trace(&rays[i], anyHit, nil, true)
+			if math.Float32bits(h.T) != math.Float32bits(want.T) || h.U != want.U || h.V != want.V || h.Prim != want.Prim || h.N != want.N {
+				t.Fatalf("%s any=%v ray %d %+v: lanes %+v, trace %+v", what, anyHit, i, rays[i], h, want)
+			}
+		})
+		for i, c := range seen {
+			if in := i >= lo && i < hi; (in && c != 1) || (!in && c != 0) {
+				t.Fatalf("%s any=%v: ray %d answered %d times (range %d-%d)", what, anyHit, i, c, lo, hi)
+			}
+		}
+	}
+}
+
+// TestLanesMatchTrace: traceLanes gives trace's hits on procedural scenes
+// and tree shapes, for ranges shorter than, equal to and longer than the
+// lanes, and with the lanes reused from range to range.
+func TestLanesMatchTrace(t *testing.T) {
+	cases := []struct {
+		name  string
+		scene *scenes.Scene
+	}{
+		{"empty", newScene(nil, nil)},
+		{"coplanar-65", scenes.Coplanar(65, 2)},
+		{"soup-1000", scenes.Soup(1000, 6)},
+		{"icosphere-2", scenes.Icosphere(2)},
+		{"slivers-200", scenes.Slivers(200, 8)},
+		{"huge-among-tiny-200", scenes.HugeAmongTiny(200, 7)},
+	}
+	var ls lanes
+	for _, c := range cases {
+		for _, p := range []struct{ leaf, depth int }{{1, 20}, {4, 3}, {1 << 20, 0}, {1, MaxTreeDepth}} {
+			tree := refBuild(c.scene, p.leaf, p.depth)
+			rays := laneRays(c.scene, 600, 31)
+			for _, r := range [][2]int{{0, 0}, {0, 1}, {3, 3 + laneCount}, {5, 5 + laneCount + 1}, {0, len(rays)}} {
+				checkLanes(t, tree, &ls, rays, r[0], r[1], c.name)
+			}
+		}
+	}
+}
+
+// TestLanesMatchTraceShared: the same on the shared scenes' ANCHORS ray
+// sets (a stride of them), where the walks are long.
+func TestLanesMatchTraceShared(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	var ls lanes
+	for _, sc := range traceBenchScenes {
+		tree, sets := benchTreeRays(t, sc.file)
+		for name, rays := range sets {
+			rays = strided(rays, 50_000)
+			checkLanes(t, tree, &ls, rays, 0, len(rays), sc.name+" "+name)
+		}
+	}
+}
+
+// TestCoherent: camera rays and rays from nearby points in nearly the same
+// direction are coherent; random rays, rays from spread points and rays
+// with NaN are not.
+func TestCoherent(t *testing.T) {
+	b := scenes.Bounds{Max: mgl32.Vec3{10, 10, 10}}
+	diag := b.Max.Len()
+	spread := func(n int, org func(i int) mgl32.Vec3, dir func(i int) mgl32.Vec3) []Ray {
+		rays := make([]Ray, n)
+		for i := range rays {
+			rays[i] = Ray{Org: org(i), Dir: dir(i), TMax: float32(math.Inf(1))}
+		}
+		return rays
+	}
+	at := func(p mgl32.Vec3) func(int) mgl32.Vec3 { return func(int) mgl32.Vec3 { return p } }
+	fan := func(i int) mgl32.Vec3 { return mgl32.Vec3{float32(i) * 1e-3, 0, 1} }
+	nan := float32(math.NaN())
+	cases := []struct {
+		name string
+		rays []Ray
+		want bool
+	}{
+		{"none", nil, true},
+		{"one", spread(1, at(mgl32.Vec3{}), fan), true},
+		{"camera", PrimaryRays(b)[:256], true},
+		{"fan from a point", spread(256, at(mgl32.Vec3{1, 2, 3}), fan), true},
+		{"fan from nearby points", spread(256, func(i int) mgl32.Vec3 { return mgl32.Vec3{float32(i) * 1e-4, 0, 0} }, fan), true},
+		{"random", RandomRays(b, 256), false},
+		{"same direction, spread points", spread(256, func(i int) mgl32.Vec3 { return mgl32.Vec3{float32(i % 2), 0, 0} }, at(mgl32.Vec3{0, 0, 1})), false},
+		{"same point, directions apart", spread(256, at(mgl32.Vec3{}), func(i int) mgl32.Vec3 { return mgl32.Vec3{float32(i % 2), 0, 1} }), false},
+		{"zero directions", spread(256, at(mgl32.Vec3{}), at(mgl32.Vec3{})), false},
+		{"NaN origins", spread(256, at(mgl32.Vec3{nan, 0, 0}), fan), false},
+	}
+	for _, c := range cases {
+		if got := coherent(c.rays, diag); got != c.want {
+			t.Errorf("%s: coherent %v, want %v", c.name, got, c.want)
+		}
+	}
+}
