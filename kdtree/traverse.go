@@ -65,6 +65,14 @@ type rayAxes struct {
 	// depend on the crossing: traversalSlack·(mag+|org|)·|inv| (see
 	// traceData.mag).
 	slack [4]float32
+	// wide bounds the whole rounding slack of any plane crossing on the
+	// axis, slack·(2 + 2^-16): a split's |coordinate| is at most mag, so
+	// |tp| ≤ (mag+|org|)·|inv| up to a few roundings and the crossing's
+	// own part, traversalSlack·|tp|, is at most slack·(1 + 8ε). The walks
+	// of finite rays widen every crossing by wide, a constant: a larger
+	// slack only visits a node more, and the multiply-add per plane leaves
+	// the step's chain of dependent operations.
+	wide [4]float32
 	// flip is all ones where Dir is negative, else zero: the child a ray
 	// enters first along the axis is the below one XOR-swapped with the
 	// above one by flip.
@@ -151,6 +159,7 @@ func (ax *rayAxes) start(d *traceData, r *Ray) (tmin, tmax float32, ok bool) {
 	}
 	for a := 0; a < 3; a++ {
 		ax.slack[a] = traversalSlack * (d.mag[a] + abs32(ax.org[a])) * abs32(ax.inv[a])
+		ax.wide[a] = ax.slack[a] * (2 + 0x1p-16)
 		ax.flip[a] = uint32(int32(math.Float32bits(ax.dir[a])) >> 31)
 	}
 	return tmin, tmax, true
@@ -159,13 +168,15 @@ func (ax *rayAxes) start(d *traceData, r *Ray) (tmin, tmax float32, ok bool) {
 // descendFinite traverses the tree front to back from the root with the
 // ray's interval [tmin, tmax] in the root box, for a ray whose plane
 // crossings are finite (rayAxes.finite). At an interior node the plane is
-// crossed at tp, widened by the rounding slack to [lo, hi]; the child the
-// ray is in for t < tp (first: below for a positive Dir, above otherwise)
-// holds [tmin, min(tmax, hi)], the other one [max(tmin, lo), tmax]. A child
-// whose part is empty is not visited; when both are, the second is pushed.
-// These are the nodes, order and intervals of descendSafe, with no case
-// for a zero Dir or a NaN crossing and no choice by the origin's side. A
-// node whose interval starts after the best hit so far is skipped.
+// crossed at tp, widened by the axis's bound on the rounding slack
+// (rayAxes.wide) to [lo, hi]; the child the ray is in for t < tp (first:
+// below for a positive Dir, above otherwise) holds [tmin, min(tmax, hi)],
+// the other one [max(tmin, lo), tmax]. A child whose part is empty is not
+// visited; when both are, the second is pushed. This is descendSafe's walk
+// with no case for a zero Dir or a NaN crossing, no choice by the origin's
+// side and intervals at least as wide (so the nodes it visits include
+// descendSafe's, and the hit is the same). A node whose interval starts
+// after the best hit so far is skipped.
 func (t *Tree) descendFinite(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax float32, anyHit bool) Hit {
 	var stack [MaxTreeDepth + 1]stackEntry
 	nodes, refs, tris := t.Nodes, t.Refs, d.tris
@@ -179,8 +190,7 @@ func (t *Tree) descendFinite(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax 
 			for w1&3 != leafTag {
 				a := w1 & 3
 				tp := (math.Float32frombits(w0) - ax.org[a]) * ax.inv[a]
-				slack := traversalSlack*abs32(tp) + ax.slack[a]
-				lo, hi := tp-slack, tp+slack
+				lo, hi := tp-ax.wide[a], tp+ax.wide[a]
 				below := node + 1
 				swap := (below ^ w1>>2) & ax.flip[a]
 				first, second := below^swap, w1>>2^swap

@@ -110,8 +110,7 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, done f
 				// a method it is too large for the compiler to inline.)
 				a, ax := w1&3, &l.ax
 				tp := (math.Float32frombits(n.W0) - ax.org[a]) * ax.inv[a]
-				slack := traversalSlack*abs32(tp) + ax.slack[a]
-				lo, hi := tp-slack, tp+slack
+				lo, hi := tp-ax.wide[a], tp+ax.wide[a]
 				below := l.node + 1
 				swap := (below ^ w1>>2) & ax.flip[a]
 				first, second := below^swap, w1>>2^swap
