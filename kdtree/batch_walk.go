@@ -2,23 +2,23 @@ package kdtree
 
 import "github.com/go-gl/mathgl/mgl32"
 
-// walker is one goroutine's state in a Go batch: the lanes of traceLanes.
+// walker is one goroutine's state in a Go batch: the lanes of traceLanes
+// and the packet of tracePackets.
 type walker struct {
 	ls lanes
+	p  packet
 }
 
 // walk traces rays[lo:hi] and calls done(i, hit) for each ray i with the
-// hit of trace (anyHit: Occluded's walk): one ray at a time when the rays
-// are coherent, else laneCount at a time through traceLanes. Both give the
-// same hits. One ray at a time is faster where consecutive rays follow the
-// same path (camera rays: the branches are predicted and the nodes are in
-// cache), lanes where they part ways (bounces, random rays);
-// docs/performance.md, "CPU tracing", has the figures.
+// hit of trace (anyHit: Occluded's walk): in packets of packetSize
+// (tracePackets) when the rays are coherent, else laneCount at a time
+// (traceLanes). Both give trace's hits. Packets pay where consecutive rays
+// follow the same path (camera rays, a light's rays), lanes where they part
+// ways (bounces, random rays); docs/performance.md, "CPU tracing", has the
+// figures.
 func (w *walker) walk(t *Tree, rays []Ray, lo, hi int, anyHit bool, done func(i int, h Hit)) {
 	if coherent(rays[lo:hi], t.Bounds.Max.Sub(t.Bounds.Min).Len()) {
-		for i := lo; i < hi; i++ {
-			done(i, t.trace(&rays[i], anyHit, nil, true))
-		}
+		t.tracePackets(&w.p, rays, lo, hi, anyHit, done)
 		return
 	}
 	t.traceLanes(&w.ls, rays, lo, hi, anyHit, done)

@@ -13,7 +13,7 @@ import (
 
 var (
 	traceAB     = flag.String("trace-ab", "", "TestTraceAB: scenes to time (bunny, sponza, conference, comma-separated, or all)")
-	traceABWhat = flag.String("trace-ab-walks", "safe,finite", "TestTraceAB: the two walks to compare, A,B, of safe (descendSafe), finite (descendFinite, one ray at a time) and lanes (traceLanes)")
+	traceABWhat = flag.String("trace-ab-walks", "safe,finite", "TestTraceAB: the two walks to compare, A,B, of safe (descendSafe), finite (descendFinite, one ray at a time), lanes (traceLanes) and packets (tracePackets)")
 )
 
 // threadCPU returns the calling thread's CPU time in nanoseconds (the
@@ -43,6 +43,7 @@ func TestTraceAB(t *testing.T) {
 	defer runtime.UnlockOSThread()
 	const rounds, chunk = 41, 20_000
 	var ls lanes
+	var p packet
 	walk := func(tree *Tree, rs []Ray, anyHit bool, name string) {
 		switch name {
 		case "safe", "finite":
@@ -51,6 +52,8 @@ func TestTraceAB(t *testing.T) {
 			}
 		case "lanes":
 			tree.traceLanes(&ls, rs, 0, len(rs), anyHit, func(int, Hit) {})
+		case "packets":
+			tree.tracePackets(&p, rs, 0, len(rs), anyHit, func(int, Hit) {})
 		default:
 			t.Fatalf("-trace-ab-walks: unknown walk %q", name)
 		}

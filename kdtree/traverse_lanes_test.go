@@ -34,13 +34,46 @@ func laneRays(s *scenes.Scene, n int, seed uint64) []Ray {
 	return rays
 }
 
-// checkLanes traces rays[lo:hi] through traceLanes and fails unless every
-// ray is answered once, with trace's hit bit for bit.
-func checkLanes(t *testing.T, tree *Tree, ls *lanes, rays []Ray, lo, hi int, what string) {
+// groupWalk is traceLanes or tracePackets with its state bound.
+type groupWalk func(tree *Tree, rays []Ray, lo, hi int, anyHit bool, done func(i int, h Hit))
+
+// groupWalks are the walks checkLanes checks, by name: the lanes, the
+// packets with packetStep (AVX2 where the CPU has it) and with
+// packetStepGo.
+func groupWalks() map[string]groupWalk {
+	var ls lanes
+	var p packet
+	packets := func(avx2 bool) groupWalk {
+		return func(tree *Tree, rays []Ray, lo, hi int, anyHit bool, done func(i int, h Hit)) {
+			saved := packetAVX2
+			packetAVX2 = avx2 && saved
+			defer func() { packetAVX2 = saved }()
+			tree.tracePackets(&p, rays, lo, hi, anyHit, done)
+		}
+	}
+	return map[string]groupWalk{
+		"lanes": func(tree *Tree, rays []Ray, lo, hi int, anyHit bool, done func(i int, h Hit)) {
+			tree.traceLanes(&ls, rays, lo, hi, anyHit, done)
+		},
+		"packets":    packets(true),
+		"packets-go": packets(false),
+	}
+}
+
+// checkLanes traces rays[lo:hi] through every group walk and fails unless
+// every ray is answered once, with trace's hit bit for bit.
+func checkLanes(t *testing.T, tree *Tree, rays []Ray, lo, hi int, what string) {
+	t.Helper()
+	for name, walk := range groupWalks() {
+		checkWalk(t, tree, walk, rays, lo, hi, what+" "+name)
+	}
+}
+
+func checkWalk(t *testing.T, tree *Tree, walk groupWalk, rays []Ray, lo, hi int, what string) {
 	t.Helper()
 	for _, anyHit := range []bool{false, true} {
 		seen := make([]int, len(rays))
-		tree.traceLanes(ls, rays, lo, hi, anyHit, func(i int, h Hit) {
+		walk(tree, rays, lo, hi, anyHit, func(i int, h Hit) {
 			seen[i]++
 			want := tree.trace(&rays[i], anyHit, nil, true)
 			if math.Float32bits(h.T) != math.Float32bits(want.T) || h.U != want.U || h.V != want.V || h.Prim != want.Prim || h.N != want.N {
@@ -70,14 +103,18 @@ func TestLanesMatchTrace(t *testing.T) {
 		{"slivers-200", scenes.Slivers(200, 8)},
 		{"huge-among-tiny-200", scenes.HugeAmongTiny(200, 7)},
 	}
-	var ls lanes
 	for _, c := range cases {
 		for _, p := range []struct{ leaf, depth int }{{1, 20}, {4, 3}, {1 << 20, 0}, {1, MaxTreeDepth}} {
 			tree := refBuild(c.scene, p.leaf, p.depth)
 			rays := laneRays(c.scene, 600, 31)
-			for _, r := range [][2]int{{0, 0}, {0, 1}, {3, 3 + laneCount}, {5, 5 + laneCount + 1}, {0, len(rays)}} {
-				checkLanes(t, tree, &ls, rays, r[0], r[1], c.name)
+			for _, r := range [][2]int{{0, 0}, {0, 1}, {3, 3 + packetSize}, {5, 5 + packetSize + 1}, {0, len(rays)}} {
+				checkLanes(t, tree, rays, r[0], r[1], c.name)
 			}
+			// Camera rays: packets whose rays point the same way, some
+			// of them missing the box.
+			cam := PrimaryRays(c.scene.Bounds)
+			cam = cam[len(cam)/2-1500 : len(cam)/2+1500]
+			checkLanes(t, tree, cam, 1, len(cam)-2, c.name+" camera")
 		}
 	}
 }
@@ -88,12 +125,16 @@ func TestLanesMatchTraceShared(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	var ls lanes
 	for _, sc := range traceBenchScenes {
 		tree, sets := benchTreeRays(t, sc.file)
 		for name, rays := range sets {
-			rays = strided(rays, 50_000)
-			checkLanes(t, tree, &ls, rays, 0, len(rays), sc.name+" "+name)
+			if name == "primary" {
+				// Whole rows: the packets' neighbours are the image's.
+				rays = rays[len(rays)/2-50_000 : len(rays)/2+50_000]
+			} else {
+				rays = strided(rays, 50_000)
+			}
+			checkLanes(t, tree, rays, 0, len(rays), sc.name+" "+name)
 		}
 	}
 }

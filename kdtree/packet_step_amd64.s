@@ -1,0 +1,38 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func packetStepAVX2(split float32, o, inv, w, tmin, tmax, fmax, smin *[8]float32) (first, second uint32)
+// packetStepGo's contract, eight rays at once:
+//   tp = (split - o) * inv; fmax = min(tp + w, tmax); smin = max(tp - w, tmin)
+//   first = mask of tmin <= fmax, second = mask of smin <= tmax.
+// VMINPS and VMAXPS return their second source on equal zeros, as Go's
+// min(hi, tmax) and max(lo, tmin) do for the values the walk passes.
+TEXT ·packetStepAVX2(SB), NOSPLIT, $0-72
+	VBROADCASTSS split+0(FP), Y0
+	MOVQ o+8(FP), AX
+	MOVQ inv+16(FP), BX
+	MOVQ w+24(FP), CX
+	MOVQ tmin+32(FP), DX
+	MOVQ tmax+40(FP), SI
+	MOVQ fmax+48(FP), DI
+	MOVQ smin+56(FP), R8
+	VSUBPS (AX), Y0, Y1 // split - o
+	VMULPS (BX), Y1, Y1 // tp
+	VMOVUPS (CX), Y2
+	VADDPS Y2, Y1, Y3 // hi = tp + w
+	VSUBPS Y2, Y1, Y4 // lo = tp - w
+	VMOVUPS (DX), Y5 // tmin
+	VMOVUPS (SI), Y6 // tmax
+	VMINPS Y6, Y3, Y3 // fmax = min(hi, tmax)
+	VMAXPS Y5, Y4, Y4 // smin = max(lo, tmin)
+	VMOVUPS Y3, (DI)
+	VMOVUPS Y4, (R8)
+	VCMPPS $2, Y3, Y5, Y7 // tmin <= fmax
+	VCMPPS $2, Y6, Y4, Y8 // smin <= tmax
+	VMOVMSKPS Y7, AX
+	VMOVMSKPS Y8, BX
+	VZEROUPPER
+	MOVL AX, first+64(FP)
+	MOVL BX, second+68(FP)
+	RET

@@ -1,0 +1,11 @@
+//go:build !amd64 || purego
+
+package kdtree
+
+// packetAVX2 is false where there is no assembly form.
+var packetAVX2 = false
+
+// packetStep is packetStepGo where there is no assembly form.
+func packetStep(split float32, o, inv, w, tmin, tmax, fmax, smin *[packetSize]float32) (first, second uint32) {
+	return packetStepGo(split, o, inv, w, tmin, tmax, fmax, smin)
+}

@@ -1,0 +1,214 @@
+package kdtree
+
+import "math"
+
+// packetSize is the number of coherent rays tracePackets walks together:
+// the lanes of one AVX2 register of float32.
+const packetSize = 8
+
+// packetStepGo is one interior step for the rays of a packet on the node's
+// axis: each ray's crossing tp = (split − o)·inv widened by w, and its
+// parts of the two children, [tmin, fmax] for the one entered first with
+// fmax = min(tp+w, tmax), and [smin, tmax] for the other with
+// smin = max(tp−w, tmin). Bit k of first (second) is set when ray k's
+// first (second) part is not empty. A ray with nothing to do at the node
+// has tmin > tmax (+Inf and −Inf), and both its parts stay empty.
+func packetStepGo(split float32, o, inv, w, tmin, tmax, fmax, smin *[packetSize]float32) (first, second uint32) {
+	for k := range packetSize {
+		tp := (split - o[k]) * inv[k]
+		fmax[k] = min(tp+w[k], tmax[k])
+		smin[k] = max(tp-w[k], tmin[k])
+		if tmin[k] <= fmax[k] {
+			first |= 1 << k
+		}
+		if smin[k] <= tmax[k] {
+			second |= 1 << k
+		}
+	}
+	return first, second
+}
+
+// packetMin is the fewest rays of a group that walk as a packet; fewer
+// (most of a group missing the box, or pointing other ways) go one by one,
+// which is faster for them.
+const packetMin = 4
+
+// packetEntry is a node left for later with each ray's part of it. Bit k
+// of direct is set when ray k's own walk would have gone to the node at
+// once (the other child held nothing for it) rather than pushed it, so it
+// does not check the node against its best hit.
+type packetEntry struct {
+	node       uint32
+	direct     uint32
+	tmin, tmax [packetSize]float32
+}
+
+// packet is the state of tracePackets, one per goroutine of a batch: the
+// rays' axes in the layout packetStep reads (per axis, one float per ray).
+type packet struct {
+	org, inv, wide [3][packetSize]float32
+	flip           [3]uint32
+	ray            [packetSize]int // batch index; -1 for an empty lane
+	pre            [packetSize]rayPre
+	best           [packetSize]Hit
+	stack          [MaxTreeDepth + 1]packetEntry
+}
+
+// tracePackets traces rays[lo:hi] like traceLanes (done(i, hit) once per
+// ray, the hit trace returns), packetSize consecutive rays at a time. The
+// rays of a group that descendFinite takes and that point the same way
+// along every axis as the group's first such ray walk the tree together,
+// each with its own interval; the others go through trace one by one.
+//
+// At an interior node each ray's parts of the two children are
+// descendFinite's (packetStep). The packet visits a child where some ray's
+// part is not empty, the first before the second, so each ray meets the
+// (node, interval) pairs of its own walk in the same order, and a ray
+// leaves a popped node where its own walk would skip it (the node starts
+// after its best hit). Each ray thus tests the triangles its own walk
+// tests and gets the same hit, while the packet shares the node fetches,
+// the branches and, with AVX2, the arithmetic of eight rays.
+func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, done func(i int, h Hit)) {
+	if len(t.Nodes) == 0 {
+		for i := lo; i < hi; i++ {
+			done(i, missHit())
+		}
+		return
+	}
+	d := t.traceData()
+	for i := lo; i < hi; i += packetSize {
+		tmin, tmax, n := t.fillPacket(p, d, rays, i, min(i+packetSize, hi), anyHit, done)
+		if n < packetMin {
+			for k := range packetSize {
+				if j := p.ray[k]; j >= 0 {
+					done(j, t.trace(&rays[j], anyHit, nil, true))
+				}
+			}
+			continue
+		}
+		t.walkPacket(p, d, tmin, tmax, anyHit)
+		for k := range packetSize {
+			if p.ray[k] < 0 {
+				continue
+			}
+			h := p.best[k]
+			if !anyHit && h.Prim != NoHit {
+				v := &d.tris[h.Prim]
+				h.N = geometricNormal(v[0], v[1], v[2])
+			}
+			done(p.ray[k], h)
+		}
+	}
+}
+
+// fillPacket lays out rays[lo:hi] (at most packetSize) in p's lanes and
+// returns their intervals and how many lanes are in use. A ray that
+// misses the box, or that the packet cannot take, is answered at once
+// (through trace), and its lane left empty.
+func (t *Tree) fillPacket(p *packet, d *traceData, rays []Ray, lo, hi int, anyHit bool, done func(i int, h Hit)) (tmin, tmax [packetSize]float32, n int) {
+	inf := float32(math.Inf(1))
+	var ax rayAxes
+	for k := range packetSize {
+		p.ray[k] = -1
+		tmin[k], tmax[k] = inf, -inf
+		for a := range 3 {
+			p.org[a][k], p.inv[a][k], p.wide[a][k] = 0, 0, 0
+		}
+		i := lo + k
+		if i >= hi {
+			continue
+		}
+		r := &rays[i]
+		if unusable(r) {
+			done(i, missHit())
+			continue
+		}
+		t0, t1, in := ax.start(d, r)
+		if !in || !(t1 > 0) {
+			done(i, missHit()) // no hit: outside the box, or no t above 0
+			continue
+		}
+		if n == 0 {
+			p.flip = [3]uint32(ax.flip[:3])
+		}
+		if !ax.finite() || [3]uint32(ax.flip[:3]) != p.flip {
+			done(i, t.trace(r, anyHit, nil, true))
+			continue
+		}
+		for a := range 3 {
+			p.org[a][k], p.inv[a][k], p.wide[a][k] = ax.org[a], ax.inv[a], ax.wide[a]
+		}
+		p.ray[k], p.pre[k], p.best[k] = i, prepare(r), missHit()
+		tmin[k], tmax[k] = t0, t1
+		n++
+	}
+	return tmin, tmax, n
+}
+
+// walkPacket walks the tree for the packet's rays from the root with their
+// intervals (tracePackets), leaving each ray's hit in p.best.
+func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float32, anyHit bool) {
+	nodes, refs := t.Nodes, t.Refs
+	var finished uint32
+	sp := 0
+	node := uint32(0)
+	for {
+		n := nodes[node]
+		for w1 := n.W1; w1&3 != leafTag; w1 = n.W1 {
+			a := w1 & 3
+			below := node + 1
+			swap := (below ^ w1>>2) & p.flip[a%3]
+			first, second := below^swap, w1>>2^swap
+			var fmax, smin [packetSize]float32
+			in1, in2 := packetStep(math.Float32frombits(n.W0), &p.org[a%3], &p.inv[a%3], &p.wide[a%3], &tmin, &tmax, &fmax, &smin)
+			switch {
+			case in1 != 0 && in2 != 0:
+				p.stack[sp] = packetEntry{node: second, direct: in2 &^ in1, tmin: smin, tmax: tmax}
+				sp++
+				node, tmax = first, fmax
+			case in1 != 0:
+				node, tmax = first, fmax
+			default:
+				node, tmin = second, smin
+			}
+			n = nodes[node]
+		}
+		if cnt := n.W1 >> 2; cnt != 0 {
+			leaf := refs[n.W0 : n.W0+cnt]
+			for k := range packetSize {
+				if tmin[k] <= tmax[k] && finished>>k&1 == 0 {
+					if _, found := testLeaf(leaf, d.tris, &p.pre[k], &p.best[k], anyHit); found {
+						finished |= 1 << k
+					}
+				}
+			}
+		}
+		if !t.popPacket(p, &sp, &node, &tmin, &tmax, finished) {
+			return
+		}
+	}
+}
+
+// popPacket pops the next entry where some ray is still to go, setting the
+// node and the rays' intervals (a ray that is finished, or whose own walk
+// would skip the node, gets an empty one); false when the stack runs out.
+func (t *Tree) popPacket(p *packet, sp *int, node *uint32, tmin, tmax *[packetSize]float32, finished uint32) bool {
+	inf := float32(math.Inf(1))
+	for *sp > 0 {
+		*sp--
+		e := &p.stack[*sp]
+		alive := false
+		for k := range packetSize {
+			tmin[k], tmax[k] = e.tmin[k], e.tmax[k]
+			if finished>>k&1 != 0 || (e.direct>>k&1 == 0 && !(tmin[k] <= p.best[k].T)) {
+				tmin[k] = inf
+			}
+			alive = alive || tmin[k] <= tmax[k]
+		}
+		if alive {
+			*node = e.node
+			return true
+		}
+	}
+	return false
+}
