@@ -29,35 +29,6 @@ struct LocalStack {
 	__device__ __forceinline__ Entry pop() { return e[--sp]; }
 };
 
-// RingStack keeps the top K entries (K a power of two) of the walk's stack
-// in shared memory, in a ring of K slots per thread (slot j of thread t at
-// ring[j·blockDim.x + t]: a warp's 12-byte entries hit distinct banks), and
-// the older ones in local memory (spill, kTraceMaxDepth + 1 entries, the
-// kernel's array): the entry at depth d is in slot d mod K while it is
-// among the top K, else in spill[d]. The order of pops is the
-// LocalStack's, so the walk and its hits are the same.
-template <int K>
-struct RingStack {
-	Entry *ring, *spill;
-	int sp, ns;  // depth, and the entries below depth ns that are in spill
-	__device__ __forceinline__ void init() { sp = ns = 0; }
-	__device__ __forceinline__ bool empty() const { return sp == 0; }
-	__device__ __forceinline__ void push(Entry x) {
-		if (sp - ns == K) {
-			spill[ns] = ring[(ns & (K - 1)) * blockDim.x];
-			ns++;
-		}
-		ring[(sp & (K - 1)) * blockDim.x] = x;
-		sp++;
-	}
-	__device__ __forceinline__ Entry pop() {
-		sp--;
-		if (sp >= ns) return ring[(sp & (K - 1)) * blockDim.x];
-		ns = sp;
-		return spill[sp];
-	}
-};
-
 // Result of one traced ray: the best hit's t, u, v, prim and the index of
 // its reference (for the normal).
 struct Best {
@@ -95,69 +66,190 @@ __device__ __forceinline__ bool clip_box(const float *box, const float o[3], con
 	return tmin <= tmax;
 }
 
-// Per-ray constants of the traversal: origin, direction, 1/direction, and
-// per axis the part of a plane crossing's slack that does not depend on
-// the crossing, kSlack·(mag+|o|)·|inv| (traverse.go rayAxes.slack).
-struct RayAxes {
-	float o[3], d[3], inv[3], slack[3];
+// Node layouts of the trace (gputrace layout.go makes them; Walk::elided
+// says which one the kernel reads). Both keep kdtree.Node's leaves (w0 the
+// first reference, w1 = count<<2 | 3) and interior w0 (the split plane's
+// bits), the below child next to its parent:
+//   plain:  interior w1 = above<<2 | axis (kdtree.Node as it is);
+//   elided: interior w1 = above<<5 | eb<<4 | ea<<3 | eb<<2 | axis, where
+//           eb (ea) says that the below (above) child is an empty leaf,
+//           which the walk then neither visits nor pushes; eb twice so
+//           that w1 >> flip has the first child's flag at bit 2 and the
+//           second's at bit 3 whatever the order. Trees of 2^27 nodes or
+//           more keep the plain layout.
+// An empty leaf holds no triangle, so skipping it leaves every hit as it
+// was.
+struct Child {
+	unsigned below, above;
+	bool eb, ea;  // below, above is an empty leaf (elided layout only)
 };
 
-// interior_step is one step of traverse.go descend at interior node n: the
-// next node and interval, the far (or near) child pushed when both may hold
-// the hit, with traverse.go's branches and compares. A select-only form
-// that lets no lane wait for another's case ran 8-10% slower (more
-// instructions per step; see docs/performance.md, "GPU tracing").
-// With PAIRS the nodes are in the treelet layout (gputrace treelets.go):
-// an interior node's word 1 holds its below child's index, the above child
-// is next to it; else kdtree's depth-first layout, the below child next to
-// the node and word 1 the above child's index.
-template <bool PAIRS, class Stack>
-__device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
-                                              Stack &stack) {
+template <bool ELIDED>
+__device__ __forceinline__ Child children(unsigned node, unsigned w1) {
+	Child c;
+	c.below = node + 1;
+	c.above = ELIDED ? w1 >> 5 : w1 >> 2;
+	c.eb = ELIDED && (w1 & 4u) != 0;
+	c.ea = ELIDED && (w1 & 8u) != 0;
+	return c;
+}
+
+// Per-ray constants of the traversal: origin, direction, 1/direction, per
+// axis the part of a plane crossing's slack that does not depend on the
+// crossing, kSlack·(mag+|o|)·|inv| (traverse.go rayAxes.slack), the
+// direction's sign bits (bit a: Dir[a] is negative, traverse.go
+// rayAxes.flip) and whether the ray is finite (traverse.go
+// rayAxes.finite: every crossing and its slack finite and not NaN).
+struct RayAxes {
+	float o[3], d[3], inv[3], slack[3];
+	unsigned signs;
+	bool finite;
+};
+
+// AxisLocal is one axis of a ray's constants (o, d, inv, slack) as one
+// float4, for walks that read them from a per-thread array in local memory
+// indexed by the node's axis (one 16-byte load) rather than picking them
+// from registers.
+using AxisLocal = float4;
+
+// Walk is a trace kernel's configuration: the node layout (elided or
+// plain), and the interior step: FINITE takes traverse.go descendFinite's
+// step (children ordered by the direction's sign, no case for a zero
+// direction or a NaN crossing) for finite rays and the general step for
+// the others, AXLOCAL reads the per-axis constants from local memory.
+template <bool ELIDED_, bool FINITE_, bool AXLOCAL_>
+struct Walk {
+	static constexpr bool elided = ELIDED_, finite = FINITE_, axlocal = AXLOCAL_;
+};
+
+// safe_step is one step of traverse.go descendSafe at interior node n for
+// any ray: the children ordered by the origin's side of the plane, a zero
+// direction and NaN crossings handled. It sets the next node and interval
+// and pushes the other child when both may hold the hit; with the elided
+// layout an empty child is neither pushed nor visited: tmin becomes NaN
+// when there is nothing to visit, which the walk's test (tmin <= best t)
+// turns into a pop.
+template <bool ELIDED, class Stack>
+__device__ __forceinline__ void safe_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
+                                          Stack &stack) {
 	unsigned axis = n.y & 3u;
 	float s = __uint_as_float(n.x);
 	float oa = pick(r.o[0], r.o[1], r.o[2], axis), da = pick(r.d[0], r.d[1], r.d[2], axis);
-	unsigned nearc = PAIRS ? n.y >> 2 : node + 1, farc = PAIRS ? (n.y >> 2) + 1 : n.y >> 2;
+	Child c = children<ELIDED>(node, n.y);
+	unsigned nearc = c.below, farc = c.above;
+	bool enear = c.eb, efar = c.ea;
 	if (oa > s || (oa == s && da > 0.0f)) {
-		unsigned x = nearc;
-		nearc = farc;
-		farc = x;
+		nearc = c.above;
+		farc = c.below;
+		enear = c.ea;
+		efar = c.eb;
 	}
+	unsigned go;
+	bool ego;
 	if (da == 0.0f) {
 		// Parallel: the origin's side, and the other one too when the ray
 		// runs (nearly) inside the plane.
-		if (fabsf(oa - s) <= kSlack * (fabsf(oa) + fabsf(s))) stack.push(Entry{farc, tmin, tmax});
-		node = nearc;
-		return;
-	}
-	float tp = (s - oa) * pick(r.inv[0], r.inv[1], r.inv[2], axis);
-	float slack = kSlack * fabsf(tp) + pick(r.slack[0], r.slack[1], r.slack[2], axis);
-	if ((oa < s) != (da > 0.0f) || oa == s) {
-		// Moving away: near holds the interval, far what rounding may put
-		// there when the origin is (nearly) on the plane.
-		float reach = tp + slack;
-		if (!(reach < tmin)) {
-			stack.push(Entry{nearc, tmin, tmax});
-			node = farc;
-			if (reach < tmax) tmax = reach;
-		} else {
-			node = nearc;
-		}
-		return;
-	}
-	// Crossing the plane at tp.
-	float lo = tp - slack, hi = tp + slack;
-	if (lo != lo || hi != hi) {
-		stack.push(Entry{farc, tmin, tmax});
-		node = nearc;
-	} else if (lo > tmax) {
-		node = nearc;
-	} else if (hi < tmin) {
-		node = farc;
+		if (!efar && fabsf(oa - s) <= kSlack * (fabsf(oa) + fabsf(s))) stack.push(Entry{farc, tmin, tmax});
+		go = nearc;
+		ego = enear;
 	} else {
-		stack.push(Entry{farc, lo > tmin ? lo : tmin, tmax});
-		node = nearc;
-		if (hi < tmax) tmax = hi;
+		float tp = (s - oa) * pick(r.inv[0], r.inv[1], r.inv[2], axis);
+		float slack = kSlack * fabsf(tp) + pick(r.slack[0], r.slack[1], r.slack[2], axis);
+		if ((oa < s) != (da > 0.0f) || oa == s) {
+			// Moving away: near holds the interval, far what rounding may
+			// put there when the origin is (nearly) on the plane.
+			float reach = tp + slack;
+			if (!(reach < tmin)) {
+				if (!enear) stack.push(Entry{nearc, tmin, tmax});
+				go = farc;
+				ego = efar;
+				if (reach < tmax) tmax = reach;
+			} else {
+				go = nearc;
+				ego = enear;
+			}
+		} else {
+			// Crossing the plane at tp.
+			float lo = tp - slack, hi = tp + slack;
+			go = nearc;
+			ego = enear;
+			if (lo != lo || hi != hi) {
+				if (!efar) stack.push(Entry{farc, tmin, tmax});
+			} else if (lo > tmax) {
+			} else if (hi < tmin) {
+				go = farc;
+				ego = efar;
+			} else {
+				if (!efar) stack.push(Entry{farc, lo > tmin ? lo : tmin, tmax});
+				if (hi < tmax) tmax = hi;
+			}
+		}
+	}
+	// With the elided layout a step may leave the ray with nothing to
+	// visit here; a child just pushed is then the next pop.
+	node = go;
+	if (ego) tmin = __int_as_float(0x7fc00000);
+}
+
+// finite_step is traverse.go descendFinite's step at interior node n for a
+// finite ray: the plane crossed at tp, widened by the slack to [lo, hi];
+// first (below for a positive direction, above otherwise) holds [tmin,
+// min(tmax, hi)], second [max(tmin, lo), tmax]; a child whose part is
+// empty, or (elided layout) that is an empty leaf, is not visited; when
+// both are visited, second is pushed. Nothing to visit: tmin becomes NaN
+// (a pop, as in safe_step).
+// These are safe_step's nodes, order and intervals for such a ray. ax is
+// the thread's AxisLocal array when W::axlocal.
+template <class W, class Stack>
+__device__ __forceinline__ void finite_step(uint2 n, const RayAxes &r, const AxisLocal *ax, unsigned &node,
+                                            float &tmin, float &tmax, Stack &stack) {
+	unsigned axis = n.y & 3u;
+	float oa, inva, slacka;
+	unsigned m;  // all ones when the direction is negative on the axis
+	if (W::axlocal) {
+		float4 q = ax[axis];
+		oa = q.x;
+		inva = q.z;
+		slacka = q.w;
+		m = (unsigned)(__float_as_int(q.y) >> 31);
+	} else {
+		oa = pick(r.o[0], r.o[1], r.o[2], axis);
+		inva = pick(r.inv[0], r.inv[1], r.inv[2], axis);
+		slacka = pick(r.slack[0], r.slack[1], r.slack[2], axis);
+		m = 0u - ((r.signs >> axis) & 1u);
+	}
+	float tp = (__uint_as_float(n.x) - oa) * inva;
+	float slack = kSlack * fabsf(tp) + slacka;
+	float lo = tp - slack, hi = tp + slack;
+	unsigned below = node + 1, above = W::elided ? n.y >> 5 : n.y >> 2;
+	unsigned swap = (below ^ above) & m;
+	unsigned first = below ^ swap, second = above ^ swap;
+	bool goFirst = !(hi < tmin), goSecond = !(lo > tmax);
+	if (W::elided) {
+		unsigned e = n.y >> (m & 1u);  // bit 2: first is empty, bit 3: second
+		goFirst = goFirst && (e & 4u) == 0;
+		goSecond = goSecond && (e & 8u) == 0;
+	}
+	// No NaN reaches these minima and maxima.
+	if (goFirst) {
+		if (goSecond) stack.push(Entry{second, fmaxf(lo, tmin), tmax});
+		node = first;
+		tmax = fminf(hi, tmax);
+	} else {
+		node = second;
+		tmin = goSecond ? fmaxf(lo, tmin) : __int_as_float(0x7fc00000);
+	}
+}
+
+// interior_step is one step of the walk at interior node n (finite_step
+// or safe_step, as W and the ray say).
+template <class W, class Stack>
+__device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, const AxisLocal *ax, unsigned &node,
+                                              float &tmin, float &tmax, Stack &stack) {
+	if (W::finite && r.finite) {
+		finite_step<W>(n, r, ax, node, tmin, tmax, stack);
+	} else {
+		safe_step<W::elided>(n, r, node, tmin, tmax, stack);
 	}
 }
 
@@ -195,17 +287,28 @@ __device__ __forceinline__ Best no_hit() {
 	return b;
 }
 
+// kFiniteLimit bounds |1/direction| and the per-axis slack of a finite
+// ray (traverse.go finite).
+constexpr float kFiniteLimit = 0x1p100f;
+
 // start_ray prepares ray (r0, r1) and clips it to the root box; false when
-// it misses the box (traverse.go trace up to the walk).
+// it misses the box (traverse.go trace up to the walk). With W::axlocal it
+// fills ax, the thread's AxisLocal array of 3.
+template <class W>
 __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 r0, float4 r1, Pre &pre, RayAxes &r,
-                                          float &tmin, float &tmax) {
+                                          AxisLocal *ax, float &tmin, float &tmax) {
 	pre = prepare(r0, r1);
 	r.o[0] = r0.x; r.o[1] = r0.y; r.o[2] = r0.z;
 	r.d[0] = r0.w; r.d[1] = r1.x; r.d[2] = r1.y;
+	r.signs = 0;
+	r.finite = true;
 #pragma unroll
 	for (int a = 0; a < 3; a++) {
 		r.inv[a] = 1.0f / r.d[a];
 		r.slack[a] = kSlack * (box[6 + a] + fabsf(r.o[a])) * fabsf(r.inv[a]);
+		r.signs |= (__float_as_uint(r.d[a]) >> 31) << a;
+		if (r.d[a] == 0.0f || !(fabsf(r.inv[a]) <= kFiniteLimit) || !(r.slack[a] <= kFiniteLimit)) r.finite = false;
+		if (W::axlocal) ax[a] = make_float4(r.o[a], r.d[a], r.inv[a], r.slack[a]);
 	}
 	return clip_box(box, r.o, r.d, r.inv, r1.z, r1.w, tmin, tmax);
 }
@@ -216,21 +319,24 @@ __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 
 // Each iteration takes one interior step or one leaf ("if-if"; the
 // speculative while-while loop of Aila and Laine ran slower here, see
 // docs/performance.md).
-template <bool ANY, bool PAIRS, class Stack>
+template <bool ANY, class W, class Stack>
 __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const float4 *__restrict__ tris,
                                           const float *__restrict__ box, float4 r0, float4 r1, Stack &stack) {
 	Best best = no_hit();
 	Pre pre;
 	RayAxes r;
+	AxisLocal ax[W::axlocal ? 3 : 1];
 	float tmin, tmax;
-	if (!start_ray(box, r0, r1, pre, r, tmin, tmax)) return best;
+	if (!start_ray<W>(box, r0, r1, pre, r, ax, tmin, tmax)) return best;
 	stack.init();
 	unsigned node = 0;
 	for (;;) {
-		if (!best.found || tmin <= best.t) {
+		// best.t is +Inf until a hit: tmin <= best.t is traverse.go's
+		// test, and false for the NaN tmin of a step with nothing to visit.
+		if (tmin <= best.t) {
 			uint2 n = nodes[node];
 			if ((n.y & 3u) != 3u) {
-				interior_step<PAIRS>(n, r, node, tmin, tmax, stack);
+				interior_step<W>(n, r, ax, node, tmin, tmax, stack);
 				continue;
 			}
 			if (leaf_test<ANY>(n, pre, tris, best)) return best;

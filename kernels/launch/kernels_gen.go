@@ -286,170 +286,154 @@ func (a IotaU32Args) args() []any {
 	return []any{a.Dst, a.N, a.Start}
 }
 
-// KdTraceAny launches kd_trace_any(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n).
-var KdTraceAny = Kernel[KdTraceAnyArgs]{name: "kd_trace_any"}
+// KdTraceAnyDynE0 launches kd_trace_any_dyn_e0(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynE0 = Kernel[KdTraceAnyDynE0Args]{name: "kd_trace_any_dyn_e0"}
 
-// KdTraceAnyArgs are kd_trace_any's arguments, named like its parameters.
-type KdTraceAnyArgs struct {
+// KdTraceAnyDynE0Args are kd_trace_any_dyn_e0's arguments, named like its parameters.
+type KdTraceAnyDynE0Args struct {
 	Nodes    cuda.DevPtr // const uint2* __restrict__
 	Nnodes   uint32      // unsigned
 	Tris     cuda.DevPtr // const float4* __restrict__
 	Box      cuda.DevPtr // const float* __restrict__
 	Rays     cuda.DevPtr // const float4* __restrict__
-	Occluded cuda.DevPtr // unsigned char* __restrict__
-	N        uint32      // unsigned
-}
-
-func (a KdTraceAnyArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Occluded, a.N}
-}
-
-// KdTraceAnyDyn launches kd_trace_any_dyn(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDyn = Kernel[KdTraceAnyDynArgs]{name: "kd_trace_any_dyn"}
-
-// KdTraceAnyDynArgs are kd_trace_any_dyn's arguments, named like its parameters.
-type KdTraceAnyDynArgs struct {
-	Nodes    cuda.DevPtr // const uint2* __restrict__
-	Nnodes   uint32      // unsigned
-	Tris     cuda.DevPtr // const float4* __restrict__
-	Box      cuda.DevPtr // const float* __restrict__
-	Rays     cuda.DevPtr // const float4* __restrict__
-	Occluded cuda.DevPtr // unsigned char* __restrict__
-	N        uint32      // unsigned
-	Counter  cuda.DevPtr // unsigned*
-	Refill   uint32      // unsigned
-}
-
-func (a KdTraceAnyDynArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Occluded, a.N, a.Counter, a.Refill}
-}
-
-// KdTraceAnyDynSh launches kd_trace_any_dyn_sh(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynSh = Kernel[KdTraceAnyDynShArgs]{name: "kd_trace_any_dyn_sh"}
-
-// KdTraceAnyDynShArgs are kd_trace_any_dyn_sh's arguments, the same fields as KdTraceAnyDynArgs.
-type KdTraceAnyDynShArgs = KdTraceAnyDynArgs
-
-// KdTraceAnyDynTl launches kd_trace_any_dyn_tl(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynTl = Kernel[KdTraceAnyDynTlArgs]{name: "kd_trace_any_dyn_tl"}
-
-// KdTraceAnyDynTlArgs are kd_trace_any_dyn_tl's arguments, the same fields as KdTraceAnyDynArgs.
-type KdTraceAnyDynTlArgs = KdTraceAnyDynArgs
-
-// KdTraceAnyPt launches kd_trace_any_pt(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n, unsigned* counter).
-var KdTraceAnyPt = Kernel[KdTraceAnyPtArgs]{name: "kd_trace_any_pt"}
-
-// KdTraceAnyPtArgs are kd_trace_any_pt's arguments, named like its parameters.
-type KdTraceAnyPtArgs struct {
-	Nodes    cuda.DevPtr // const uint2* __restrict__
-	Nnodes   uint32      // unsigned
-	Tris     cuda.DevPtr // const float4* __restrict__
-	Box      cuda.DevPtr // const float* __restrict__
-	Rays     cuda.DevPtr // const float4* __restrict__
-	Occluded cuda.DevPtr // unsigned char* __restrict__
-	N        uint32      // unsigned
-	Counter  cuda.DevPtr // unsigned*
-}
-
-func (a KdTraceAnyPtArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Occluded, a.N, a.Counter}
-}
-
-// KdTraceAnySh launches kd_trace_any_sh(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n).
-var KdTraceAnySh = Kernel[KdTraceAnyShArgs]{name: "kd_trace_any_sh"}
-
-// KdTraceAnyShArgs are kd_trace_any_sh's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyShArgs = KdTraceAnyArgs
-
-// KdTraceAnyTl launches kd_trace_any_tl(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n).
-var KdTraceAnyTl = Kernel[KdTraceAnyTlArgs]{name: "kd_trace_any_tl"}
-
-// KdTraceAnyTlArgs are kd_trace_any_tl's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyTlArgs = KdTraceAnyArgs
-
-// KdTraceClosest launches kd_trace_closest(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n).
-var KdTraceClosest = Kernel[KdTraceClosestArgs]{name: "kd_trace_closest"}
-
-// KdTraceClosestArgs are kd_trace_closest's arguments, named like its parameters.
-type KdTraceClosestArgs struct {
-	Nodes    cuda.DevPtr // const uint2* __restrict__
-	Nnodes   uint32      // unsigned
-	Tris     cuda.DevPtr // const float4* __restrict__
-	Box      cuda.DevPtr // const float* __restrict__
-	Rays     cuda.DevPtr // const float4* __restrict__
-	Hits     cuda.DevPtr // float* __restrict__
-	HitWords uint32      // unsigned
-	N        uint32      // unsigned
-}
-
-func (a KdTraceClosestArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Hits, a.HitWords, a.N}
-}
-
-// KdTraceClosestDyn launches kd_trace_closest_dyn(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDyn = Kernel[KdTraceClosestDynArgs]{name: "kd_trace_closest_dyn"}
-
-// KdTraceClosestDynArgs are kd_trace_closest_dyn's arguments, named like its parameters.
-type KdTraceClosestDynArgs struct {
-	Nodes    cuda.DevPtr // const uint2* __restrict__
-	Nnodes   uint32      // unsigned
-	Tris     cuda.DevPtr // const float4* __restrict__
-	Box      cuda.DevPtr // const float* __restrict__
-	Rays     cuda.DevPtr // const float4* __restrict__
-	Hits     cuda.DevPtr // float* __restrict__
+	Out      cuda.DevPtr // void* __restrict__
 	HitWords uint32      // unsigned
 	N        uint32      // unsigned
 	Counter  cuda.DevPtr // unsigned*
 	Refill   uint32      // unsigned
 }
 
-func (a KdTraceClosestDynArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Hits, a.HitWords, a.N, a.Counter, a.Refill}
+func (a KdTraceAnyDynE0Args) args() []any {
+	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Out, a.HitWords, a.N, a.Counter, a.Refill}
 }
 
-// KdTraceClosestDynSh launches kd_trace_closest_dyn_sh(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynSh = Kernel[KdTraceClosestDynShArgs]{name: "kd_trace_closest_dyn_sh"}
+// KdTraceAnyDynE1 launches kd_trace_any_dyn_e1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynE1 = Kernel[KdTraceAnyDynE1Args]{name: "kd_trace_any_dyn_e1"}
 
-// KdTraceClosestDynShArgs are kd_trace_closest_dyn_sh's arguments, the same fields as KdTraceClosestDynArgs.
-type KdTraceClosestDynShArgs = KdTraceClosestDynArgs
+// KdTraceAnyDynE1Args are kd_trace_any_dyn_e1's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceAnyDynE1Args = KdTraceAnyDynE0Args
 
-// KdTraceClosestDynTl launches kd_trace_closest_dyn_tl(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynTl = Kernel[KdTraceClosestDynTlArgs]{name: "kd_trace_closest_dyn_tl"}
+// KdTraceAnyDynE2 launches kd_trace_any_dyn_e2(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynE2 = Kernel[KdTraceAnyDynE2Args]{name: "kd_trace_any_dyn_e2"}
 
-// KdTraceClosestDynTlArgs are kd_trace_closest_dyn_tl's arguments, the same fields as KdTraceClosestDynArgs.
-type KdTraceClosestDynTlArgs = KdTraceClosestDynArgs
+// KdTraceAnyDynE2Args are kd_trace_any_dyn_e2's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceAnyDynE2Args = KdTraceAnyDynE0Args
 
-// KdTraceClosestPt launches kd_trace_closest_pt(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n, unsigned* counter).
-var KdTraceClosestPt = Kernel[KdTraceClosestPtArgs]{name: "kd_trace_closest_pt"}
+// KdTraceAnyDynP0 launches kd_trace_any_dyn_p0(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynP0 = Kernel[KdTraceAnyDynP0Args]{name: "kd_trace_any_dyn_p0"}
 
-// KdTraceClosestPtArgs are kd_trace_closest_pt's arguments, named like its parameters.
-type KdTraceClosestPtArgs struct {
-	Nodes    cuda.DevPtr // const uint2* __restrict__
-	Nnodes   uint32      // unsigned
-	Tris     cuda.DevPtr // const float4* __restrict__
-	Box      cuda.DevPtr // const float* __restrict__
-	Rays     cuda.DevPtr // const float4* __restrict__
-	Hits     cuda.DevPtr // float* __restrict__
-	HitWords uint32      // unsigned
-	N        uint32      // unsigned
-	Counter  cuda.DevPtr // unsigned*
+// KdTraceAnyDynP0Args are kd_trace_any_dyn_p0's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceAnyDynP0Args = KdTraceAnyDynE0Args
+
+// KdTraceAnyDynP1 launches kd_trace_any_dyn_p1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynP1 = Kernel[KdTraceAnyDynP1Args]{name: "kd_trace_any_dyn_p1"}
+
+// KdTraceAnyDynP1Args are kd_trace_any_dyn_p1's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceAnyDynP1Args = KdTraceAnyDynE0Args
+
+// KdTraceAnyE0 launches kd_trace_any_e0(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyE0 = Kernel[KdTraceAnyE0Args]{name: "kd_trace_any_e0"}
+
+// KdTraceAnyE0Args are kd_trace_any_e0's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceAnyE0Args = KdTraceAnyDynE0Args
+
+// KdTraceAnyE1 launches kd_trace_any_e1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyE1 = Kernel[KdTraceAnyE1Args]{name: "kd_trace_any_e1"}
+
+// KdTraceAnyE1Args are kd_trace_any_e1's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceAnyE1Args = KdTraceAnyDynE0Args
+
+// KdTraceAnyE2 launches kd_trace_any_e2(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyE2 = Kernel[KdTraceAnyE2Args]{name: "kd_trace_any_e2"}
+
+// KdTraceAnyE2Args are kd_trace_any_e2's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceAnyE2Args = KdTraceAnyDynE0Args
+
+// KdTraceAnyP0 launches kd_trace_any_p0(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyP0 = Kernel[KdTraceAnyP0Args]{name: "kd_trace_any_p0"}
+
+// KdTraceAnyP0Args are kd_trace_any_p0's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceAnyP0Args = KdTraceAnyDynE0Args
+
+// KdTraceAnyP1 launches kd_trace_any_p1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyP1 = Kernel[KdTraceAnyP1Args]{name: "kd_trace_any_p1"}
+
+// KdTraceAnyP1Args are kd_trace_any_p1's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceAnyP1Args = KdTraceAnyDynE0Args
+
+// KdTraceClosestDynE0 launches kd_trace_closest_dyn_e0(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynE0 = Kernel[KdTraceClosestDynE0Args]{name: "kd_trace_closest_dyn_e0"}
+
+// KdTraceClosestDynE0Args are kd_trace_closest_dyn_e0's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceClosestDynE0Args = KdTraceAnyDynE0Args
+
+// KdTraceClosestDynE1 launches kd_trace_closest_dyn_e1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynE1 = Kernel[KdTraceClosestDynE1Args]{name: "kd_trace_closest_dyn_e1"}
+
+// KdTraceClosestDynE1Args are kd_trace_closest_dyn_e1's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceClosestDynE1Args = KdTraceAnyDynE0Args
+
+// KdTraceClosestDynE2 launches kd_trace_closest_dyn_e2(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynE2 = Kernel[KdTraceClosestDynE2Args]{name: "kd_trace_closest_dyn_e2"}
+
+// KdTraceClosestDynE2Args are kd_trace_closest_dyn_e2's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceClosestDynE2Args = KdTraceAnyDynE0Args
+
+// KdTraceClosestDynP0 launches kd_trace_closest_dyn_p0(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynP0 = Kernel[KdTraceClosestDynP0Args]{name: "kd_trace_closest_dyn_p0"}
+
+// KdTraceClosestDynP0Args are kd_trace_closest_dyn_p0's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceClosestDynP0Args = KdTraceAnyDynE0Args
+
+// KdTraceClosestDynP1 launches kd_trace_closest_dyn_p1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynP1 = Kernel[KdTraceClosestDynP1Args]{name: "kd_trace_closest_dyn_p1"}
+
+// KdTraceClosestDynP1Args are kd_trace_closest_dyn_p1's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceClosestDynP1Args = KdTraceAnyDynE0Args
+
+// KdTraceClosestE0 launches kd_trace_closest_e0(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestE0 = Kernel[KdTraceClosestE0Args]{name: "kd_trace_closest_e0"}
+
+// KdTraceClosestE0Args are kd_trace_closest_e0's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceClosestE0Args = KdTraceAnyDynE0Args
+
+// KdTraceClosestE1 launches kd_trace_closest_e1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestE1 = Kernel[KdTraceClosestE1Args]{name: "kd_trace_closest_e1"}
+
+// KdTraceClosestE1Args are kd_trace_closest_e1's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceClosestE1Args = KdTraceAnyDynE0Args
+
+// KdTraceClosestE2 launches kd_trace_closest_e2(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestE2 = Kernel[KdTraceClosestE2Args]{name: "kd_trace_closest_e2"}
+
+// KdTraceClosestE2Args are kd_trace_closest_e2's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceClosestE2Args = KdTraceAnyDynE0Args
+
+// KdTraceClosestP0 launches kd_trace_closest_p0(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestP0 = Kernel[KdTraceClosestP0Args]{name: "kd_trace_closest_p0"}
+
+// KdTraceClosestP0Args are kd_trace_closest_p0's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceClosestP0Args = KdTraceAnyDynE0Args
+
+// KdTraceClosestP1 launches kd_trace_closest_p1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestP1 = Kernel[KdTraceClosestP1Args]{name: "kd_trace_closest_p1"}
+
+// KdTraceClosestP1Args are kd_trace_closest_p1's arguments, the same fields as KdTraceAnyDynE0Args.
+type KdTraceClosestP1Args = KdTraceAnyDynE0Args
+
+// KdTraceElide launches kd_trace_elide(const uint2* __restrict__ in, unsigned n, uint2* __restrict__ out).
+var KdTraceElide = Kernel[KdTraceElideArgs]{name: "kd_trace_elide"}
+
+// KdTraceElideArgs are kd_trace_elide's arguments, named like its parameters.
+type KdTraceElideArgs struct {
+	In  cuda.DevPtr // const uint2* __restrict__
+	N   uint32      // unsigned
+	Out cuda.DevPtr // uint2* __restrict__
 }
 
-func (a KdTraceClosestPtArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Hits, a.HitWords, a.N, a.Counter}
+func (a KdTraceElideArgs) args() []any {
+	return []any{a.In, a.N, a.Out}
 }
-
-// KdTraceClosestSh launches kd_trace_closest_sh(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n).
-var KdTraceClosestSh = Kernel[KdTraceClosestShArgs]{name: "kd_trace_closest_sh"}
-
-// KdTraceClosestShArgs are kd_trace_closest_sh's arguments, the same fields as KdTraceClosestArgs.
-type KdTraceClosestShArgs = KdTraceClosestArgs
-
-// KdTraceClosestTl launches kd_trace_closest_tl(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n).
-var KdTraceClosestTl = Kernel[KdTraceClosestTlArgs]{name: "kd_trace_closest_tl"}
-
-// KdTraceClosestTlArgs are kd_trace_closest_tl's arguments, the same fields as KdTraceClosestArgs.
-type KdTraceClosestTlArgs = KdTraceClosestArgs
 
 // KdTraceGatherF32 launches kd_trace_gather_f32(const float* __restrict__ tv, const unsigned* __restrict__ refs, unsigned nrefs, float4* __restrict__ tris).
 var KdTraceGatherF32 = Kernel[KdTraceGatherF32Args]{name: "kd_trace_gather_f32"}
@@ -2306,20 +2290,27 @@ var byName = map[string]any{
 	"fill_f32":                            FillF32,
 	"fill_u32":                            FillU32,
 	"iota_u32":                            IotaU32,
-	"kd_trace_any":                        KdTraceAny,
-	"kd_trace_any_dyn":                    KdTraceAnyDyn,
-	"kd_trace_any_dyn_sh":                 KdTraceAnyDynSh,
-	"kd_trace_any_dyn_tl":                 KdTraceAnyDynTl,
-	"kd_trace_any_pt":                     KdTraceAnyPt,
-	"kd_trace_any_sh":                     KdTraceAnySh,
-	"kd_trace_any_tl":                     KdTraceAnyTl,
-	"kd_trace_closest":                    KdTraceClosest,
-	"kd_trace_closest_dyn":                KdTraceClosestDyn,
-	"kd_trace_closest_dyn_sh":             KdTraceClosestDynSh,
-	"kd_trace_closest_dyn_tl":             KdTraceClosestDynTl,
-	"kd_trace_closest_pt":                 KdTraceClosestPt,
-	"kd_trace_closest_sh":                 KdTraceClosestSh,
-	"kd_trace_closest_tl":                 KdTraceClosestTl,
+	"kd_trace_any_dyn_e0":                 KdTraceAnyDynE0,
+	"kd_trace_any_dyn_e1":                 KdTraceAnyDynE1,
+	"kd_trace_any_dyn_e2":                 KdTraceAnyDynE2,
+	"kd_trace_any_dyn_p0":                 KdTraceAnyDynP0,
+	"kd_trace_any_dyn_p1":                 KdTraceAnyDynP1,
+	"kd_trace_any_e0":                     KdTraceAnyE0,
+	"kd_trace_any_e1":                     KdTraceAnyE1,
+	"kd_trace_any_e2":                     KdTraceAnyE2,
+	"kd_trace_any_p0":                     KdTraceAnyP0,
+	"kd_trace_any_p1":                     KdTraceAnyP1,
+	"kd_trace_closest_dyn_e0":             KdTraceClosestDynE0,
+	"kd_trace_closest_dyn_e1":             KdTraceClosestDynE1,
+	"kd_trace_closest_dyn_e2":             KdTraceClosestDynE2,
+	"kd_trace_closest_dyn_p0":             KdTraceClosestDynP0,
+	"kd_trace_closest_dyn_p1":             KdTraceClosestDynP1,
+	"kd_trace_closest_e0":                 KdTraceClosestE0,
+	"kd_trace_closest_e1":                 KdTraceClosestE1,
+	"kd_trace_closest_e2":                 KdTraceClosestE2,
+	"kd_trace_closest_p0":                 KdTraceClosestP0,
+	"kd_trace_closest_p1":                 KdTraceClosestP1,
+	"kd_trace_elide":                      KdTraceElide,
 	"kd_trace_gather_f32":                 KdTraceGatherF32,
 	"kdtree_addresses_u32":                KdtreeAddressesU32,
 	"kdtree_bin_u32":                      KdtreeBinU32,

@@ -7,38 +7,44 @@ import (
 	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
-// Kernel is a traversal variant: how rays are handed to threads and where
-// each ray's stack lives. Every variant gives the same results.
+// Kernel is a traversal variant: how rays are handed to threads and how a
+// ray steps through interior nodes. Every variant gives the same results.
 type Kernel struct {
-	// Persistent: a grid that fills the device once, each warp taking the
-	// next 32 rays from a global counter (Aila and Laine 2009); else one
-	// thread per ray.
-	Persistent bool
 	// Block is the threads per block, whole warps (0: 64).
 	Block int
-	// BlocksPerSM is the blocks per multiprocessor of a persistent or
-	// dynamic grid (0: 2048/Block).
-	BlocksPerSM int
 	// Dynamic: persistent warps whose idle lanes take new rays whenever
 	// fewer than Refill (1 to 32) lanes are still tracing (Aila and Laine's
-	// dynamic fetch; kernels/trace_dynamic.cu). Persistent is then ignored.
-	Dynamic bool
-	Refill  int
-	// Ring: the top RingEntries entries of each ray's stack in shared
-	// memory, the older ones in local memory (kernels/trace_walk.cuh
-	// RingStack), instead of the whole stack in local memory. Not with
-	// Persistent.
-	Ring bool
-	// Treelet: the nodes in the treelet layout (treelets.go: children
-	// pairs three levels deep in one 128-byte line), made from the host
-	// copy and uploaded on first use. Not with Ring or Persistent.
-	Treelet bool
+	// dynamic fetch; kernels/trace_dynamic.cuh), BlocksPerSM blocks per
+	// multiprocessor (0: 2048/Block); else one thread per ray.
+	Dynamic     bool
+	BlocksPerSM int
+	Refill      int
+	// Step is the interior step (kernels/trace_walk.cuh): StepSafe, or
+	// StepFinite, or StepFiniteLocal.
+	Step Step
+	// Plain: the nodes in kdtree's own layout even when the tree has the
+	// elided one (empty leaves flagged in their parent, never visited):
+	// the layout of trees of 2^28 nodes or more, to measure and test
+	// against.
+	Plain bool
 }
 
-// RingEntries is the stack entries a Ring kernel keeps in shared memory
-// per thread (kernels/trace.cu kRing, trace_dynamic.cu kDynRing), 12 bytes
-// each.
-const RingEntries = 8
+// Step is how the walk takes an interior node.
+type Step int
+
+const (
+	// StepSafe: kdtree's general step (traverse.go descendSafe), for any
+	// ray.
+	StepSafe Step = iota
+	// StepFinite: descendFinite's step (the children ordered by the
+	// direction's sign, no case for a zero direction or a NaN crossing)
+	// for rays whose plane crossings are all finite, StepSafe for others.
+	StepFinite
+	// StepFiniteLocal: StepFinite with the ray's per-axis constants read
+	// from local memory by the node's axis instead of picked from
+	// registers.
+	StepFiniteLocal
+)
 
 // MaxBlock is the most threads per block of a trace kernel (their launch
 // bounds in kernels/trace.cu).
@@ -47,36 +53,31 @@ const MaxBlock = 128
 // DefaultKernel is the variant used unless a caller sets another: the
 // fastest measured on coherent rays, within 7% of the best on incoherent
 // ones (docs/performance.md, "GPU tracing").
-var DefaultKernel = Kernel{Block: 64}
+var DefaultKernel = Kernel{Block: 64, Step: StepFinite}
 
 // IncoherentKernel is the variant for batches known to be incoherent
 // (rays that start and point anywhere: ambient occlusion, diffuse
 // bounces): the fastest measured on random rays.
-var IncoherentKernel = Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}
+var IncoherentKernel = Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Step: StepFinite}
 
 // String names the variant for benchmark tables.
 func (k Kernel) String() string {
-	ring := ""
-	if k.Ring {
-		ring = "ring-"
+	lay := "e"
+	if k.Plain {
+		lay = "p"
 	}
-	if k.Treelet {
-		ring += "tl-"
+	tag := fmt.Sprintf("-%s%d", lay, int(k.Step))
+	if k.Dynamic {
+		return fmt.Sprintf("dynamic-b%d-x%d-r%d%s", k.Block, k.BlocksPerSM, k.Refill, tag)
 	}
-	switch {
-	case k.Dynamic:
-		return fmt.Sprintf("dynamic-%sb%d-x%d-r%d", ring, k.Block, k.BlocksPerSM, k.Refill)
-	case k.Persistent:
-		return fmt.Sprintf("persistent-%sb%d-x%d", ring, k.Block, k.BlocksPerSM)
-	}
-	return fmt.Sprintf("grid-%sb%d", ring, k.Block)
+	return fmt.Sprintf("grid-b%d%s", k.Block, tag)
 }
 
 // check reports a variant the kernels cannot run.
 func (k Kernel) check() error {
 	if k.Block <= 0 || k.Block > MaxBlock || k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) ||
-		k.Ring && k.Persistent && !k.Dynamic || k.BlocksPerSM < 0 || k.Treelet && (k.Ring || k.Persistent && !k.Dynamic) {
-		return fmt.Errorf("gputrace: %v: whole warps, at most %d threads a block, refill 1 to 32, no ring with persistent warps", k, MaxBlock)
+		k.BlocksPerSM < 0 || k.Step < StepSafe || k.Step > StepFiniteLocal || k.Step == StepFiniteLocal && k.Plain {
+		return fmt.Errorf("gputrace: %v: whole warps, at most %d threads a block, refill 1 to 32, a known step", k, MaxBlock)
 	}
 	return nil
 }
@@ -130,21 +131,26 @@ func (t *Tree) launch(k Kernel, anyHit bool, rays, out cuda.DevPtr, words uint32
 	if err := k.check(); err != nil {
 		return err
 	}
-	block := cuda.Linear(k.Block)
-	shared := uint32(0)
-	if k.Ring {
-		shared = uint32(RingEntries * 12 * k.Block)
-	}
-	a := traceArgs{t: t, nodes: t.nodes.Ptr(), rays: rays, out: out, words: words, n: uint32(n)}
-	if k.Treelet {
-		tn, err := t.treeletNodes()
-		if err != nil {
+	nodes := t.nodes
+	if !t.elided {
+		k.Plain = true
+	} else if k.Plain {
+		var err error
+		if nodes, err = t.plainNodes(); err != nil {
 			return err
 		}
-		a.nodes = tn.Ptr()
 	}
-	if !k.Persistent && !k.Dynamic {
-		return a.grid(k, anyHit, cuda.GridFor(n, k.Block), block, shared)
+	if k.Plain && k.Step == StepFiniteLocal {
+		k.Step = StepFinite
+	}
+	kern, err := launch.Named[launch.KdTraceClosestE1Args](kernelName(k, anyHit))
+	if err != nil {
+		return err
+	}
+	a := launch.KdTraceClosestE1Args{Nodes: nodes.Ptr(), Nnodes: t.nnodes, Tris: t.tris.Ptr(), Box: t.box.Ptr(),
+		Rays: rays, Out: out, HitWords: words, N: uint32(n), Counter: t.counter.Ptr(), Refill: uint32(k.Refill)}
+	if !k.Dynamic {
+		return kern.Launch(t.ctx, cuda.GridFor(n, k.Block), cuda.Linear(k.Block), 0, a)
 	}
 	if err := t.counter.Memset32(0); err != nil {
 		return err
@@ -154,89 +160,38 @@ func (t *Tree) launch(k Kernel, anyHit bool, rays, out cuda.DevPtr, words uint32
 		per = 2048 / k.Block
 	}
 	blocks := min(t.ctx.Info().SMs*per, (n+k.Block-1)/k.Block)
-	return a.persistent(k, anyHit, cuda.Linear(max(blocks, 1)), block, shared)
+	return kern.Launch(t.ctx, cuda.Linear(max(blocks, 1)), cuda.Linear(k.Block), 0, a)
 }
 
-// traceArgs are a launch's rays and results.
-type traceArgs struct {
-	t                *Tree
-	nodes, rays, out cuda.DevPtr
-	words, n         uint32
-}
-
-// grid launches a thread a ray: kd_trace_closest (hits into out) or, for
-// anyHit, kd_trace_any (occlusion bytes), or their _sh forms for k.Ring.
-func (a traceArgs) grid(k Kernel, anyHit bool, grid, block cuda.Dim3, shared uint32) error {
-	t := a.t
-	nodes, tris, box := a.nodes, t.tris.Ptr(), t.box.Ptr()
-	switch {
-	case anyHit && k.Treelet:
-		return launch.KdTraceAnyTl.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyTlArgs{Nodes: nodes,
-			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n})
-	case k.Treelet:
-		return launch.KdTraceClosestTl.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestTlArgs{Nodes: nodes,
-			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Hits: a.out, HitWords: a.words, N: a.n})
-	case anyHit && k.Ring:
-		return launch.KdTraceAnySh.Launch(t.ctx, grid, block, shared, launch.KdTraceAnyShArgs{Nodes: nodes,
-			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n})
-	case anyHit:
-		return launch.KdTraceAny.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyArgs{Nodes: nodes,
-			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n})
-	case k.Ring:
-		return launch.KdTraceClosestSh.Launch(t.ctx, grid, block, shared, launch.KdTraceClosestShArgs{Nodes: nodes,
-			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Hits: a.out, HitWords: a.words, N: a.n})
+// kernelName is the kernel of kernels/trace.cu that runs k (its layout
+// and step resolved by launch) for closest or any hit.
+func kernelName(k Kernel, anyHit bool) string {
+	name := "kd_trace_closest"
+	if anyHit {
+		name = "kd_trace_any"
 	}
-	return launch.KdTraceClosest.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestArgs{Nodes: nodes,
-		Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Hits: a.out, HitWords: a.words, N: a.n})
-}
-
-// persistent launches the persistent blocks of k (taking rays from
-// t.counter, zeroed by the caller): the _dyn kernels (_dyn_sh for k.Ring),
-// which take k.Refill rays a warp at a time, when k.Dynamic, else the _pt
-// kernels.
-func (a traceArgs) persistent(k Kernel, anyHit bool, grid, block cuda.Dim3, shared uint32) error {
-	t := a.t
-	nodes, tris, box, ctr, refill := a.nodes, t.tris.Ptr(), t.box.Ptr(), t.counter.Ptr(), uint32(k.Refill)
-	switch {
-	case k.Dynamic && anyHit && k.Treelet:
-		return launch.KdTraceAnyDynTl.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyDynTlArgs{Nodes: nodes,
-			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n, Counter: ctr, Refill: refill})
-	case k.Dynamic && k.Treelet:
-		return launch.KdTraceClosestDynTl.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestDynTlArgs{Nodes: nodes,
-			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Hits: a.out, HitWords: a.words, N: a.n,
-			Counter: ctr, Refill: refill})
-	case k.Dynamic && anyHit && k.Ring:
-		return launch.KdTraceAnyDynSh.Launch(t.ctx, grid, block, shared, launch.KdTraceAnyDynShArgs{Nodes: nodes,
-			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n, Counter: ctr, Refill: refill})
-	case k.Dynamic && anyHit:
-		return launch.KdTraceAnyDyn.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyDynArgs{Nodes: nodes,
-			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n, Counter: ctr, Refill: refill})
-	case k.Dynamic && k.Ring:
-		return launch.KdTraceClosestDynSh.Launch(t.ctx, grid, block, shared, launch.KdTraceClosestDynShArgs{Nodes: nodes,
-			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Hits: a.out, HitWords: a.words, N: a.n,
-			Counter: ctr, Refill: refill})
-	case k.Dynamic:
-		return launch.KdTraceClosestDyn.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestDynArgs{Nodes: nodes,
-			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Hits: a.out, HitWords: a.words, N: a.n,
-			Counter: ctr, Refill: refill})
-	case anyHit:
-		return launch.KdTraceAnyPt.Launch(t.ctx, grid, block, 0, launch.KdTraceAnyPtArgs{Nodes: nodes,
-			Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Occluded: a.out, N: a.n, Counter: ctr})
+	if k.Dynamic {
+		name += "_dyn"
 	}
-	return launch.KdTraceClosestPt.Launch(t.ctx, grid, block, 0, launch.KdTraceClosestPtArgs{Nodes: nodes,
-		Nnodes: t.nnodes, Tris: tris, Box: box, Rays: a.rays, Hits: a.out, HitWords: a.words, N: a.n, Counter: ctr})
+	lay := "e"
+	if k.Plain {
+		lay = "p"
+	}
+	return fmt.Sprintf("%s_%s%d", name, lay, int(k.Step))
 }
 
 // Variants are the kernels that BenchmarkDeviceTrace measures.
 var Variants = []Kernel{
-	{Block: 64}, {Block: 128},
-	{Ring: true, Block: 64}, {Ring: true, Block: 128},
-	{Persistent: true, Block: 64, BlocksPerSM: 16},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 16},
+	{Block: 64, Plain: true},
+	{Block: 64},
+	{Block: 64, Plain: true, Step: StepFinite},
+	{Block: 64, Step: StepFinite},
+	{Block: 64, Step: StepFiniteLocal},
+	{Block: 128, Step: StepFinite},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Plain: true},
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
-	{Dynamic: true, Block: 128, BlocksPerSM: 8, Refill: 24},
-	{Dynamic: true, Ring: true, Block: 64, BlocksPerSM: 16, Refill: 24},
-	{Dynamic: true, Ring: true, Block: 128, BlocksPerSM: 8, Refill: 24},
-	{Treelet: true, Block: 64},
-	{Dynamic: true, Treelet: true, Block: 64, BlocksPerSM: 16, Refill: 24},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Plain: true, Step: StepFinite},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Step: StepFinite},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Step: StepFiniteLocal},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 16, Step: StepFinite},
 }
