@@ -104,7 +104,7 @@ extern "C" __global__ void kd_trace_elide(const uint2 *__restrict__ in, unsigned
 constexpr int kTraceBlockMax = 128, kTraceBlocksMin = 8;
 
 // KD_TRACE_KERNELS defines the kernels of one walk configuration (Walk's
-// ELIDED, FINITE, AXLOCAL), named kd_trace_{closest,any}[_dyn]_SUF, all with
+// ELIDED, DESCEND; launch bounds of kTraceBlockMax threads × BLOCKS), named kd_trace_{closest,any}[_dyn]_SUF, all with
 // the same parameters: nodes, nnodes, tris, box, rays (the layouts above);
 // out, the hit records (hit_words words a ray) or occlusion bytes; n rays;
 // counter and refill, read by the dynamic-fetch kernels only
@@ -113,33 +113,32 @@ constexpr int kTraceBlockMax = 128, kTraceBlocksMin = 8;
 	const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,                           \
 	    const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out, unsigned hit_words, \
 	    unsigned n, unsigned *counter, unsigned refill
-#define KD_TRACE_KERNELS(SUF, ELIDED, FINITE, AXLOCAL)                                                            \
-	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)                                 \
+#define KD_TRACE_KERNELS(SUF, ELIDED, DESCEND, BLOCKS)                                                            \
+	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, BLOCKS)                                           \
 	    kd_trace_closest_##SUF(KD_TRACE_PARAMS) {                                                                 \
-		kd_trace::trace_grid<false, kd_trace::Walk<ELIDED, FINITE, AXLOCAL>>(nodes, nnodes, tris, box, rays, out,  \
+		kd_trace::trace_grid<false, kd_trace::Walk<ELIDED, DESCEND>>(nodes, nnodes, tris, box, rays, out,  \
 		                                                                     hit_words, n);                        \
 	}                                                                                                             \
-	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)                                 \
+	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, BLOCKS)                                           \
 	    kd_trace_any_##SUF(KD_TRACE_PARAMS) {                                                                     \
-		kd_trace::trace_grid<true, kd_trace::Walk<ELIDED, FINITE, AXLOCAL>>(nodes, nnodes, tris, box, rays, out, 0, \
+		kd_trace::trace_grid<true, kd_trace::Walk<ELIDED, DESCEND>>(nodes, nnodes, tris, box, rays, out, 0, \
 		                                                                    n);                                     \
 	}                                                                                                             \
-	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)                                 \
+	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, BLOCKS)                                           \
 	    kd_trace_closest_dyn_##SUF(KD_TRACE_PARAMS) {                                                             \
-		kd_trace::trace_dynamic<false, kd_trace::Walk<ELIDED, FINITE, AXLOCAL>>(nodes, nnodes, tris, box, rays,     \
+		kd_trace::trace_dynamic<false, kd_trace::Walk<ELIDED, DESCEND>>(nodes, nnodes, tris, box, rays,     \
 		                                                                        out, hit_words, n, counter, refill); \
 	}                                                                                                             \
-	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)                                 \
+	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, BLOCKS)                                           \
 	    kd_trace_any_dyn_##SUF(KD_TRACE_PARAMS) {                                                                 \
-		kd_trace::trace_dynamic<true, kd_trace::Walk<ELIDED, FINITE, AXLOCAL>>(nodes, nnodes, tris, box, rays, out, \
+		kd_trace::trace_dynamic<true, kd_trace::Walk<ELIDED, DESCEND>>(nodes, nnodes, tris, box, rays, out, \
 		                                                                       0, n, counter, refill);              \
 	}
 
-// The configurations: p (plain layout) and e (elided layout); 0 the
-// general step, 1 descendFinite's step for finite rays, 2 that step with
-// the per-axis constants in local memory.
-KD_TRACE_KERNELS(p0, false, false, false)
-KD_TRACE_KERNELS(p1, false, true, false)
-KD_TRACE_KERNELS(e0, true, false, false)
-KD_TRACE_KERNELS(e1, true, true, false)
-KD_TRACE_KERNELS(e2, true, true, true)
+// The configurations: e (elided layout) and p (plain: trees of 2^27 nodes
+// or more); ed, the elided layout with the descend loop; e9, the elided
+// layout in 56 registers (9 blocks of 128 per SM).
+KD_TRACE_KERNELS(e, true, false, kTraceBlocksMin)
+KD_TRACE_KERNELS(p, false, false, kTraceBlocksMin)
+KD_TRACE_KERNELS(ed, true, true, kTraceBlocksMin)
+KD_TRACE_KERNELS(e9, true, false, 9)

@@ -9,7 +9,8 @@
 namespace kd_trace {
 
 // trace_dynamic: every iteration each live lane takes one traversal step
-// (an interior node, a leaf, or a pop); when fewer than refill lanes of
+// (an interior node, or with W::descend interior nodes down to a leaf; a
+// leaf; or a pop); when fewer than refill lanes of
 // the warp are live, the idle ones take new rays from *counter (zero
 // before the launch) together, so that a warp is not held by its longest
 // ray. A lane stops for good once the rays are used up.
@@ -20,7 +21,6 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
                                               unsigned words, unsigned n, unsigned *counter, unsigned refill) {
 	Entry buf[kTraceMaxDepth + 1];
 	LocalStack stack{buf, 0};
-	AxisLocal ax[W::axlocal ? 3 : 1];
 	const unsigned lane = threadIdx.x & 31u;
 	Pre pre;
 	RayAxes r;
@@ -43,7 +43,7 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 					} else {
 						float4 r0 = rays[2 * i], r1 = rays[2 * i + 1];
 						best = no_hit();
-						if (nnodes != 0 && start_ray<W>(box, r0, r1, pre, r, ax, tmin, tmax)) {
+						if (nnodes != 0 && start_ray(box, r0, r1, pre, r, tmin, tmax)) {
 							live = true;
 							stack.init();
 							node = 0;
@@ -59,10 +59,7 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 		bool end = false;
 		if (tmin <= best.t) {  // as trace_ray's test
 			uint2 nd = nodes[node];
-			if ((nd.y & 3u) != 3u) {
-				interior_step<W>(nd, r, ax, node, tmin, tmax, stack);
-				continue;
-			}
+			if (!step<W>(nodes, nd, r, node, tmin, tmax, best.t, stack)) continue;
 			end = leaf_test<ANY>(nd, pre, tris, best);
 		}
 		if (!end && !stack.empty()) {

@@ -96,30 +96,21 @@ __device__ __forceinline__ Child children(unsigned node, unsigned w1) {
 
 // Per-ray constants of the traversal: origin, direction, 1/direction, per
 // axis the part of a plane crossing's slack that does not depend on the
-// crossing, kSlack·(mag+|o|)·|inv| (traverse.go rayAxes.slack), the
-// direction's sign bits (bit a: Dir[a] is negative, traverse.go
-// rayAxes.flip) and whether the ray is finite (traverse.go
-// rayAxes.finite: every crossing and its slack finite and not NaN).
+// crossing, kSlack·(mag+|o|)·|inv| (traverse.go rayAxes.slack), and
+// whether the ray is finite (traverse.go rayAxes.finite: every crossing
+// and its slack finite and not NaN).
 struct RayAxes {
 	float o[3], d[3], inv[3], slack[3];
-	unsigned signs;
 	bool finite;
 };
 
-// AxisLocal is one axis of a ray's constants (o, d, inv, slack) as one
-// float4, for walks that read them from a per-thread array in local memory
-// indexed by the node's axis (one 16-byte load) rather than picking them
-// from registers.
-using AxisLocal = float4;
-
 // Walk is a trace kernel's configuration: the node layout (elided or
-// plain), and the interior step: FINITE takes traverse.go descendFinite's
-// step (children ordered by the direction's sign, no case for a zero
-// direction or a NaN crossing) for finite rays and the general step for
-// the others, AXLOCAL reads the per-axis constants from local memory.
-template <bool ELIDED_, bool FINITE_, bool AXLOCAL_>
+// plain) and the loop: with DESCEND a ray goes down interior nodes in an
+// inner loop until it reaches a leaf (or has nothing to visit), else each
+// iteration of the walk takes one interior step, one leaf or one pop.
+template <bool ELIDED_, bool DESCEND_>
 struct Walk {
-	static constexpr bool elided = ELIDED_, finite = FINITE_, axlocal = AXLOCAL_;
+	static constexpr bool elided = ELIDED_, descend = DESCEND_;
 };
 
 // safe_step is one step of traverse.go descendSafe at interior node n for
@@ -198,34 +189,24 @@ __device__ __forceinline__ void safe_step(uint2 n, const RayAxes &r, unsigned &n
 // empty, or (elided layout) that is an empty leaf, is not visited; when
 // both are visited, second is pushed. Nothing to visit: tmin becomes NaN
 // (a pop, as in safe_step).
-// These are safe_step's nodes, order and intervals for such a ray. ax is
-// the thread's AxisLocal array when W::axlocal.
-template <class W, class Stack>
-__device__ __forceinline__ void finite_step(uint2 n, const RayAxes &r, const AxisLocal *ax, unsigned &node,
-                                            float &tmin, float &tmax, Stack &stack) {
+// These are safe_step's nodes, order and intervals for such a ray.
+template <bool ELIDED, class Stack>
+__device__ __forceinline__ void finite_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
+                                            Stack &stack) {
 	unsigned axis = n.y & 3u;
-	float oa, inva, slacka;
-	unsigned m;  // all ones when the direction is negative on the axis
-	if (W::axlocal) {
-		float4 q = ax[axis];
-		oa = q.x;
-		inva = q.z;
-		slacka = q.w;
-		m = (unsigned)(__float_as_int(q.y) >> 31);
-	} else {
-		oa = pick(r.o[0], r.o[1], r.o[2], axis);
-		inva = pick(r.inv[0], r.inv[1], r.inv[2], axis);
-		slacka = pick(r.slack[0], r.slack[1], r.slack[2], axis);
-		m = 0u - ((r.signs >> axis) & 1u);
-	}
+	float oa = pick(r.o[0], r.o[1], r.o[2], axis), inva = pick(r.inv[0], r.inv[1], r.inv[2], axis);
+	float slacka = pick(r.slack[0], r.slack[1], r.slack[2], axis);
+	// All ones when the direction is negative on the axis (traverse.go
+	// rayAxes.flip).
+	unsigned m = (unsigned)(__float_as_int(pick(r.d[0], r.d[1], r.d[2], axis)) >> 31);
 	float tp = (__uint_as_float(n.x) - oa) * inva;
 	float slack = kSlack * fabsf(tp) + slacka;
 	float lo = tp - slack, hi = tp + slack;
-	unsigned below = node + 1, above = W::elided ? n.y >> 5 : n.y >> 2;
+	unsigned below = node + 1, above = ELIDED ? n.y >> 5 : n.y >> 2;
 	unsigned swap = (below ^ above) & m;
 	unsigned first = below ^ swap, second = above ^ swap;
 	bool goFirst = !(hi < tmin), goSecond = !(lo > tmax);
-	if (W::elided) {
+	if (ELIDED) {
 		unsigned e = n.y >> (m & 1u);  // bit 2: first is empty, bit 3: second
 		goFirst = goFirst && (e & 4u) == 0;
 		goSecond = goSecond && (e & 8u) == 0;
@@ -241,15 +222,36 @@ __device__ __forceinline__ void finite_step(uint2 n, const RayAxes &r, const Axi
 	}
 }
 
-// interior_step is one step of the walk at interior node n (finite_step
-// or safe_step, as W and the ray say).
-template <class W, class Stack>
-__device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, const AxisLocal *ax, unsigned &node,
-                                              float &tmin, float &tmax, Stack &stack) {
-	if (W::finite && r.finite) {
-		finite_step<W>(n, r, ax, node, tmin, tmax, stack);
+// interior_step is one step of the walk at interior node n: finite_step
+// for a finite ray, else safe_step.
+template <bool ELIDED, class Stack>
+__device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
+                                              Stack &stack) {
+	if (r.finite) {
+		finite_step<ELIDED>(n, r, node, tmin, tmax, stack);
 	} else {
-		safe_step<W::elided>(n, r, node, tmin, tmax, stack);
+		safe_step<ELIDED>(n, r, node, tmin, tmax, stack);
+	}
+}
+
+// step visits node (its words n) of the walk: one interior step (or, with
+// W::descend, interior steps until a leaf) and true when the walk is at a
+// leaf, whose words n then holds, with tmin <= best t; false: go on with
+// the next iteration (a pop when tmin is NaN or beyond best t).
+template <class W, class Stack>
+__device__ __forceinline__ bool step(const uint2 *__restrict__ nodes, uint2 &n, const RayAxes &r, unsigned &node,
+                                     float &tmin, float &tmax, float bestT, Stack &stack) {
+	if constexpr (!W::descend) {
+		if ((n.y & 3u) == 3u) return true;
+		interior_step<W::elided>(n, r, node, tmin, tmax, stack);
+		return false;
+	} else {
+		while ((n.y & 3u) != 3u) {
+			interior_step<W::elided>(n, r, node, tmin, tmax, stack);
+			if (!(tmin <= bestT)) return false;
+			n = nodes[node];
+		}
+		return true;
 	}
 }
 
@@ -292,23 +294,18 @@ __device__ __forceinline__ Best no_hit() {
 constexpr float kFiniteLimit = 0x1p100f;
 
 // start_ray prepares ray (r0, r1) and clips it to the root box; false when
-// it misses the box (traverse.go trace up to the walk). With W::axlocal it
-// fills ax, the thread's AxisLocal array of 3.
-template <class W>
+// it misses the box (traverse.go trace up to the walk).
 __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 r0, float4 r1, Pre &pre, RayAxes &r,
-                                          AxisLocal *ax, float &tmin, float &tmax) {
+                                          float &tmin, float &tmax) {
 	pre = prepare(r0, r1);
 	r.o[0] = r0.x; r.o[1] = r0.y; r.o[2] = r0.z;
 	r.d[0] = r0.w; r.d[1] = r1.x; r.d[2] = r1.y;
-	r.signs = 0;
 	r.finite = true;
 #pragma unroll
 	for (int a = 0; a < 3; a++) {
 		r.inv[a] = 1.0f / r.d[a];
 		r.slack[a] = kSlack * (box[6 + a] + fabsf(r.o[a])) * fabsf(r.inv[a]);
-		r.signs |= (__float_as_uint(r.d[a]) >> 31) << a;
 		if (r.d[a] == 0.0f || !(fabsf(r.inv[a]) <= kFiniteLimit) || !(r.slack[a] <= kFiniteLimit)) r.finite = false;
-		if (W::axlocal) ax[a] = make_float4(r.o[a], r.d[a], r.inv[a], r.slack[a]);
 	}
 	return clip_box(box, r.o, r.d, r.inv, r1.z, r1.w, tmin, tmax);
 }
@@ -325,9 +322,8 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 	Best best = no_hit();
 	Pre pre;
 	RayAxes r;
-	AxisLocal ax[W::axlocal ? 3 : 1];
 	float tmin, tmax;
-	if (!start_ray<W>(box, r0, r1, pre, r, ax, tmin, tmax)) return best;
+	if (!start_ray(box, r0, r1, pre, r, tmin, tmax)) return best;
 	stack.init();
 	unsigned node = 0;
 	for (;;) {
@@ -335,10 +331,7 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 		// test, and false for the NaN tmin of a step with nothing to visit.
 		if (tmin <= best.t) {
 			uint2 n = nodes[node];
-			if ((n.y & 3u) != 3u) {
-				interior_step<W>(n, r, ax, node, tmin, tmax, stack);
-				continue;
-			}
+			if (!step<W>(nodes, n, r, node, tmin, tmax, best.t, stack)) continue;
 			if (leaf_test<ANY>(n, pre, tris, best)) return best;
 		}
 		if (stack.empty()) return best;

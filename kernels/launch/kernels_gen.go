@@ -286,11 +286,11 @@ func (a IotaU32Args) args() []any {
 	return []any{a.Dst, a.N, a.Start}
 }
 
-// KdTraceAnyDynE0 launches kd_trace_any_dyn_e0(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynE0 = Kernel[KdTraceAnyDynE0Args]{name: "kd_trace_any_dyn_e0"}
+// KdTraceAnyDynE launches kd_trace_any_dyn_e(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynE = Kernel[KdTraceAnyDynEArgs]{name: "kd_trace_any_dyn_e"}
 
-// KdTraceAnyDynE0Args are kd_trace_any_dyn_e0's arguments, named like its parameters.
-type KdTraceAnyDynE0Args struct {
+// KdTraceAnyDynEArgs are kd_trace_any_dyn_e's arguments, named like its parameters.
+type KdTraceAnyDynEArgs struct {
 	Nodes    cuda.DevPtr // const uint2* __restrict__
 	Nnodes   uint32      // unsigned
 	Tris     cuda.DevPtr // const float4* __restrict__
@@ -303,123 +303,99 @@ type KdTraceAnyDynE0Args struct {
 	Refill   uint32      // unsigned
 }
 
-func (a KdTraceAnyDynE0Args) args() []any {
+func (a KdTraceAnyDynEArgs) args() []any {
 	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Out, a.HitWords, a.N, a.Counter, a.Refill}
 }
 
-// KdTraceAnyDynE1 launches kd_trace_any_dyn_e1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynE1 = Kernel[KdTraceAnyDynE1Args]{name: "kd_trace_any_dyn_e1"}
+// KdTraceAnyDynE9 launches kd_trace_any_dyn_e9(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynE9 = Kernel[KdTraceAnyDynE9Args]{name: "kd_trace_any_dyn_e9"}
 
-// KdTraceAnyDynE1Args are kd_trace_any_dyn_e1's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceAnyDynE1Args = KdTraceAnyDynE0Args
+// KdTraceAnyDynE9Args are kd_trace_any_dyn_e9's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceAnyDynE9Args = KdTraceAnyDynEArgs
 
-// KdTraceAnyDynE2 launches kd_trace_any_dyn_e2(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynE2 = Kernel[KdTraceAnyDynE2Args]{name: "kd_trace_any_dyn_e2"}
+// KdTraceAnyDynEd launches kd_trace_any_dyn_ed(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynEd = Kernel[KdTraceAnyDynEdArgs]{name: "kd_trace_any_dyn_ed"}
 
-// KdTraceAnyDynE2Args are kd_trace_any_dyn_e2's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceAnyDynE2Args = KdTraceAnyDynE0Args
+// KdTraceAnyDynEdArgs are kd_trace_any_dyn_ed's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceAnyDynEdArgs = KdTraceAnyDynEArgs
 
-// KdTraceAnyDynP0 launches kd_trace_any_dyn_p0(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynP0 = Kernel[KdTraceAnyDynP0Args]{name: "kd_trace_any_dyn_p0"}
+// KdTraceAnyDynP launches kd_trace_any_dyn_p(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynP = Kernel[KdTraceAnyDynPArgs]{name: "kd_trace_any_dyn_p"}
 
-// KdTraceAnyDynP0Args are kd_trace_any_dyn_p0's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceAnyDynP0Args = KdTraceAnyDynE0Args
+// KdTraceAnyDynPArgs are kd_trace_any_dyn_p's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceAnyDynPArgs = KdTraceAnyDynEArgs
 
-// KdTraceAnyDynP1 launches kd_trace_any_dyn_p1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynP1 = Kernel[KdTraceAnyDynP1Args]{name: "kd_trace_any_dyn_p1"}
+// KdTraceAnyE launches kd_trace_any_e(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyE = Kernel[KdTraceAnyEArgs]{name: "kd_trace_any_e"}
 
-// KdTraceAnyDynP1Args are kd_trace_any_dyn_p1's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceAnyDynP1Args = KdTraceAnyDynE0Args
+// KdTraceAnyEArgs are kd_trace_any_e's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceAnyEArgs = KdTraceAnyDynEArgs
 
-// KdTraceAnyE0 launches kd_trace_any_e0(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyE0 = Kernel[KdTraceAnyE0Args]{name: "kd_trace_any_e0"}
+// KdTraceAnyE9 launches kd_trace_any_e9(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyE9 = Kernel[KdTraceAnyE9Args]{name: "kd_trace_any_e9"}
 
-// KdTraceAnyE0Args are kd_trace_any_e0's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceAnyE0Args = KdTraceAnyDynE0Args
+// KdTraceAnyE9Args are kd_trace_any_e9's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceAnyE9Args = KdTraceAnyDynEArgs
 
-// KdTraceAnyE1 launches kd_trace_any_e1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyE1 = Kernel[KdTraceAnyE1Args]{name: "kd_trace_any_e1"}
+// KdTraceAnyEd launches kd_trace_any_ed(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyEd = Kernel[KdTraceAnyEdArgs]{name: "kd_trace_any_ed"}
 
-// KdTraceAnyE1Args are kd_trace_any_e1's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceAnyE1Args = KdTraceAnyDynE0Args
+// KdTraceAnyEdArgs are kd_trace_any_ed's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceAnyEdArgs = KdTraceAnyDynEArgs
 
-// KdTraceAnyE2 launches kd_trace_any_e2(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyE2 = Kernel[KdTraceAnyE2Args]{name: "kd_trace_any_e2"}
+// KdTraceAnyP launches kd_trace_any_p(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyP = Kernel[KdTraceAnyPArgs]{name: "kd_trace_any_p"}
 
-// KdTraceAnyE2Args are kd_trace_any_e2's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceAnyE2Args = KdTraceAnyDynE0Args
+// KdTraceAnyPArgs are kd_trace_any_p's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceAnyPArgs = KdTraceAnyDynEArgs
 
-// KdTraceAnyP0 launches kd_trace_any_p0(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyP0 = Kernel[KdTraceAnyP0Args]{name: "kd_trace_any_p0"}
+// KdTraceClosestDynE launches kd_trace_closest_dyn_e(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynE = Kernel[KdTraceClosestDynEArgs]{name: "kd_trace_closest_dyn_e"}
 
-// KdTraceAnyP0Args are kd_trace_any_p0's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceAnyP0Args = KdTraceAnyDynE0Args
+// KdTraceClosestDynEArgs are kd_trace_closest_dyn_e's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceClosestDynEArgs = KdTraceAnyDynEArgs
 
-// KdTraceAnyP1 launches kd_trace_any_p1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyP1 = Kernel[KdTraceAnyP1Args]{name: "kd_trace_any_p1"}
+// KdTraceClosestDynE9 launches kd_trace_closest_dyn_e9(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynE9 = Kernel[KdTraceClosestDynE9Args]{name: "kd_trace_closest_dyn_e9"}
 
-// KdTraceAnyP1Args are kd_trace_any_p1's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceAnyP1Args = KdTraceAnyDynE0Args
+// KdTraceClosestDynE9Args are kd_trace_closest_dyn_e9's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceClosestDynE9Args = KdTraceAnyDynEArgs
 
-// KdTraceClosestDynE0 launches kd_trace_closest_dyn_e0(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynE0 = Kernel[KdTraceClosestDynE0Args]{name: "kd_trace_closest_dyn_e0"}
+// KdTraceClosestDynEd launches kd_trace_closest_dyn_ed(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynEd = Kernel[KdTraceClosestDynEdArgs]{name: "kd_trace_closest_dyn_ed"}
 
-// KdTraceClosestDynE0Args are kd_trace_closest_dyn_e0's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceClosestDynE0Args = KdTraceAnyDynE0Args
+// KdTraceClosestDynEdArgs are kd_trace_closest_dyn_ed's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceClosestDynEdArgs = KdTraceAnyDynEArgs
 
-// KdTraceClosestDynE1 launches kd_trace_closest_dyn_e1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynE1 = Kernel[KdTraceClosestDynE1Args]{name: "kd_trace_closest_dyn_e1"}
+// KdTraceClosestDynP launches kd_trace_closest_dyn_p(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynP = Kernel[KdTraceClosestDynPArgs]{name: "kd_trace_closest_dyn_p"}
 
-// KdTraceClosestDynE1Args are kd_trace_closest_dyn_e1's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceClosestDynE1Args = KdTraceAnyDynE0Args
+// KdTraceClosestDynPArgs are kd_trace_closest_dyn_p's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceClosestDynPArgs = KdTraceAnyDynEArgs
 
-// KdTraceClosestDynE2 launches kd_trace_closest_dyn_e2(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynE2 = Kernel[KdTraceClosestDynE2Args]{name: "kd_trace_closest_dyn_e2"}
+// KdTraceClosestE launches kd_trace_closest_e(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestE = Kernel[KdTraceClosestEArgs]{name: "kd_trace_closest_e"}
 
-// KdTraceClosestDynE2Args are kd_trace_closest_dyn_e2's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceClosestDynE2Args = KdTraceAnyDynE0Args
+// KdTraceClosestEArgs are kd_trace_closest_e's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceClosestEArgs = KdTraceAnyDynEArgs
 
-// KdTraceClosestDynP0 launches kd_trace_closest_dyn_p0(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynP0 = Kernel[KdTraceClosestDynP0Args]{name: "kd_trace_closest_dyn_p0"}
+// KdTraceClosestE9 launches kd_trace_closest_e9(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestE9 = Kernel[KdTraceClosestE9Args]{name: "kd_trace_closest_e9"}
 
-// KdTraceClosestDynP0Args are kd_trace_closest_dyn_p0's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceClosestDynP0Args = KdTraceAnyDynE0Args
+// KdTraceClosestE9Args are kd_trace_closest_e9's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceClosestE9Args = KdTraceAnyDynEArgs
 
-// KdTraceClosestDynP1 launches kd_trace_closest_dyn_p1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynP1 = Kernel[KdTraceClosestDynP1Args]{name: "kd_trace_closest_dyn_p1"}
+// KdTraceClosestEd launches kd_trace_closest_ed(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestEd = Kernel[KdTraceClosestEdArgs]{name: "kd_trace_closest_ed"}
 
-// KdTraceClosestDynP1Args are kd_trace_closest_dyn_p1's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceClosestDynP1Args = KdTraceAnyDynE0Args
+// KdTraceClosestEdArgs are kd_trace_closest_ed's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceClosestEdArgs = KdTraceAnyDynEArgs
 
-// KdTraceClosestE0 launches kd_trace_closest_e0(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestE0 = Kernel[KdTraceClosestE0Args]{name: "kd_trace_closest_e0"}
+// KdTraceClosestP launches kd_trace_closest_p(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestP = Kernel[KdTraceClosestPArgs]{name: "kd_trace_closest_p"}
 
-// KdTraceClosestE0Args are kd_trace_closest_e0's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceClosestE0Args = KdTraceAnyDynE0Args
-
-// KdTraceClosestE1 launches kd_trace_closest_e1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestE1 = Kernel[KdTraceClosestE1Args]{name: "kd_trace_closest_e1"}
-
-// KdTraceClosestE1Args are kd_trace_closest_e1's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceClosestE1Args = KdTraceAnyDynE0Args
-
-// KdTraceClosestE2 launches kd_trace_closest_e2(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestE2 = Kernel[KdTraceClosestE2Args]{name: "kd_trace_closest_e2"}
-
-// KdTraceClosestE2Args are kd_trace_closest_e2's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceClosestE2Args = KdTraceAnyDynE0Args
-
-// KdTraceClosestP0 launches kd_trace_closest_p0(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestP0 = Kernel[KdTraceClosestP0Args]{name: "kd_trace_closest_p0"}
-
-// KdTraceClosestP0Args are kd_trace_closest_p0's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceClosestP0Args = KdTraceAnyDynE0Args
-
-// KdTraceClosestP1 launches kd_trace_closest_p1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestP1 = Kernel[KdTraceClosestP1Args]{name: "kd_trace_closest_p1"}
-
-// KdTraceClosestP1Args are kd_trace_closest_p1's arguments, the same fields as KdTraceAnyDynE0Args.
-type KdTraceClosestP1Args = KdTraceAnyDynE0Args
+// KdTraceClosestPArgs are kd_trace_closest_p's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceClosestPArgs = KdTraceAnyDynEArgs
 
 // KdTraceElide launches kd_trace_elide(const uint2* __restrict__ in, unsigned n, uint2* __restrict__ out).
 var KdTraceElide = Kernel[KdTraceElideArgs]{name: "kd_trace_elide"}
@@ -2290,26 +2266,22 @@ var byName = map[string]any{
 	"fill_f32":                            FillF32,
 	"fill_u32":                            FillU32,
 	"iota_u32":                            IotaU32,
-	"kd_trace_any_dyn_e0":                 KdTraceAnyDynE0,
-	"kd_trace_any_dyn_e1":                 KdTraceAnyDynE1,
-	"kd_trace_any_dyn_e2":                 KdTraceAnyDynE2,
-	"kd_trace_any_dyn_p0":                 KdTraceAnyDynP0,
-	"kd_trace_any_dyn_p1":                 KdTraceAnyDynP1,
-	"kd_trace_any_e0":                     KdTraceAnyE0,
-	"kd_trace_any_e1":                     KdTraceAnyE1,
-	"kd_trace_any_e2":                     KdTraceAnyE2,
-	"kd_trace_any_p0":                     KdTraceAnyP0,
-	"kd_trace_any_p1":                     KdTraceAnyP1,
-	"kd_trace_closest_dyn_e0":             KdTraceClosestDynE0,
-	"kd_trace_closest_dyn_e1":             KdTraceClosestDynE1,
-	"kd_trace_closest_dyn_e2":             KdTraceClosestDynE2,
-	"kd_trace_closest_dyn_p0":             KdTraceClosestDynP0,
-	"kd_trace_closest_dyn_p1":             KdTraceClosestDynP1,
-	"kd_trace_closest_e0":                 KdTraceClosestE0,
-	"kd_trace_closest_e1":                 KdTraceClosestE1,
-	"kd_trace_closest_e2":                 KdTraceClosestE2,
-	"kd_trace_closest_p0":                 KdTraceClosestP0,
-	"kd_trace_closest_p1":                 KdTraceClosestP1,
+	"kd_trace_any_dyn_e":                  KdTraceAnyDynE,
+	"kd_trace_any_dyn_e9":                 KdTraceAnyDynE9,
+	"kd_trace_any_dyn_ed":                 KdTraceAnyDynEd,
+	"kd_trace_any_dyn_p":                  KdTraceAnyDynP,
+	"kd_trace_any_e":                      KdTraceAnyE,
+	"kd_trace_any_e9":                     KdTraceAnyE9,
+	"kd_trace_any_ed":                     KdTraceAnyEd,
+	"kd_trace_any_p":                      KdTraceAnyP,
+	"kd_trace_closest_dyn_e":              KdTraceClosestDynE,
+	"kd_trace_closest_dyn_e9":             KdTraceClosestDynE9,
+	"kd_trace_closest_dyn_ed":             KdTraceClosestDynEd,
+	"kd_trace_closest_dyn_p":              KdTraceClosestDynP,
+	"kd_trace_closest_e":                  KdTraceClosestE,
+	"kd_trace_closest_e9":                 KdTraceClosestE9,
+	"kd_trace_closest_ed":                 KdTraceClosestEd,
+	"kd_trace_closest_p":                  KdTraceClosestP,
 	"kd_trace_elide":                      KdTraceElide,
 	"kd_trace_gather_f32":                 KdTraceGatherF32,
 	"kdtree_addresses_u32":                KdtreeAddressesU32,

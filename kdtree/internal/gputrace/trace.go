@@ -8,7 +8,7 @@ import (
 )
 
 // Kernel is a traversal variant: how rays are handed to threads and how a
-// ray steps through interior nodes. Every variant gives the same results.
+// ray goes through the nodes. Every variant gives the same results.
 type Kernel struct {
 	// Block is the threads per block, whole warps (0: 64).
 	Block int
@@ -19,32 +19,20 @@ type Kernel struct {
 	Dynamic     bool
 	BlocksPerSM int
 	Refill      int
-	// Step is the interior step (kernels/trace_walk.cuh): StepSafe, or
-	// StepFinite, or StepFiniteLocal.
-	Step Step
 	// Plain: the nodes in kdtree's own layout even when the tree has the
 	// elided one (empty leaves flagged in their parent, never visited):
-	// the layout of trees of 2^28 nodes or more, to measure and test
+	// the layout of trees of MaxElided nodes or more, to measure and test
 	// against.
 	Plain bool
+	// Descend: a ray goes down interior nodes in an inner loop until it
+	// reaches a leaf, instead of one interior step per iteration of the
+	// walk. Not with Plain.
+	Descend bool
+	// Regs56: the elided-layout kernels compiled for 56 registers (9
+	// blocks of 128 threads per SM) instead of 64. Not with Plain or
+	// Descend.
+	Regs56 bool
 }
-
-// Step is how the walk takes an interior node.
-type Step int
-
-const (
-	// StepSafe: kdtree's general step (traverse.go descendSafe), for any
-	// ray.
-	StepSafe Step = iota
-	// StepFinite: descendFinite's step (the children ordered by the
-	// direction's sign, no case for a zero direction or a NaN crossing)
-	// for rays whose plane crossings are all finite, StepSafe for others.
-	StepFinite
-	// StepFiniteLocal: StepFinite with the ray's per-axis constants read
-	// from local memory by the node's axis instead of picked from
-	// registers.
-	StepFiniteLocal
-)
 
 // MaxBlock is the most threads per block of a trace kernel (their launch
 // bounds in kernels/trace.cu).
@@ -53,20 +41,16 @@ const MaxBlock = 128
 // DefaultKernel is the variant used unless a caller sets another: the
 // fastest measured on coherent rays, within 7% of the best on incoherent
 // ones (docs/performance.md, "GPU tracing").
-var DefaultKernel = Kernel{Block: 64, Step: StepFinite}
+var DefaultKernel = Kernel{Block: 64}
 
 // IncoherentKernel is the variant for batches known to be incoherent
 // (rays that start and point anywhere: ambient occlusion, diffuse
 // bounces): the fastest measured on random rays.
-var IncoherentKernel = Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Step: StepFinite}
+var IncoherentKernel = Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}
 
 // String names the variant for benchmark tables.
 func (k Kernel) String() string {
-	lay := "e"
-	if k.Plain {
-		lay = "p"
-	}
-	tag := fmt.Sprintf("-%s%d", lay, int(k.Step))
+	tag := "-" + k.walk()
 	if k.Dynamic {
 		return fmt.Sprintf("dynamic-b%d-x%d-r%d%s", k.Block, k.BlocksPerSM, k.Refill, tag)
 	}
@@ -76,8 +60,8 @@ func (k Kernel) String() string {
 // check reports a variant the kernels cannot run.
 func (k Kernel) check() error {
 	if k.Block <= 0 || k.Block > MaxBlock || k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) ||
-		k.BlocksPerSM < 0 || k.Step < StepSafe || k.Step > StepFiniteLocal || k.Step == StepFiniteLocal && k.Plain {
-		return fmt.Errorf("gputrace: %v: whole warps, at most %d threads a block, refill 1 to 32, a known step", k, MaxBlock)
+		k.BlocksPerSM < 0 || k.Plain && k.Descend || k.Regs56 && (k.Plain || k.Descend) {
+		return fmt.Errorf("gputrace: %v: whole warps, at most %d threads a block, refill 1 to 32, no descend loop on the plain layout", k, MaxBlock)
 	}
 	return nil
 }
@@ -133,21 +117,18 @@ func (t *Tree) launch(k Kernel, anyHit bool, rays, out cuda.DevPtr, words uint32
 	}
 	nodes := t.nodes
 	if !t.elided {
-		k.Plain = true
+		k.Plain, k.Descend, k.Regs56 = true, false, false
 	} else if k.Plain {
 		var err error
 		if nodes, err = t.plainNodes(); err != nil {
 			return err
 		}
 	}
-	if k.Plain && k.Step == StepFiniteLocal {
-		k.Step = StepFinite
-	}
-	kern, err := launch.Named[launch.KdTraceClosestE1Args](kernelName(k, anyHit))
+	kern, err := launch.Named[launch.KdTraceClosestEArgs](kernelName(k, anyHit))
 	if err != nil {
 		return err
 	}
-	a := launch.KdTraceClosestE1Args{Nodes: nodes.Ptr(), Nnodes: t.nnodes, Tris: t.tris.Ptr(), Box: t.box.Ptr(),
+	a := launch.KdTraceClosestEArgs{Nodes: nodes.Ptr(), Nnodes: t.nnodes, Tris: t.tris.Ptr(), Box: t.box.Ptr(),
 		Rays: rays, Out: out, HitWords: words, N: uint32(n), Counter: t.counter.Ptr(), Refill: uint32(k.Refill)}
 	if !k.Dynamic {
 		return kern.Launch(t.ctx, cuda.GridFor(n, k.Block), cuda.Linear(k.Block), 0, a)
@@ -173,25 +154,30 @@ func kernelName(k Kernel, anyHit bool) string {
 	if k.Dynamic {
 		name += "_dyn"
 	}
-	lay := "e"
-	if k.Plain {
-		lay = "p"
+	return name + "_" + k.walk()
+}
+
+// walk is the suffix of k's kernels (kernels/trace.cu KD_TRACE_KERNELS):
+// e, the elided layout; p, the plain one; ed, the elided layout with the
+// descend loop; e9, the elided layout in 56 registers.
+func (k Kernel) walk() string {
+	switch {
+	case k.Plain:
+		return "p"
+	case k.Descend:
+		return "ed"
+	case k.Regs56:
+		return "e9"
 	}
-	return fmt.Sprintf("%s_%s%d", name, lay, int(k.Step))
+	return "e"
 }
 
 // Variants are the kernels that BenchmarkDeviceTrace measures.
 var Variants = []Kernel{
-	{Block: 64, Plain: true},
-	{Block: 64},
-	{Block: 64, Plain: true, Step: StepFinite},
-	{Block: 64, Step: StepFinite},
-	{Block: 64, Step: StepFiniteLocal},
-	{Block: 128, Step: StepFinite},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Plain: true},
+	{Block: 64}, {Block: 64, Plain: true}, {Block: 64, Descend: true}, {Block: 128}, {Block: 64, Regs56: true},
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Plain: true, Step: StepFinite},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Step: StepFinite},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Step: StepFiniteLocal},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 16, Step: StepFinite},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Plain: true},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Descend: true},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 16},
+	{Dynamic: true, Block: 64, BlocksPerSM: 18, Refill: 24, Regs56: true},
 }

@@ -12,10 +12,10 @@ func TestKernelString(t *testing.T) {
 		k    Kernel
 		want string
 	}{
-		{Kernel{Block: 64}, "grid-b64-e0"},
-		{Kernel{Block: 128, Plain: true, Step: StepFinite}, "grid-b128-p1"},
-		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "dynamic-b64-x16-r24-e0"},
-		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Step: StepFiniteLocal}, "dynamic-b64-x16-r24-e2"},
+		{Kernel{Block: 64}, "grid-b64-e"},
+		{Kernel{Block: 128, Plain: true}, "grid-b128-p"},
+		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "dynamic-b64-x16-r24-e"},
+		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Descend: true}, "dynamic-b64-x16-r24-ed"},
 	}
 	for _, c := range cases {
 		if got := c.k.String(); got != c.want {
@@ -35,14 +35,13 @@ func TestKernelString(t *testing.T) {
 }
 
 // The kernels cannot run partial warps (the 7-word hit records go out a
-// warp at a time), blocks over MaxBlock, refills outside 1..32, unknown
-// steps, nor the local-axes step on the plain layout.
+// warp at a time), blocks over MaxBlock, refills outside 1..32, nor the
+// descend loop on the plain layout.
 func TestKernelCheck(t *testing.T) {
 	for _, k := range []Kernel{
 		{Block: 48}, {Block: 256}, {Block: -32},
 		{Dynamic: true, Block: 64, Refill: 0}, {Dynamic: true, Block: 64, Refill: 33},
-		{Block: 64, BlocksPerSM: -1}, {Block: 64, Step: -1}, {Block: 64, Step: StepFiniteLocal + 1},
-		{Block: 64, Plain: true, Step: StepFiniteLocal},
+		{Block: 64, BlocksPerSM: -1}, {Block: 64, Plain: true, Descend: true},
 	} {
 		if k.check() == nil {
 			t.Errorf("%+v accepted", k)
@@ -58,10 +57,10 @@ func TestKernelName(t *testing.T) {
 		anyHit bool
 		want   string
 	}{
-		{Kernel{Block: 64}, false, "kd_trace_closest_e0"},
-		{Kernel{Block: 64, Plain: true, Step: StepFinite}, true, "kd_trace_any_p1"},
-		{Kernel{Dynamic: true, Step: StepFiniteLocal}, false, "kd_trace_closest_dyn_e2"},
-		{Kernel{Dynamic: true, Plain: true}, true, "kd_trace_any_dyn_p0"},
+		{Kernel{Block: 64}, false, "kd_trace_closest_e"},
+		{Kernel{Block: 64, Plain: true}, true, "kd_trace_any_p"},
+		{Kernel{Dynamic: true, Descend: true}, false, "kd_trace_closest_dyn_ed"},
+		{Kernel{Dynamic: true, Plain: true}, true, "kd_trace_any_dyn_p"},
 	}
 	for _, c := range cases {
 		if got := kernelName(c.k, c.anyHit); got != c.want {
