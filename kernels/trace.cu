@@ -104,8 +104,8 @@ extern "C" __global__ void kd_trace_elide(const uint2 *__restrict__ in, unsigned
 constexpr int kTraceBlockMax = 128, kTraceBlocksMin = 8;
 
 // KD_TRACE_KERNELS defines the kernels of one walk configuration (Walk's
-// ELIDED, DESCEND; launch bounds of kTraceBlockMax threads × BLOCKS), named kd_trace_{closest,any}[_dyn]_SUF, all with
-// the same parameters: nodes, nnodes, tris, box, rays (the layouts above);
+// ELIDED and WIDE), named kd_trace_{closest,any}[_dyn]_SUF, all with the
+// same parameters: nodes, nnodes, tris, box, rays (the layouts above);
 // out, the hit records (hit_words words a ray) or occlusion bytes; n rays;
 // counter and refill, read by the dynamic-fetch kernels only
 // (trace_dynamic.cuh): a thread a ray (trace_grid), and dynamic fetch.
@@ -113,32 +113,31 @@ constexpr int kTraceBlockMax = 128, kTraceBlocksMin = 8;
 	const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,                           \
 	    const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out, unsigned hit_words, \
 	    unsigned n, unsigned *counter, unsigned refill
-#define KD_TRACE_KERNELS(SUF, ELIDED, DESCEND, BLOCKS)                                                            \
-	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, BLOCKS)                                           \
+#define KD_TRACE_KERNELS(SUF, ELIDED, WIDE)                                                            \
+	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)                                 \
 	    kd_trace_closest_##SUF(KD_TRACE_PARAMS) {                                                                 \
-		kd_trace::trace_grid<false, kd_trace::Walk<ELIDED, DESCEND>>(nodes, nnodes, tris, box, rays, out,  \
+		kd_trace::trace_grid<false, kd_trace::Walk<ELIDED, WIDE>>(nodes, nnodes, tris, box, rays, out,  \
 		                                                                     hit_words, n);                        \
 	}                                                                                                             \
-	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, BLOCKS)                                           \
+	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)                                 \
 	    kd_trace_any_##SUF(KD_TRACE_PARAMS) {                                                                     \
-		kd_trace::trace_grid<true, kd_trace::Walk<ELIDED, DESCEND>>(nodes, nnodes, tris, box, rays, out, 0, \
+		kd_trace::trace_grid<true, kd_trace::Walk<ELIDED, WIDE>>(nodes, nnodes, tris, box, rays, out, 0, \
 		                                                                    n);                                     \
 	}                                                                                                             \
-	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, BLOCKS)                                           \
+	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)                                 \
 	    kd_trace_closest_dyn_##SUF(KD_TRACE_PARAMS) {                                                             \
-		kd_trace::trace_dynamic<false, kd_trace::Walk<ELIDED, DESCEND>>(nodes, nnodes, tris, box, rays,     \
+		kd_trace::trace_dynamic<false, kd_trace::Walk<ELIDED, WIDE>>(nodes, nnodes, tris, box, rays,     \
 		                                                                        out, hit_words, n, counter, refill); \
 	}                                                                                                             \
-	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, BLOCKS)                                           \
+	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)                                 \
 	    kd_trace_any_dyn_##SUF(KD_TRACE_PARAMS) {                                                                 \
-		kd_trace::trace_dynamic<true, kd_trace::Walk<ELIDED, DESCEND>>(nodes, nnodes, tris, box, rays, out, \
+		kd_trace::trace_dynamic<true, kd_trace::Walk<ELIDED, WIDE>>(nodes, nnodes, tris, box, rays, out, \
 		                                                                       0, n, counter, refill);              \
 	}
 
 // The configurations: e (elided layout) and p (plain: trees of 2^27 nodes
-// or more); ed, the elided layout with the descend loop; e9, the elided
-// layout in 56 registers (9 blocks of 128 per SM).
-KD_TRACE_KERNELS(e, true, false, kTraceBlocksMin)
-KD_TRACE_KERNELS(p, false, false, kTraceBlocksMin)
-KD_TRACE_KERNELS(ed, true, true, kTraceBlocksMin)
-KD_TRACE_KERNELS(e9, true, false, 9)
+// or more), with the wide crossing interval; en, the elided layout with
+// the exact one.
+KD_TRACE_KERNELS(e, true, true)
+KD_TRACE_KERNELS(p, false, true)
+KD_TRACE_KERNELS(en, true, false)

@@ -95,22 +95,26 @@ __device__ __forceinline__ Child children(unsigned node, unsigned w1) {
 }
 
 // Per-ray constants of the traversal: origin, direction, 1/direction, per
-// axis the part of a plane crossing's slack that does not depend on the
-// crossing, kSlack·(mag+|o|)·|inv| (traverse.go rayAxes.slack), and
-// whether the ray is finite (traverse.go rayAxes.finite: every crossing
-// and its slack finite and not NaN).
+// axis sl: the part of a plane crossing's slack that does not depend on
+// the crossing, c = kSlack·(mag+|o|)·|inv| (traverse.go rayAxes.slack),
+// or for a Walk with wide, the bound on a crossing's whole slack c·(2 +
+// 2^-16) (traverse.go rayAxes.wide: kSlack·|tp| ≤ c·(1 + a few ulps)
+// since every split plane on the axis is within mag); and whether the ray
+// is finite (traverse.go rayAxes.finite: every crossing and its slack
+// finite and not NaN).
 struct RayAxes {
-	float o[3], d[3], inv[3], slack[3];
+	float o[3], d[3], inv[3], sl[3];
 	bool finite;
 };
 
 // Walk is a trace kernel's configuration: the node layout (elided or
-// plain) and the loop: with DESCEND a ray goes down interior nodes in an
-// inner loop until it reaches a leaf (or has nothing to visit), else each
-// iteration of the walk takes one interior step, one leaf or one pop.
-template <bool ELIDED_, bool DESCEND_>
+// plain) and the finite step's crossing interval: with WIDE [tp − wide,
+// tp + wide] (one bound per ray and axis, at least every crossing's own
+// slack, so the walk visits the nodes it would with the exact slack and
+// maybe more: the same hits), else tp ± (kSlack·|tp| + slack).
+template <bool ELIDED_, bool WIDE_>
 struct Walk {
-	static constexpr bool elided = ELIDED_, descend = DESCEND_;
+	static constexpr bool elided = ELIDED_, wide = WIDE_;
 };
 
 // safe_step is one step of traverse.go descendSafe at interior node n for
@@ -120,6 +124,8 @@ struct Walk {
 // layout an empty child is neither pushed nor visited: tmin becomes NaN
 // when there is nothing to visit, which the walk's test (tmin <= best t)
 // turns into a pop.
+// With a wide Walk r.sl is the wide bound, so the slack here is wider
+// than traverse.go's: more nodes may be visited, the hits are the same.
 template <bool ELIDED, class Stack>
 __device__ __forceinline__ void safe_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
                                           Stack &stack) {
@@ -145,7 +151,7 @@ __device__ __forceinline__ void safe_step(uint2 n, const RayAxes &r, unsigned &n
 		ego = enear;
 	} else {
 		float tp = (s - oa) * pick(r.inv[0], r.inv[1], r.inv[2], axis);
-		float slack = kSlack * fabsf(tp) + pick(r.slack[0], r.slack[1], r.slack[2], axis);
+		float slack = kSlack * fabsf(tp) + pick(r.sl[0], r.sl[1], r.sl[2], axis);
 		if ((oa < s) != (da > 0.0f) || oa == s) {
 			// Moving away: near holds the interval, far what rounding may
 			// put there when the origin is (nearly) on the plane.
@@ -189,18 +195,20 @@ __device__ __forceinline__ void safe_step(uint2 n, const RayAxes &r, unsigned &n
 // empty, or (elided layout) that is an empty leaf, is not visited; when
 // both are visited, second is pushed. Nothing to visit: tmin becomes NaN
 // (a pop, as in safe_step).
-// These are safe_step's nodes, order and intervals for such a ray.
-template <bool ELIDED, class Stack>
+// These are safe_step's nodes, order and intervals for such a ray (with
+// W::wide, intervals as wide or wider).
+template <class W, class Stack>
 __device__ __forceinline__ void finite_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
                                             Stack &stack) {
+	constexpr bool ELIDED = W::elided;
 	unsigned axis = n.y & 3u;
 	float oa = pick(r.o[0], r.o[1], r.o[2], axis), inva = pick(r.inv[0], r.inv[1], r.inv[2], axis);
-	float slacka = pick(r.slack[0], r.slack[1], r.slack[2], axis);
 	// All ones when the direction is negative on the axis (traverse.go
 	// rayAxes.flip).
 	unsigned m = (unsigned)(__float_as_int(pick(r.d[0], r.d[1], r.d[2], axis)) >> 31);
 	float tp = (__uint_as_float(n.x) - oa) * inva;
-	float slack = kSlack * fabsf(tp) + slacka;
+	float sla = pick(r.sl[0], r.sl[1], r.sl[2], axis);
+	float slack = W::wide ? sla : kSlack * fabsf(tp) + sla;
 	float lo = tp - slack, hi = tp + slack;
 	unsigned below = node + 1, above = ELIDED ? n.y >> 5 : n.y >> 2;
 	unsigned swap = (below ^ above) & m;
@@ -224,35 +232,33 @@ __device__ __forceinline__ void finite_step(uint2 n, const RayAxes &r, unsigned 
 
 // interior_step is one step of the walk at interior node n: finite_step
 // for a finite ray, else safe_step.
-template <bool ELIDED, class Stack>
+template <class W, class Stack>
 __device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
                                               Stack &stack) {
 	if (r.finite) {
-		finite_step<ELIDED>(n, r, node, tmin, tmax, stack);
+		finite_step<W>(n, r, node, tmin, tmax, stack);
 	} else {
-		safe_step<ELIDED>(n, r, node, tmin, tmax, stack);
+		safe_step<W::elided>(n, r, node, tmin, tmax, stack);
 	}
 }
 
-// step visits node (its words n) of the walk: one interior step (or, with
-// W::descend, interior steps until a leaf) and true when the walk is at a
-// leaf, whose words n then holds, with tmin <= best t; false: go on with
-// the next iteration (a pop when tmin is NaN or beyond best t).
+// descend goes down from node (its words n) through interior nodes, one
+// step each, in a loop of its own: true when it reaches a leaf, whose
+// words n then holds, with tmin <= best t; false when a step leaves
+// nothing to visit (tmin NaN) or an interval starting after best t: the
+// walk goes on with a pop. The walk's loop thus alternates whole descents
+// with leaves and pops (one interior step per iteration of the walk's
+// loop, lanes of a warp at different kinds of iteration wait on each
+// other more: 5-29% slower, docs/performance.md "GPU tracing").
 template <class W, class Stack>
-__device__ __forceinline__ bool step(const uint2 *__restrict__ nodes, uint2 &n, const RayAxes &r, unsigned &node,
-                                     float &tmin, float &tmax, float bestT, Stack &stack) {
-	if constexpr (!W::descend) {
-		if ((n.y & 3u) == 3u) return true;
-		interior_step<W::elided>(n, r, node, tmin, tmax, stack);
-		return false;
-	} else {
-		while ((n.y & 3u) != 3u) {
-			interior_step<W::elided>(n, r, node, tmin, tmax, stack);
-			if (!(tmin <= bestT)) return false;
-			n = nodes[node];
-		}
-		return true;
+__device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &n, const RayAxes &r, unsigned &node,
+                                       float &tmin, float &tmax, float bestT, Stack &stack) {
+	while ((n.y & 3u) != 3u) {
+		interior_step<W>(n, r, node, tmin, tmax, stack);
+		if (!(tmin <= bestT)) return false;
+		n = nodes[node];
 	}
+	return true;
 }
 
 // leaf_test tests leaf n's triangles in reference order, keeping the best
@@ -293,8 +299,9 @@ __device__ __forceinline__ Best no_hit() {
 // ray (traverse.go finite).
 constexpr float kFiniteLimit = 0x1p100f;
 
-// start_ray prepares ray (r0, r1) and clips it to the root box; false when
-// it misses the box (traverse.go trace up to the walk).
+// start_ray prepares ray (r0, r1) for walk W and clips it to the root box;
+// false when it misses the box (traverse.go trace up to the walk).
+template <class W>
 __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 r0, float4 r1, Pre &pre, RayAxes &r,
                                           float &tmin, float &tmax) {
 	pre = prepare(r0, r1);
@@ -304,8 +311,9 @@ __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 
 #pragma unroll
 	for (int a = 0; a < 3; a++) {
 		r.inv[a] = 1.0f / r.d[a];
-		r.slack[a] = kSlack * (box[6 + a] + fabsf(r.o[a])) * fabsf(r.inv[a]);
-		if (r.d[a] == 0.0f || !(fabsf(r.inv[a]) <= kFiniteLimit) || !(r.slack[a] <= kFiniteLimit)) r.finite = false;
+		float c = kSlack * (box[6 + a] + fabsf(r.o[a])) * fabsf(r.inv[a]);
+		r.sl[a] = W::wide ? c * (2.0f + 0x1p-16f) : c;
+		if (r.d[a] == 0.0f || !(fabsf(r.inv[a]) <= kFiniteLimit) || !(c <= kFiniteLimit)) r.finite = false;
 	}
 	return clip_box(box, r.o, r.d, r.inv, r1.z, r1.w, tmin, tmax);
 }
@@ -313,9 +321,9 @@ __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 
 // trace_ray is traverse.go trace for one ray: front to back with a stack,
 // the far child pushed with the part of the interval beyond the plane,
 // nodes starting after the best hit skipped. ANY stops at the first hit.
-// Each iteration takes one interior step or one leaf ("if-if"; the
-// speculative while-while loop of Aila and Laine ran slower here, see
-// docs/performance.md).
+// Each iteration takes a descent to a leaf, then the leaf, or a pop (the
+// speculative while-while loop of Aila and Laine, which postpones leaves,
+// ran slower here, see docs/performance.md).
 template <bool ANY, class W, class Stack>
 __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const float4 *__restrict__ tris,
                                           const float *__restrict__ box, float4 r0, float4 r1, Stack &stack) {
@@ -323,7 +331,7 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 	Pre pre;
 	RayAxes r;
 	float tmin, tmax;
-	if (!start_ray(box, r0, r1, pre, r, tmin, tmax)) return best;
+	if (!start_ray<W>(box, r0, r1, pre, r, tmin, tmax)) return best;
 	stack.init();
 	unsigned node = 0;
 	for (;;) {
@@ -331,7 +339,7 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 		// test, and false for the NaN tmin of a step with nothing to visit.
 		if (tmin <= best.t) {
 			uint2 n = nodes[node];
-			if (!step<W>(nodes, n, r, node, tmin, tmax, best.t, stack)) continue;
+			if (!descend<W>(nodes, n, r, node, tmin, tmax, best.t, stack)) continue;
 			if (leaf_test<ANY>(n, pre, tris, best)) return best;
 		}
 		if (stack.empty()) return best;

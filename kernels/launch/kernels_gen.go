@@ -307,17 +307,11 @@ func (a KdTraceAnyDynEArgs) args() []any {
 	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Out, a.HitWords, a.N, a.Counter, a.Refill}
 }
 
-// KdTraceAnyDynE9 launches kd_trace_any_dyn_e9(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynE9 = Kernel[KdTraceAnyDynE9Args]{name: "kd_trace_any_dyn_e9"}
+// KdTraceAnyDynEn launches kd_trace_any_dyn_en(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynEn = Kernel[KdTraceAnyDynEnArgs]{name: "kd_trace_any_dyn_en"}
 
-// KdTraceAnyDynE9Args are kd_trace_any_dyn_e9's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceAnyDynE9Args = KdTraceAnyDynEArgs
-
-// KdTraceAnyDynEd launches kd_trace_any_dyn_ed(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynEd = Kernel[KdTraceAnyDynEdArgs]{name: "kd_trace_any_dyn_ed"}
-
-// KdTraceAnyDynEdArgs are kd_trace_any_dyn_ed's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceAnyDynEdArgs = KdTraceAnyDynEArgs
+// KdTraceAnyDynEnArgs are kd_trace_any_dyn_en's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceAnyDynEnArgs = KdTraceAnyDynEArgs
 
 // KdTraceAnyDynP launches kd_trace_any_dyn_p(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceAnyDynP = Kernel[KdTraceAnyDynPArgs]{name: "kd_trace_any_dyn_p"}
@@ -331,17 +325,11 @@ var KdTraceAnyE = Kernel[KdTraceAnyEArgs]{name: "kd_trace_any_e"}
 // KdTraceAnyEArgs are kd_trace_any_e's arguments, the same fields as KdTraceAnyDynEArgs.
 type KdTraceAnyEArgs = KdTraceAnyDynEArgs
 
-// KdTraceAnyE9 launches kd_trace_any_e9(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyE9 = Kernel[KdTraceAnyE9Args]{name: "kd_trace_any_e9"}
+// KdTraceAnyEn launches kd_trace_any_en(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyEn = Kernel[KdTraceAnyEnArgs]{name: "kd_trace_any_en"}
 
-// KdTraceAnyE9Args are kd_trace_any_e9's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceAnyE9Args = KdTraceAnyDynEArgs
-
-// KdTraceAnyEd launches kd_trace_any_ed(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyEd = Kernel[KdTraceAnyEdArgs]{name: "kd_trace_any_ed"}
-
-// KdTraceAnyEdArgs are kd_trace_any_ed's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceAnyEdArgs = KdTraceAnyDynEArgs
+// KdTraceAnyEnArgs are kd_trace_any_en's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceAnyEnArgs = KdTraceAnyDynEArgs
 
 // KdTraceAnyP launches kd_trace_any_p(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceAnyP = Kernel[KdTraceAnyPArgs]{name: "kd_trace_any_p"}
@@ -355,17 +343,11 @@ var KdTraceClosestDynE = Kernel[KdTraceClosestDynEArgs]{name: "kd_trace_closest_
 // KdTraceClosestDynEArgs are kd_trace_closest_dyn_e's arguments, the same fields as KdTraceAnyDynEArgs.
 type KdTraceClosestDynEArgs = KdTraceAnyDynEArgs
 
-// KdTraceClosestDynE9 launches kd_trace_closest_dyn_e9(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynE9 = Kernel[KdTraceClosestDynE9Args]{name: "kd_trace_closest_dyn_e9"}
+// KdTraceClosestDynEn launches kd_trace_closest_dyn_en(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynEn = Kernel[KdTraceClosestDynEnArgs]{name: "kd_trace_closest_dyn_en"}
 
-// KdTraceClosestDynE9Args are kd_trace_closest_dyn_e9's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceClosestDynE9Args = KdTraceAnyDynEArgs
-
-// KdTraceClosestDynEd launches kd_trace_closest_dyn_ed(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynEd = Kernel[KdTraceClosestDynEdArgs]{name: "kd_trace_closest_dyn_ed"}
-
-// KdTraceClosestDynEdArgs are kd_trace_closest_dyn_ed's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceClosestDynEdArgs = KdTraceAnyDynEArgs
+// KdTraceClosestDynEnArgs are kd_trace_closest_dyn_en's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceClosestDynEnArgs = KdTraceAnyDynEArgs
 
 // KdTraceClosestDynP launches kd_trace_closest_dyn_p(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceClosestDynP = Kernel[KdTraceClosestDynPArgs]{name: "kd_trace_closest_dyn_p"}
@@ -379,17 +361,11 @@ var KdTraceClosestE = Kernel[KdTraceClosestEArgs]{name: "kd_trace_closest_e"}
 // KdTraceClosestEArgs are kd_trace_closest_e's arguments, the same fields as KdTraceAnyDynEArgs.
 type KdTraceClosestEArgs = KdTraceAnyDynEArgs
 
-// KdTraceClosestE9 launches kd_trace_closest_e9(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestE9 = Kernel[KdTraceClosestE9Args]{name: "kd_trace_closest_e9"}
+// KdTraceClosestEn launches kd_trace_closest_en(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestEn = Kernel[KdTraceClosestEnArgs]{name: "kd_trace_closest_en"}
 
-// KdTraceClosestE9Args are kd_trace_closest_e9's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceClosestE9Args = KdTraceAnyDynEArgs
-
-// KdTraceClosestEd launches kd_trace_closest_ed(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestEd = Kernel[KdTraceClosestEdArgs]{name: "kd_trace_closest_ed"}
-
-// KdTraceClosestEdArgs are kd_trace_closest_ed's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceClosestEdArgs = KdTraceAnyDynEArgs
+// KdTraceClosestEnArgs are kd_trace_closest_en's arguments, the same fields as KdTraceAnyDynEArgs.
+type KdTraceClosestEnArgs = KdTraceAnyDynEArgs
 
 // KdTraceClosestP launches kd_trace_closest_p(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceClosestP = Kernel[KdTraceClosestPArgs]{name: "kd_trace_closest_p"}
@@ -2267,20 +2243,16 @@ var byName = map[string]any{
 	"fill_u32":                            FillU32,
 	"iota_u32":                            IotaU32,
 	"kd_trace_any_dyn_e":                  KdTraceAnyDynE,
-	"kd_trace_any_dyn_e9":                 KdTraceAnyDynE9,
-	"kd_trace_any_dyn_ed":                 KdTraceAnyDynEd,
+	"kd_trace_any_dyn_en":                 KdTraceAnyDynEn,
 	"kd_trace_any_dyn_p":                  KdTraceAnyDynP,
 	"kd_trace_any_e":                      KdTraceAnyE,
-	"kd_trace_any_e9":                     KdTraceAnyE9,
-	"kd_trace_any_ed":                     KdTraceAnyEd,
+	"kd_trace_any_en":                     KdTraceAnyEn,
 	"kd_trace_any_p":                      KdTraceAnyP,
 	"kd_trace_closest_dyn_e":              KdTraceClosestDynE,
-	"kd_trace_closest_dyn_e9":             KdTraceClosestDynE9,
-	"kd_trace_closest_dyn_ed":             KdTraceClosestDynEd,
+	"kd_trace_closest_dyn_en":             KdTraceClosestDynEn,
 	"kd_trace_closest_dyn_p":              KdTraceClosestDynP,
 	"kd_trace_closest_e":                  KdTraceClosestE,
-	"kd_trace_closest_e9":                 KdTraceClosestE9,
-	"kd_trace_closest_ed":                 KdTraceClosestEd,
+	"kd_trace_closest_en":                 KdTraceClosestEn,
 	"kd_trace_closest_p":                  KdTraceClosestP,
 	"kd_trace_elide":                      KdTraceElide,
 	"kd_trace_gather_f32":                 KdTraceGatherF32,

@@ -24,14 +24,10 @@ type Kernel struct {
 	// the layout of trees of MaxElided nodes or more, to measure and test
 	// against.
 	Plain bool
-	// Descend: a ray goes down interior nodes in an inner loop until it
-	// reaches a leaf, instead of one interior step per iteration of the
-	// walk. Not with Plain.
-	Descend bool
-	// Regs56: the elided-layout kernels compiled for 56 registers (9
-	// blocks of 128 threads per SM) instead of 64. Not with Plain or
-	// Descend.
-	Regs56 bool
+	// Narrow: the finite step widens a plane crossing by its own rounding
+	// slack, as kdtree's general step does, instead of by the ray's
+	// per-axis bound on it (kernels/trace_walk.cuh Walk). Not with Plain.
+	Narrow bool
 }
 
 // MaxBlock is the most threads per block of a trace kernel (their launch
@@ -60,8 +56,8 @@ func (k Kernel) String() string {
 // check reports a variant the kernels cannot run.
 func (k Kernel) check() error {
 	if k.Block <= 0 || k.Block > MaxBlock || k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) ||
-		k.BlocksPerSM < 0 || k.Plain && k.Descend || k.Regs56 && (k.Plain || k.Descend) {
-		return fmt.Errorf("gputrace: %v: whole warps, at most %d threads a block, refill 1 to 32, no descend loop on the plain layout", k, MaxBlock)
+		k.BlocksPerSM < 0 || k.Plain && k.Narrow {
+		return fmt.Errorf("gputrace: %v: whole warps, at most %d threads a block, refill 1 to 32, no narrow step on the plain layout", k, MaxBlock)
 	}
 	return nil
 }
@@ -117,7 +113,7 @@ func (t *Tree) launch(k Kernel, anyHit bool, rays, out cuda.DevPtr, words uint32
 	}
 	nodes := t.nodes
 	if !t.elided {
-		k.Plain, k.Descend, k.Regs56 = true, false, false
+		k.Plain, k.Narrow = true, false
 	} else if k.Plain {
 		var err error
 		if nodes, err = t.plainNodes(); err != nil {
@@ -158,26 +154,23 @@ func kernelName(k Kernel, anyHit bool) string {
 }
 
 // walk is the suffix of k's kernels (kernels/trace.cu KD_TRACE_KERNELS):
-// e, the elided layout; p, the plain one; ed, the elided layout with the
-// descend loop; e9, the elided layout in 56 registers.
+// e, the elided layout; p, the plain one; en, the elided layout with the
+// narrow step.
 func (k Kernel) walk() string {
 	switch {
 	case k.Plain:
 		return "p"
-	case k.Descend:
-		return "ed"
-	case k.Regs56:
-		return "e9"
+	case k.Narrow:
+		return "en"
 	}
 	return "e"
 }
 
 // Variants are the kernels that BenchmarkDeviceTrace measures.
 var Variants = []Kernel{
-	{Block: 64}, {Block: 64, Plain: true}, {Block: 64, Descend: true}, {Block: 128}, {Block: 64, Regs56: true},
+	{Block: 64}, {Block: 64, Plain: true}, {Block: 64, Narrow: true}, {Block: 128},
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Plain: true},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Descend: true},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Narrow: true},
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 16},
-	{Dynamic: true, Block: 64, BlocksPerSM: 18, Refill: 24, Regs56: true},
 }

@@ -15,7 +15,7 @@ func TestKernelString(t *testing.T) {
 		{Kernel{Block: 64}, "grid-b64-e"},
 		{Kernel{Block: 128, Plain: true}, "grid-b128-p"},
 		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "dynamic-b64-x16-r24-e"},
-		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Descend: true}, "dynamic-b64-x16-r24-ed"},
+		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Narrow: true}, "dynamic-b64-x16-r24-en"},
 	}
 	for _, c := range cases {
 		if got := c.k.String(); got != c.want {
@@ -36,12 +36,12 @@ func TestKernelString(t *testing.T) {
 
 // The kernels cannot run partial warps (the 7-word hit records go out a
 // warp at a time), blocks over MaxBlock, refills outside 1..32, nor the
-// descend loop on the plain layout.
+// narrow step on the plain layout.
 func TestKernelCheck(t *testing.T) {
 	for _, k := range []Kernel{
 		{Block: 48}, {Block: 256}, {Block: -32},
 		{Dynamic: true, Block: 64, Refill: 0}, {Dynamic: true, Block: 64, Refill: 33},
-		{Block: 64, BlocksPerSM: -1}, {Block: 64, Plain: true, Descend: true},
+		{Block: 64, BlocksPerSM: -1}, {Block: 64, Plain: true, Narrow: true},
 	} {
 		if k.check() == nil {
 			t.Errorf("%+v accepted", k)
@@ -59,7 +59,7 @@ func TestKernelName(t *testing.T) {
 	}{
 		{Kernel{Block: 64}, false, "kd_trace_closest_e"},
 		{Kernel{Block: 64, Plain: true}, true, "kd_trace_any_p"},
-		{Kernel{Dynamic: true, Descend: true}, false, "kd_trace_closest_dyn_ed"},
+		{Kernel{Dynamic: true, Narrow: true}, false, "kd_trace_closest_dyn_en"},
 		{Kernel{Dynamic: true, Plain: true}, true, "kd_trace_any_dyn_p"},
 	}
 	for _, c := range cases {
