@@ -1,7 +1,7 @@
 // trace.cu: closest-hit and any-hit ray traversal of a kd-tree on the
 // device (kdtree/internal/gputrace launches these): one thread per ray, or
-// dynamic fetch (trace_dynamic.cuh); trace_walk.cuh has one ray's walk and
-// the node layouts, trace_test.cuh the watertight test. The arithmetic repeats kdtree/intersect.go and
+// dynamic fetch (trace_dynamic.cuh); trace_walk.cuh has one ray's walk,
+// trace_test.cuh the watertight test. The arithmetic repeats kdtree/intersect.go and
 // kdtree/traverse.go operation for operation: the image is compiled with
 // --fmad=false, every division is IEEE (no fast math), Go's max (NaN in,
 // NaN out) is spelled out where a NaN could change the answer, so a hit
@@ -10,8 +10,7 @@
 //
 // Layouts (device memory, or mapped page-locked host memory for rays and
 // results):
-//   nodes: kdtree.Node's 8 bytes (w0, w1), read as uint2, in the plain or
-//          the elided layout (trace_walk.cuh; kd_trace_elide makes it).
+//   nodes: kdtree.Node, 8 bytes (w0, w1), read as uint2.
 //   tris:  three float4 per reference, in the order of Tree.Refs (so a
 //          leaf's triangles are contiguous): (a.xyz, prim as bits),
 //          (b.xyz, 0), (c.xyz, 0); kd_trace_gather_f32 makes them on the
@@ -38,14 +37,14 @@ constexpr int kWarpsMax = 4;
 // trace_warp traces ray i (none when i >= n) and writes its answer; every
 // lane of the warp calls it (the lanes' rays are consecutive), so that
 // 7-word hit records go out through the warp's stage.
-template <bool ANY, class W, class Stack>
+template <bool ANY, class Stack>
 __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsigned nnodes,
                                            const float4 *__restrict__ tris, const float *__restrict__ box,
                                            const float4 *__restrict__ rays, void *__restrict__ out, unsigned words,
                                            unsigned i, unsigned n, Stack &stack) {
 	__shared__ float stage[kWarpsMax][7 * 32];
 	Best b = no_hit();
-	if (i < n && nnodes != 0) b = trace_ray<ANY, W>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], stack);
+	if (i < n && nnodes != 0) b = trace_ray<ANY>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], stack);
 	if (!ANY && words == 7) {
 		store_hits_warp(tris, (float *)out, stage[threadIdx.x >> 5], i, n, b);
 	} else if (i < n) {
@@ -55,14 +54,14 @@ __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsi
 
 // trace_grid: one thread per ray (blocks of whole warps), the stack in
 // local memory.
-template <bool ANY, class W>
+template <bool ANY>
 __device__ __forceinline__ void trace_grid(const uint2 *__restrict__ nodes, unsigned nnodes,
                                            const float4 *__restrict__ tris, const float *__restrict__ box,
                                            const float4 *__restrict__ rays, void *__restrict__ out, unsigned words,
                                            unsigned n) {
 	Entry buf[kTraceMaxDepth + 1];
 	LocalStack stack{buf, 0};
-	trace_warp<ANY, W>(nodes, nnodes, tris, box, rays, out, words, blockIdx.x * blockDim.x + threadIdx.x, n, stack);
+	trace_warp<ANY>(nodes, nnodes, tris, box, rays, out, words, blockIdx.x * blockDim.x + threadIdx.x, n, stack);
 }
 
 } // namespace kd_trace
@@ -82,62 +81,41 @@ extern "C" __global__ void kd_trace_gather_f32(const float *__restrict__ tv, con
 	tris[3 * (size_t)r + 2] = make_float4(v[6], v[7], v[8], 0.0f);
 }
 
-// kd_trace_elide writes into out the elided layout (trace_walk.cuh) of the
-// n plain node words at in: an interior node's w1 becomes above<<5 | eb<<4
-// | ea<<3 | eb<<2 | axis, eb and ea set when the below and above child is
-// an empty leaf (w1 == 3); other words are copied. n must be below 2^27.
-extern "C" __global__ void kd_trace_elide(const uint2 *__restrict__ in, unsigned n, uint2 *__restrict__ out) {
-	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i >= n) return;
-	uint2 w = in[i];
-	if ((w.y & 3u) != 3u) {
-		unsigned above = w.y >> 2;
-		unsigned eb = in[i + 1].y == 3u ? 1u : 0u, ea = in[above].y == 3u ? 1u : 0u;
-		w.y = above << 5 | eb << 4 | ea << 3 | eb << 2 | (w.y & 3u);
-	}
-	out[i] = w;
-}
-
 // The trace kernels run blocks of at most 128 threads and keep 64
 // registers (8 blocks of 128 per SM): the closest-hit walk would otherwise
 // take 65, which costs a quarter of the resident warps.
 constexpr int kTraceBlockMax = 128, kTraceBlocksMin = 8;
 
-// KD_TRACE_KERNELS defines the kernels of one walk configuration (Walk's
-// ELIDED and WIDE), named kd_trace_{closest,any}[_dyn]_SUF, all with the
-// same parameters: nodes, nnodes, tris, box, rays (the layouts above);
-// out, the hit records (hit_words words a ray) or occlusion bytes; n rays;
-// counter and refill, read by the dynamic-fetch kernels only
-// (trace_dynamic.cuh): a thread a ray (trace_grid), and dynamic fetch.
-#define KD_TRACE_PARAMS                                                                                          \
-	const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,                           \
-	    const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out, unsigned hit_words, \
-	    unsigned n, unsigned *counter, unsigned refill
-#define KD_TRACE_KERNELS(SUF, ELIDED, WIDE)                                                            \
-	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)                                 \
-	    kd_trace_closest_##SUF(KD_TRACE_PARAMS) {                                                                 \
-		kd_trace::trace_grid<false, kd_trace::Walk<ELIDED, WIDE>>(nodes, nnodes, tris, box, rays, out,  \
-		                                                                     hit_words, n);                        \
-	}                                                                                                             \
-	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)                                 \
-	    kd_trace_any_##SUF(KD_TRACE_PARAMS) {                                                                     \
-		kd_trace::trace_grid<true, kd_trace::Walk<ELIDED, WIDE>>(nodes, nnodes, tris, box, rays, out, 0, \
-		                                                                    n);                                     \
-	}                                                                                                             \
-	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)                                 \
-	    kd_trace_closest_dyn_##SUF(KD_TRACE_PARAMS) {                                                             \
-		kd_trace::trace_dynamic<false, kd_trace::Walk<ELIDED, WIDE>>(nodes, nnodes, tris, box, rays,     \
-		                                                                        out, hit_words, n, counter, refill); \
-	}                                                                                                             \
-	extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)                                 \
-	    kd_trace_any_dyn_##SUF(KD_TRACE_PARAMS) {                                                                 \
-		kd_trace::trace_dynamic<true, kd_trace::Walk<ELIDED, WIDE>>(nodes, nnodes, tris, box, rays, out, \
-		                                                                       0, n, counter, refill);              \
-	}
+// The trace kernels, all with the same parameters: nodes, nnodes, tris,
+// box, rays (the layouts above); out, the hit records (hit_words words a
+// ray) or occlusion bytes; n rays; counter and refill, read by the
+// dynamic-fetch kernels only (trace_dynamic.cuh). A thread a ray
+// (trace_grid):
+extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
+    kd_trace_closest(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                     const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
+                     unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
+	kd_trace::trace_grid<false>(nodes, nnodes, tris, box, rays, out, hit_words, n);
+}
 
-// The configurations: e (elided layout) and p (plain: trees of 2^27 nodes
-// or more), with the wide crossing interval; en, the elided layout with
-// the exact one.
-KD_TRACE_KERNELS(e, true, true)
-KD_TRACE_KERNELS(p, false, true)
-KD_TRACE_KERNELS(en, true, false)
+extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
+    kd_trace_any(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                 const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
+                 unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
+	kd_trace::trace_grid<true>(nodes, nnodes, tris, box, rays, out, 0, n);
+}
+
+// Dynamic fetch:
+extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
+    kd_trace_closest_dyn(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                         const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
+                         unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
+	kd_trace::trace_dynamic<false>(nodes, nnodes, tris, box, rays, out, hit_words, n, counter, refill);
+}
+
+extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
+    kd_trace_any_dyn(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                     const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
+                     unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
+	kd_trace::trace_dynamic<true>(nodes, nnodes, tris, box, rays, out, 0, n, counter, refill);
+}

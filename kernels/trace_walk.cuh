@@ -66,195 +66,134 @@ __device__ __forceinline__ bool clip_box(const float *box, const float o[3], con
 	return tmin <= tmax;
 }
 
-// Node layouts of the trace (gputrace layout.go makes them; Walk::elided
-// says which one the kernel reads). Both keep kdtree.Node's leaves (w0 the
-// first reference, w1 = count<<2 | 3) and interior w0 (the split plane's
-// bits), the below child next to its parent:
-//   plain:  interior w1 = above<<2 | axis (kdtree.Node as it is);
-//   elided: interior w1 = above<<5 | eb<<4 | ea<<3 | eb<<2 | axis, where
-//           eb (ea) says that the below (above) child is an empty leaf,
-//           which the walk then neither visits nor pushes; eb twice so
-//           that w1 >> flip has the first child's flag at bit 2 and the
-//           second's at bit 3 whatever the order. Trees of 2^27 nodes or
-//           more keep the plain layout.
-// An empty leaf holds no triangle, so skipping it leaves every hit as it
-// was.
-struct Child {
-	unsigned below, above;
-	bool eb, ea;  // below, above is an empty leaf (elided layout only)
-};
-
-template <bool ELIDED>
-__device__ __forceinline__ Child children(unsigned node, unsigned w1) {
-	Child c;
-	c.below = node + 1;
-	c.above = ELIDED ? w1 >> 5 : w1 >> 2;
-	c.eb = ELIDED && (w1 & 4u) != 0;
-	c.ea = ELIDED && (w1 & 8u) != 0;
-	return c;
-}
-
 // Per-ray constants of the traversal: origin, direction, 1/direction, per
-// axis sl: the part of a plane crossing's slack that does not depend on
-// the crossing, c = kSlack·(mag+|o|)·|inv| (traverse.go rayAxes.slack),
-// or for a Walk with wide, the bound on a crossing's whole slack c·(2 +
-// 2^-16) (traverse.go rayAxes.wide: kSlack·|tp| ≤ c·(1 + a few ulps)
-// since every split plane on the axis is within mag); and whether the ray
-// is finite (traverse.go rayAxes.finite: every crossing and its slack
-// finite and not NaN).
+// axis sl, the ray's bound on a plane crossing's rounding slack, c·(2 +
+// 2^-16) with c = kSlack·(mag+|o|)·|inv| (traverse.go rayAxes.wide: the
+// crossing's own slack kSlack·|tp| + c is at most that, as every split
+// plane on the axis is within mag), and whether the ray is finite
+// (traverse.go rayAxes.finite: every crossing and its slack finite and not
+// NaN).
 struct RayAxes {
 	float o[3], d[3], inv[3], sl[3];
 	bool finite;
 };
 
-// Walk is a trace kernel's configuration: the node layout (elided or
-// plain) and the finite step's crossing interval: with WIDE [tp − wide,
-// tp + wide] (one bound per ray and axis, at least every crossing's own
-// slack, so the walk visits the nodes it would with the exact slack and
-// maybe more: the same hits), else tp ± (kSlack·|tp| + slack).
-template <bool ELIDED_, bool WIDE_>
-struct Walk {
-	static constexpr bool elided = ELIDED_, wide = WIDE_;
-};
-
-// safe_step is one step of traverse.go descendSafe at interior node n for
-// any ray: the children ordered by the origin's side of the plane, a zero
+// safe_step is one step of traverse.go descendSafe at interior node n
+// (kdtree.Node's words: below child node+1, above child w1>>2) for any
+// ray: the children ordered by the origin's side of the plane, a zero
 // direction and NaN crossings handled. It sets the next node and interval
-// and pushes the other child when both may hold the hit; with the elided
-// layout an empty child is neither pushed nor visited: tmin becomes NaN
-// when there is nothing to visit, which the walk's test (tmin <= best t)
-// turns into a pop.
-// With a wide Walk r.sl is the wide bound, so the slack here is wider
-// than traverse.go's: more nodes may be visited, the hits are the same.
-template <bool ELIDED, class Stack>
+// and pushes the other child when both may hold the hit. Its slack,
+// kSlack·|tp| + r.sl, is wider than traverse.go's (r.sl is the wide
+// bound): the walk may visit more nodes, never fewer, so the hits are the
+// same.
+template <class Stack>
 __device__ __forceinline__ void safe_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
                                           Stack &stack) {
 	unsigned axis = n.y & 3u;
 	float s = __uint_as_float(n.x);
 	float oa = pick(r.o[0], r.o[1], r.o[2], axis), da = pick(r.d[0], r.d[1], r.d[2], axis);
-	Child c = children<ELIDED>(node, n.y);
-	unsigned nearc = c.below, farc = c.above;
-	bool enear = c.eb, efar = c.ea;
+	unsigned nearc = node + 1, farc = n.y >> 2;
 	if (oa > s || (oa == s && da > 0.0f)) {
-		nearc = c.above;
-		farc = c.below;
-		enear = c.ea;
-		efar = c.eb;
+		unsigned x = nearc;
+		nearc = farc;
+		farc = x;
 	}
-	unsigned go;
-	bool ego;
 	if (da == 0.0f) {
 		// Parallel: the origin's side, and the other one too when the ray
 		// runs (nearly) inside the plane.
-		if (!efar && fabsf(oa - s) <= kSlack * (fabsf(oa) + fabsf(s))) stack.push(Entry{farc, tmin, tmax});
-		go = nearc;
-		ego = enear;
-	} else {
-		float tp = (s - oa) * pick(r.inv[0], r.inv[1], r.inv[2], axis);
-		float slack = kSlack * fabsf(tp) + pick(r.sl[0], r.sl[1], r.sl[2], axis);
-		if ((oa < s) != (da > 0.0f) || oa == s) {
-			// Moving away: near holds the interval, far what rounding may
-			// put there when the origin is (nearly) on the plane.
-			float reach = tp + slack;
-			if (!(reach < tmin)) {
-				if (!enear) stack.push(Entry{nearc, tmin, tmax});
-				go = farc;
-				ego = efar;
-				if (reach < tmax) tmax = reach;
-			} else {
-				go = nearc;
-				ego = enear;
-			}
-		} else {
-			// Crossing the plane at tp.
-			float lo = tp - slack, hi = tp + slack;
-			go = nearc;
-			ego = enear;
-			if (lo != lo || hi != hi) {
-				if (!efar) stack.push(Entry{farc, tmin, tmax});
-			} else if (lo > tmax) {
-			} else if (hi < tmin) {
-				go = farc;
-				ego = efar;
-			} else {
-				if (!efar) stack.push(Entry{farc, lo > tmin ? lo : tmin, tmax});
-				if (hi < tmax) tmax = hi;
-			}
-		}
+		if (fabsf(oa - s) <= kSlack * (fabsf(oa) + fabsf(s))) stack.push(Entry{farc, tmin, tmax});
+		node = nearc;
+		return;
 	}
-	// With the elided layout a step may leave the ray with nothing to
-	// visit here; a child just pushed is then the next pop.
-	node = go;
-	if (ego) tmin = __int_as_float(0x7fc00000);
+	float tp = (s - oa) * pick(r.inv[0], r.inv[1], r.inv[2], axis);
+	float slack = kSlack * fabsf(tp) + pick(r.sl[0], r.sl[1], r.sl[2], axis);
+	if ((oa < s) != (da > 0.0f) || oa == s) {
+		// Moving away: near holds the interval, far what rounding may put
+		// there when the origin is (nearly) on the plane.
+		float reach = tp + slack;
+		if (!(reach < tmin)) {
+			stack.push(Entry{nearc, tmin, tmax});
+			node = farc;
+			if (reach < tmax) tmax = reach;
+		} else {
+			node = nearc;
+		}
+		return;
+	}
+	// Crossing the plane at tp.
+	float lo = tp - slack, hi = tp + slack;
+	if (lo != lo || hi != hi) {
+		stack.push(Entry{farc, tmin, tmax});
+		node = nearc;
+	} else if (lo > tmax) {
+		node = nearc;
+	} else if (hi < tmin) {
+		node = farc;
+	} else {
+		stack.push(Entry{farc, lo > tmin ? lo : tmin, tmax});
+		node = nearc;
+		if (hi < tmax) tmax = hi;
+	}
 }
 
 // finite_step is traverse.go descendFinite's step at interior node n for a
-// finite ray: the plane crossed at tp, widened by the slack to [lo, hi];
-// first (below for a positive direction, above otherwise) holds [tmin,
-// min(tmax, hi)], second [max(tmin, lo), tmax]; a child whose part is
-// empty, or (elided layout) that is an empty leaf, is not visited; when
-// both are visited, second is pushed. Nothing to visit: tmin becomes NaN
-// (a pop, as in safe_step).
-// These are safe_step's nodes, order and intervals for such a ray (with
-// W::wide, intervals as wide or wider).
-template <class W, class Stack>
+// finite ray: the plane crossed at tp, widened by the ray's bound on the
+// slack to [lo, hi]; first (below for a positive direction, above
+// otherwise, picked with the sign as a mask) holds [tmin, min(tmax, hi)],
+// second [max(tmin, lo), tmax]; a child whose part is empty is not
+// visited (one of them always is); when both are, second is pushed.
+// These are safe_step's nodes and order for such a ray, with intervals as
+// wide or wider.
+template <class Stack>
 __device__ __forceinline__ void finite_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
                                             Stack &stack) {
-	constexpr bool ELIDED = W::elided;
 	unsigned axis = n.y & 3u;
 	float oa = pick(r.o[0], r.o[1], r.o[2], axis), inva = pick(r.inv[0], r.inv[1], r.inv[2], axis);
 	// All ones when the direction is negative on the axis (traverse.go
 	// rayAxes.flip).
 	unsigned m = (unsigned)(__float_as_int(pick(r.d[0], r.d[1], r.d[2], axis)) >> 31);
 	float tp = (__uint_as_float(n.x) - oa) * inva;
-	float sla = pick(r.sl[0], r.sl[1], r.sl[2], axis);
-	float slack = W::wide ? sla : kSlack * fabsf(tp) + sla;
+	float slack = pick(r.sl[0], r.sl[1], r.sl[2], axis);
 	float lo = tp - slack, hi = tp + slack;
-	unsigned below = node + 1, above = ELIDED ? n.y >> 5 : n.y >> 2;
+	unsigned below = node + 1, above = n.y >> 2;
 	unsigned swap = (below ^ above) & m;
 	unsigned first = below ^ swap, second = above ^ swap;
-	bool goFirst = !(hi < tmin), goSecond = !(lo > tmax);
-	if (ELIDED) {
-		unsigned e = n.y >> (m & 1u);  // bit 2: first is empty, bit 3: second
-		goFirst = goFirst && (e & 4u) == 0;
-		goSecond = goSecond && (e & 8u) == 0;
-	}
 	// No NaN reaches these minima and maxima.
-	if (goFirst) {
-		if (goSecond) stack.push(Entry{second, fmaxf(lo, tmin), tmax});
+	if (!(hi < tmin)) {
+		if (!(lo > tmax)) stack.push(Entry{second, fmaxf(lo, tmin), tmax});
 		node = first;
 		tmax = fminf(hi, tmax);
 	} else {
 		node = second;
-		tmin = goSecond ? fmaxf(lo, tmin) : __int_as_float(0x7fc00000);
+		tmin = fmaxf(lo, tmin);
 	}
 }
 
 // interior_step is one step of the walk at interior node n: finite_step
 // for a finite ray, else safe_step.
-template <class W, class Stack>
+template <class Stack>
 __device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
                                               Stack &stack) {
 	if (r.finite) {
-		finite_step<W>(n, r, node, tmin, tmax, stack);
+		finite_step(n, r, node, tmin, tmax, stack);
 	} else {
-		safe_step<W::elided>(n, r, node, tmin, tmax, stack);
+		safe_step(n, r, node, tmin, tmax, stack);
 	}
 }
 
 // descend goes down from node (its words n) through interior nodes, one
 // step each, in a loop of its own: true when it reaches a leaf, whose
-// words n then holds, with tmin <= best t; false when a step leaves
-// nothing to visit (tmin NaN) or an interval starting after best t: the
-// walk goes on with a pop. The walk's loop thus alternates whole descents
-// with leaves and pops (one interior step per iteration of the walk's
-// loop, lanes of a warp at different kinds of iteration wait on each
-// other more: 5-29% slower, docs/performance.md "GPU tracing").
-template <class W, class Stack>
+// words n then holds, with tmin <= best t; false when a step leaves an
+// interval starting after best t: the walk goes on with a pop. The walk's
+// loop thus alternates whole descents with leaves and pops (with one
+// interior step per iteration of the walk's loop, lanes of a warp at
+// different kinds of iteration wait on each other more: 5-29% slower,
+// docs/performance.md "GPU tracing").
+template <class Stack>
 __device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &n, const RayAxes &r, unsigned &node,
-                                       float &tmin, float &tmax, float bestT, Stack &stack) {
+                                        float &tmin, float &tmax, float bestT, Stack &stack) {
 	while ((n.y & 3u) != 3u) {
-		interior_step<W>(n, r, node, tmin, tmax, stack);
+		interior_step(n, r, node, tmin, tmax, stack);
 		if (!(tmin <= bestT)) return false;
 		n = nodes[node];
 	}
@@ -299,9 +238,8 @@ __device__ __forceinline__ Best no_hit() {
 // ray (traverse.go finite).
 constexpr float kFiniteLimit = 0x1p100f;
 
-// start_ray prepares ray (r0, r1) for walk W and clips it to the root box;
-// false when it misses the box (traverse.go trace up to the walk).
-template <class W>
+// start_ray prepares ray (r0, r1) and clips it to the root box; false when
+// it misses the box (traverse.go trace up to the walk).
 __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 r0, float4 r1, Pre &pre, RayAxes &r,
                                           float &tmin, float &tmax) {
 	pre = prepare(r0, r1);
@@ -312,7 +250,7 @@ __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 
 	for (int a = 0; a < 3; a++) {
 		r.inv[a] = 1.0f / r.d[a];
 		float c = kSlack * (box[6 + a] + fabsf(r.o[a])) * fabsf(r.inv[a]);
-		r.sl[a] = W::wide ? c * (2.0f + 0x1p-16f) : c;
+		r.sl[a] = c * (2.0f + 0x1p-16f);
 		if (r.d[a] == 0.0f || !(fabsf(r.inv[a]) <= kFiniteLimit) || !(c <= kFiniteLimit)) r.finite = false;
 	}
 	return clip_box(box, r.o, r.d, r.inv, r1.z, r1.w, tmin, tmax);
@@ -324,22 +262,22 @@ __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 
 // Each iteration takes a descent to a leaf, then the leaf, or a pop (the
 // speculative while-while loop of Aila and Laine, which postpones leaves,
 // ran slower here, see docs/performance.md).
-template <bool ANY, class W, class Stack>
+template <bool ANY, class Stack>
 __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const float4 *__restrict__ tris,
                                           const float *__restrict__ box, float4 r0, float4 r1, Stack &stack) {
 	Best best = no_hit();
 	Pre pre;
 	RayAxes r;
 	float tmin, tmax;
-	if (!start_ray<W>(box, r0, r1, pre, r, tmin, tmax)) return best;
+	if (!start_ray(box, r0, r1, pre, r, tmin, tmax)) return best;
 	stack.init();
 	unsigned node = 0;
 	for (;;) {
-		// best.t is +Inf until a hit: tmin <= best.t is traverse.go's
-		// test, and false for the NaN tmin of a step with nothing to visit.
+		// best.t is +Inf until a hit and tmin is never NaN: tmin <= best.t
+		// is traverse.go's test.
 		if (tmin <= best.t) {
 			uint2 n = nodes[node];
-			if (!descend<W>(nodes, n, r, node, tmin, tmax, best.t, stack)) continue;
+			if (!descend(nodes, n, r, node, tmin, tmax, best.t, stack)) continue;
 			if (leaf_test<ANY>(n, pre, tris, best)) return best;
 		}
 		if (stack.empty()) return best;

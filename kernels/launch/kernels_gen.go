@@ -286,11 +286,11 @@ func (a IotaU32Args) args() []any {
 	return []any{a.Dst, a.N, a.Start}
 }
 
-// KdTraceAnyDynE launches kd_trace_any_dyn_e(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynE = Kernel[KdTraceAnyDynEArgs]{name: "kd_trace_any_dyn_e"}
+// KdTraceAny launches kd_trace_any(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAny = Kernel[KdTraceAnyArgs]{name: "kd_trace_any"}
 
-// KdTraceAnyDynEArgs are kd_trace_any_dyn_e's arguments, named like its parameters.
-type KdTraceAnyDynEArgs struct {
+// KdTraceAnyArgs are kd_trace_any's arguments, named like its parameters.
+type KdTraceAnyArgs struct {
 	Nodes    cuda.DevPtr // const uint2* __restrict__
 	Nnodes   uint32      // unsigned
 	Tris     cuda.DevPtr // const float4* __restrict__
@@ -303,89 +303,27 @@ type KdTraceAnyDynEArgs struct {
 	Refill   uint32      // unsigned
 }
 
-func (a KdTraceAnyDynEArgs) args() []any {
+func (a KdTraceAnyArgs) args() []any {
 	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Out, a.HitWords, a.N, a.Counter, a.Refill}
 }
 
-// KdTraceAnyDynEn launches kd_trace_any_dyn_en(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynEn = Kernel[KdTraceAnyDynEnArgs]{name: "kd_trace_any_dyn_en"}
+// KdTraceAnyDyn launches kd_trace_any_dyn(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDyn = Kernel[KdTraceAnyDynArgs]{name: "kd_trace_any_dyn"}
 
-// KdTraceAnyDynEnArgs are kd_trace_any_dyn_en's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceAnyDynEnArgs = KdTraceAnyDynEArgs
+// KdTraceAnyDynArgs are kd_trace_any_dyn's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyDynArgs = KdTraceAnyArgs
 
-// KdTraceAnyDynP launches kd_trace_any_dyn_p(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynP = Kernel[KdTraceAnyDynPArgs]{name: "kd_trace_any_dyn_p"}
+// KdTraceClosest launches kd_trace_closest(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosest = Kernel[KdTraceClosestArgs]{name: "kd_trace_closest"}
 
-// KdTraceAnyDynPArgs are kd_trace_any_dyn_p's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceAnyDynPArgs = KdTraceAnyDynEArgs
+// KdTraceClosestArgs are kd_trace_closest's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceClosestArgs = KdTraceAnyArgs
 
-// KdTraceAnyE launches kd_trace_any_e(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyE = Kernel[KdTraceAnyEArgs]{name: "kd_trace_any_e"}
+// KdTraceClosestDyn launches kd_trace_closest_dyn(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDyn = Kernel[KdTraceClosestDynArgs]{name: "kd_trace_closest_dyn"}
 
-// KdTraceAnyEArgs are kd_trace_any_e's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceAnyEArgs = KdTraceAnyDynEArgs
-
-// KdTraceAnyEn launches kd_trace_any_en(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyEn = Kernel[KdTraceAnyEnArgs]{name: "kd_trace_any_en"}
-
-// KdTraceAnyEnArgs are kd_trace_any_en's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceAnyEnArgs = KdTraceAnyDynEArgs
-
-// KdTraceAnyP launches kd_trace_any_p(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyP = Kernel[KdTraceAnyPArgs]{name: "kd_trace_any_p"}
-
-// KdTraceAnyPArgs are kd_trace_any_p's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceAnyPArgs = KdTraceAnyDynEArgs
-
-// KdTraceClosestDynE launches kd_trace_closest_dyn_e(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynE = Kernel[KdTraceClosestDynEArgs]{name: "kd_trace_closest_dyn_e"}
-
-// KdTraceClosestDynEArgs are kd_trace_closest_dyn_e's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceClosestDynEArgs = KdTraceAnyDynEArgs
-
-// KdTraceClosestDynEn launches kd_trace_closest_dyn_en(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynEn = Kernel[KdTraceClosestDynEnArgs]{name: "kd_trace_closest_dyn_en"}
-
-// KdTraceClosestDynEnArgs are kd_trace_closest_dyn_en's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceClosestDynEnArgs = KdTraceAnyDynEArgs
-
-// KdTraceClosestDynP launches kd_trace_closest_dyn_p(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynP = Kernel[KdTraceClosestDynPArgs]{name: "kd_trace_closest_dyn_p"}
-
-// KdTraceClosestDynPArgs are kd_trace_closest_dyn_p's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceClosestDynPArgs = KdTraceAnyDynEArgs
-
-// KdTraceClosestE launches kd_trace_closest_e(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestE = Kernel[KdTraceClosestEArgs]{name: "kd_trace_closest_e"}
-
-// KdTraceClosestEArgs are kd_trace_closest_e's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceClosestEArgs = KdTraceAnyDynEArgs
-
-// KdTraceClosestEn launches kd_trace_closest_en(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestEn = Kernel[KdTraceClosestEnArgs]{name: "kd_trace_closest_en"}
-
-// KdTraceClosestEnArgs are kd_trace_closest_en's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceClosestEnArgs = KdTraceAnyDynEArgs
-
-// KdTraceClosestP launches kd_trace_closest_p(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestP = Kernel[KdTraceClosestPArgs]{name: "kd_trace_closest_p"}
-
-// KdTraceClosestPArgs are kd_trace_closest_p's arguments, the same fields as KdTraceAnyDynEArgs.
-type KdTraceClosestPArgs = KdTraceAnyDynEArgs
-
-// KdTraceElide launches kd_trace_elide(const uint2* __restrict__ in, unsigned n, uint2* __restrict__ out).
-var KdTraceElide = Kernel[KdTraceElideArgs]{name: "kd_trace_elide"}
-
-// KdTraceElideArgs are kd_trace_elide's arguments, named like its parameters.
-type KdTraceElideArgs struct {
-	In  cuda.DevPtr // const uint2* __restrict__
-	N   uint32      // unsigned
-	Out cuda.DevPtr // uint2* __restrict__
-}
-
-func (a KdTraceElideArgs) args() []any {
-	return []any{a.In, a.N, a.Out}
-}
+// KdTraceClosestDynArgs are kd_trace_closest_dyn's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceClosestDynArgs = KdTraceAnyArgs
 
 // KdTraceGatherF32 launches kd_trace_gather_f32(const float* __restrict__ tv, const unsigned* __restrict__ refs, unsigned nrefs, float4* __restrict__ tris).
 var KdTraceGatherF32 = Kernel[KdTraceGatherF32Args]{name: "kd_trace_gather_f32"}
@@ -2242,19 +2180,10 @@ var byName = map[string]any{
 	"fill_f32":                            FillF32,
 	"fill_u32":                            FillU32,
 	"iota_u32":                            IotaU32,
-	"kd_trace_any_dyn_e":                  KdTraceAnyDynE,
-	"kd_trace_any_dyn_en":                 KdTraceAnyDynEn,
-	"kd_trace_any_dyn_p":                  KdTraceAnyDynP,
-	"kd_trace_any_e":                      KdTraceAnyE,
-	"kd_trace_any_en":                     KdTraceAnyEn,
-	"kd_trace_any_p":                      KdTraceAnyP,
-	"kd_trace_closest_dyn_e":              KdTraceClosestDynE,
-	"kd_trace_closest_dyn_en":             KdTraceClosestDynEn,
-	"kd_trace_closest_dyn_p":              KdTraceClosestDynP,
-	"kd_trace_closest_e":                  KdTraceClosestE,
-	"kd_trace_closest_en":                 KdTraceClosestEn,
-	"kd_trace_closest_p":                  KdTraceClosestP,
-	"kd_trace_elide":                      KdTraceElide,
+	"kd_trace_any":                        KdTraceAny,
+	"kd_trace_any_dyn":                    KdTraceAnyDyn,
+	"kd_trace_closest":                    KdTraceClosest,
+	"kd_trace_closest_dyn":                KdTraceClosestDyn,
 	"kd_trace_gather_f32":                 KdTraceGatherF32,
 	"kdtree_addresses_u32":                KdtreeAddressesU32,
 	"kdtree_bin_u32":                      KdtreeBinU32,

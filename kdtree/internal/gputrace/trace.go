@@ -19,15 +19,6 @@ type Kernel struct {
 	Dynamic     bool
 	BlocksPerSM int
 	Refill      int
-	// Plain: the nodes in kdtree's own layout even when the tree has the
-	// elided one (empty leaves flagged in their parent, never visited):
-	// the layout of trees of MaxElided nodes or more, to measure and test
-	// against.
-	Plain bool
-	// Narrow: the finite step widens a plane crossing by its own rounding
-	// slack, as kdtree's general step does, instead of by the ray's
-	// per-axis bound on it (kernels/trace_walk.cuh Walk). Not with Plain.
-	Narrow bool
 }
 
 // MaxBlock is the most threads per block of a trace kernel (their launch
@@ -46,18 +37,17 @@ var IncoherentKernel = Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill:
 
 // String names the variant for benchmark tables.
 func (k Kernel) String() string {
-	tag := "-" + k.walk()
 	if k.Dynamic {
-		return fmt.Sprintf("dynamic-b%d-x%d-r%d%s", k.Block, k.BlocksPerSM, k.Refill, tag)
+		return fmt.Sprintf("dynamic-b%d-x%d-r%d", k.Block, k.BlocksPerSM, k.Refill)
 	}
-	return fmt.Sprintf("grid-b%d%s", k.Block, tag)
+	return fmt.Sprintf("grid-b%d", k.Block)
 }
 
 // check reports a variant the kernels cannot run.
 func (k Kernel) check() error {
 	if k.Block <= 0 || k.Block > MaxBlock || k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) ||
-		k.BlocksPerSM < 0 || k.Plain && k.Narrow {
-		return fmt.Errorf("gputrace: %v: whole warps, at most %d threads a block, refill 1 to 32, no narrow step on the plain layout", k, MaxBlock)
+		k.BlocksPerSM < 0 {
+		return fmt.Errorf("gputrace: %v: whole warps, at most %d threads a block, refill 1 to 32", k, MaxBlock)
 	}
 	return nil
 }
@@ -111,20 +101,11 @@ func (t *Tree) launch(k Kernel, anyHit bool, rays, out cuda.DevPtr, words uint32
 	if err := k.check(); err != nil {
 		return err
 	}
-	nodes := t.nodes
-	if !t.elided {
-		k.Plain, k.Narrow = true, false
-	} else if k.Plain {
-		var err error
-		if nodes, err = t.plainNodes(); err != nil {
-			return err
-		}
-	}
-	kern, err := launch.Named[launch.KdTraceClosestEArgs](kernelName(k, anyHit))
+	kern, err := launch.Named[launch.KdTraceClosestArgs](kernelName(k, anyHit))
 	if err != nil {
 		return err
 	}
-	a := launch.KdTraceClosestEArgs{Nodes: nodes.Ptr(), Nnodes: t.nnodes, Tris: t.tris.Ptr(), Box: t.box.Ptr(),
+	a := launch.KdTraceClosestArgs{Nodes: t.nodes.Ptr(), Nnodes: t.nnodes, Tris: t.tris.Ptr(), Box: t.box.Ptr(),
 		Rays: rays, Out: out, HitWords: words, N: uint32(n), Counter: t.counter.Ptr(), Refill: uint32(k.Refill)}
 	if !k.Dynamic {
 		return kern.Launch(t.ctx, cuda.GridFor(n, k.Block), cuda.Linear(k.Block), 0, a)
@@ -140,8 +121,8 @@ func (t *Tree) launch(k Kernel, anyHit bool, rays, out cuda.DevPtr, words uint32
 	return kern.Launch(t.ctx, cuda.Linear(max(blocks, 1)), cuda.Linear(k.Block), 0, a)
 }
 
-// kernelName is the kernel of kernels/trace.cu that runs k (its layout
-// and step resolved by launch) for closest or any hit.
+// kernelName is the kernel of kernels/trace.cu that runs k for closest or
+// any hit.
 func kernelName(k Kernel, anyHit bool) string {
 	name := "kd_trace_closest"
 	if anyHit {
@@ -150,27 +131,12 @@ func kernelName(k Kernel, anyHit bool) string {
 	if k.Dynamic {
 		name += "_dyn"
 	}
-	return name + "_" + k.walk()
-}
-
-// walk is the suffix of k's kernels (kernels/trace.cu KD_TRACE_KERNELS):
-// e, the elided layout; p, the plain one; en, the elided layout with the
-// narrow step.
-func (k Kernel) walk() string {
-	switch {
-	case k.Plain:
-		return "p"
-	case k.Narrow:
-		return "en"
-	}
-	return "e"
+	return name
 }
 
 // Variants are the kernels that BenchmarkDeviceTrace measures.
 var Variants = []Kernel{
-	{Block: 64}, {Block: 64, Plain: true}, {Block: 64, Narrow: true}, {Block: 128},
+	{Block: 64}, {Block: 128},
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Plain: true},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Narrow: true},
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 16},
 }

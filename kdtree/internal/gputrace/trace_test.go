@@ -12,10 +12,9 @@ func TestKernelString(t *testing.T) {
 		k    Kernel
 		want string
 	}{
-		{Kernel{Block: 64}, "grid-b64-e"},
-		{Kernel{Block: 128, Plain: true}, "grid-b128-p"},
-		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "dynamic-b64-x16-r24-e"},
-		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Narrow: true}, "dynamic-b64-x16-r24-en"},
+		{Kernel{Block: 64}, "grid-b64"},
+		{Kernel{Block: 128}, "grid-b128"},
+		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "dynamic-b64-x16-r24"},
 	}
 	for _, c := range cases {
 		if got := c.k.String(); got != c.want {
@@ -35,13 +34,12 @@ func TestKernelString(t *testing.T) {
 }
 
 // The kernels cannot run partial warps (the 7-word hit records go out a
-// warp at a time), blocks over MaxBlock, refills outside 1..32, nor the
-// narrow step on the plain layout.
+// warp at a time), blocks over MaxBlock nor refills outside 1..32.
 func TestKernelCheck(t *testing.T) {
 	for _, k := range []Kernel{
 		{Block: 48}, {Block: 256}, {Block: -32},
 		{Dynamic: true, Block: 64, Refill: 0}, {Dynamic: true, Block: 64, Refill: 33},
-		{Block: 64, BlocksPerSM: -1}, {Block: 64, Plain: true, Narrow: true},
+		{Block: 64, BlocksPerSM: -1},
 	} {
 		if k.check() == nil {
 			t.Errorf("%+v accepted", k)
@@ -57,10 +55,10 @@ func TestKernelName(t *testing.T) {
 		anyHit bool
 		want   string
 	}{
-		{Kernel{Block: 64}, false, "kd_trace_closest_e"},
-		{Kernel{Block: 64, Plain: true}, true, "kd_trace_any_p"},
-		{Kernel{Dynamic: true, Narrow: true}, false, "kd_trace_closest_dyn_en"},
-		{Kernel{Dynamic: true, Plain: true}, true, "kd_trace_any_dyn_p"},
+		{Kernel{Block: 64}, false, "kd_trace_closest"},
+		{Kernel{Block: 64}, true, "kd_trace_any"},
+		{Kernel{Dynamic: true}, false, "kd_trace_closest_dyn"},
+		{Kernel{Dynamic: true}, true, "kd_trace_any_dyn"},
 	}
 	for _, c := range cases {
 		if got := kernelName(c.k, c.anyHit); got != c.want {

@@ -84,13 +84,9 @@ type Tree struct {
 	box     *cuda.Buffer[float32]
 	counter *cuda.Buffer[uint32]
 	nnodes  uint32
-	// elided: nodes holds the elided layout (layout.go), else kdtree's.
-	elided bool
-	// hostNodes is the host copy of the node words in kdtree's layout (the
-	// caller's, not changed); pnodes that layout on the device for an
-	// elided tree, made on the first use of a Kernel.Plain.
+	// hostNodes is the host copy of the node words (the caller's, not
+	// changed).
 	hostNodes []uint32
-	pnodes    *cuda.Buffer[uint32]
 	// Kernel is the traversal variant of rays in device memory
 	// (DefaultKernel unless set), HostKernel that of host slices
 	// (DefaultKernel: the dynamic-fetch kernels write a hit record when
@@ -105,8 +101,7 @@ type Tree struct {
 var ErrNoDevice = errors.New("gputrace: the executor has no GPU")
 
 // Upload checks in (child and reference indices in range, depth at most
-// MaxDepth) and copies it to ex's device: the nodes in the elided layout
-// (kdtree's own for trees of MaxElided nodes or more), and the triangles
+// MaxDepth) and copies it to ex's device: the nodes, and the triangles
 // re-laid out in reference order with their index (see kernels/trace.cu).
 func Upload(ex exec.Executor, in Input) (*Tree, error) {
 	ctx := ex.CUDA()
@@ -116,16 +111,11 @@ func Upload(ex exec.Executor, in Input) (*Tree, error) {
 	if err := check(in); err != nil {
 		return nil, err
 	}
-	words := elide(in.Nodes)
-	elided := words != nil
-	if !elided {
-		words = in.Nodes
-	}
-	nodes, err := cuda.NewBuffer[uint32](ctx, max(len(words), 2))
+	nodes, err := cuda.NewBuffer[uint32](ctx, max(len(in.Nodes), 2))
 	if err != nil {
 		return nil, err
 	}
-	if err = nodes.CopyFromHost(words); err != nil {
+	if err = nodes.CopyFromHost(in.Nodes); err != nil {
 		nodes.Free()
 		return nil, err
 	}
@@ -133,7 +123,6 @@ func Upload(ex exec.Executor, in Input) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.elided = elided
 	tris := make([]float32, 12*len(in.Refs))
 	for i, prim := range in.Refs {
 		c := in.Corners(prim)
@@ -155,9 +144,8 @@ func Upload(ex exec.Executor, in Input) (*Tree, error) {
 // FromDevice makes the Tree of a tree that is already on the device (a
 // GPU build's output), with no upload of nodes or triangles: in is the
 // host copy (checked as by Upload; its Corners is not used), nodes the
-// same node words on the device, which the Tree takes over (freed once
-// kd_trace_elide has laid them out again, or kept, for trees of MaxElided
-// nodes or more, and freed by Close); refs (len(in.Refs) references at least) and tv (9 floats per
+// same node words on the device, which the Tree takes over (Close frees
+// them); refs (len(in.Refs) references at least) and tv (9 floats per
 // scene triangle: its corners A, B, C) are the build's, from which
 // kd_trace_gather_f32 lays the triangles out on the device. refs and tv
 // stay the caller's: it may free them once FromDevice returns (the
@@ -176,10 +164,6 @@ func FromDevice(ctx *cuda.Context, in Input, nodes, refs *cuda.Buffer[uint32], t
 	if err != nil {
 		return nil, err
 	}
-	if err = t.elideOnDevice(); err != nil {
-		t.Close()
-		return nil, err
-	}
 	if t.tris, err = cuda.NewBuffer[float32](ctx, max(12*len(in.Refs), 12)); err == nil && len(in.Refs) > 0 {
 		const block = 256
 		err = launch.KdTraceGatherF32.Launch(ctx, cuda.GridFor(len(in.Refs), block), cuda.Linear(block), 0,
@@ -190,31 +174,6 @@ func FromDevice(ctx *cuda.Context, in Input, nodes, refs *cuda.Buffer[uint32], t
 		return nil, err
 	}
 	return t, nil
-}
-
-// elideOnDevice replaces t's nodes (kdtree's layout) by their elided
-// layout, made on the device by kd_trace_elide, unless the tree has
-// MaxElided nodes or more.
-func (t *Tree) elideOnDevice() error {
-	n := len(t.hostNodes) / 2
-	if n >= MaxElided || n == 0 {
-		t.elided = n == 0
-		return nil
-	}
-	out, err := cuda.NewBuffer[uint32](t.ctx, max(2*n, 2))
-	if err != nil {
-		return err
-	}
-	const block = 256
-	err = launch.KdTraceElide.Launch(t.ctx, cuda.GridFor(n, block), cuda.Linear(block), 0,
-		launch.KdTraceElideArgs{In: t.nodes.Ptr(), N: uint32(n), Out: out.Ptr()})
-	if err != nil {
-		out.Free()
-		return err
-	}
-	err = t.nodes.Free()
-	t.nodes, t.elided = out, true
-	return err
 }
 
 // newTree makes the Tree around nodes (freed on error) with its box words
@@ -301,7 +260,7 @@ func (t *Tree) Close() error {
 	if t == nil {
 		return nil
 	}
-	return errors.Join(t.nodes.Free(), t.tris.Free(), t.box.Free(), t.counter.Free(), t.pnodes.Free())
+	return errors.Join(t.nodes.Free(), t.tris.Free(), t.box.Free(), t.counter.Free())
 }
 
 // Context returns the device context that holds the tree.
@@ -313,8 +272,5 @@ func (t *Tree) DeviceBytes() uint64 {
 		return 0
 	}
 	n := t.nodes.Bytes() + t.counter.Bytes() + t.tris.Bytes() + t.box.Bytes()
-	if t.pnodes != nil {
-		n += t.pnodes.Bytes()
-	}
 	return n
 }
