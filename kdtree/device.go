@@ -118,7 +118,7 @@ const (
 	// IncoherentRays: rays that start and point anywhere (ambient
 	// occlusion, diffuse bounces). Persistent warps whose lanes take new
 	// rays as theirs end (Aila and Laine's dynamic fetch): about 20% faster
-	// on such rays, 7-30% slower on camera rays (docs/performance.md,
+	// on such rays, 12-27% slower on camera rays (docs/performance.md,
 	// "GPU tracing").
 	IncoherentRays
 )
