@@ -29,35 +29,6 @@ struct LocalStack {
 	__device__ __forceinline__ Entry pop() { return e[--sp]; }
 };
 
-// RingStack keeps the top K entries (K a power of two) of the walk's stack
-// in shared memory, in a ring of K slots per thread (slot j of thread t at
-// ring[j·blockDim.x + t]: a warp's 12-byte entries hit distinct banks), and
-// the older ones in local memory (spill, kTraceMaxDepth + 1 entries, the
-// kernel's array): the entry at depth d is in slot d mod K while it is
-// among the top K, else in spill[d]. The order of pops is the
-// LocalStack's, so the walk and its hits are the same.
-template <int K>
-struct RingStack {
-	Entry *ring, *spill;
-	int sp, ns;  // depth, and the entries below depth ns that are in spill
-	__device__ __forceinline__ void init() { sp = ns = 0; }
-	__device__ __forceinline__ bool empty() const { return sp == 0; }
-	__device__ __forceinline__ void push(Entry x) {
-		if (sp - ns == K) {
-			spill[ns] = ring[(ns & (K - 1)) * blockDim.x];
-			ns++;
-		}
-		ring[(sp & (K - 1)) * blockDim.x] = x;
-		sp++;
-	}
-	__device__ __forceinline__ Entry pop() {
-		sp--;
-		if (sp >= ns) return ring[(sp & (K - 1)) * blockDim.x];
-		ns = sp;
-		return spill[sp];
-	}
-};
-
 // Result of one traced ray: the best hit's t, u, v, prim and the index of
 // its reference (for the normal).
 struct Best {
@@ -95,29 +66,33 @@ __device__ __forceinline__ bool clip_box(const float *box, const float o[3], con
 	return tmin <= tmax;
 }
 
-// Per-ray constants of the traversal: origin, direction, 1/direction, and
-// per axis the part of a plane crossing's slack that does not depend on
-// the crossing, kSlack·(mag+|o|)·|inv| (traverse.go rayAxes.slack).
+// Per-ray constants of the traversal: origin, direction, 1/direction, per
+// axis sl, the ray's bound on a plane crossing's rounding slack, c·(2 +
+// 2^-16) with c = kSlack·(mag+|o|)·|inv| (traverse.go rayAxes.wide: the
+// crossing's own slack kSlack·|tp| + c is at most that, as every split
+// plane on the axis is within mag), and whether the ray is finite
+// (traverse.go rayAxes.finite: every crossing and its slack finite and not
+// NaN).
 struct RayAxes {
-	float o[3], d[3], inv[3], slack[3];
+	float o[3], d[3], inv[3], sl[3];
+	bool finite;
 };
 
-// interior_step is one step of traverse.go descend at interior node n: the
-// next node and interval, the far (or near) child pushed when both may hold
-// the hit, with traverse.go's branches and compares. A select-only form
-// that lets no lane wait for another's case ran 8-10% slower (more
-// instructions per step; see docs/performance.md, "GPU tracing").
-// With PAIRS the nodes are in the treelet layout (gputrace treelets.go):
-// an interior node's word 1 holds its below child's index, the above child
-// is next to it; else kdtree's depth-first layout, the below child next to
-// the node and word 1 the above child's index.
-template <bool PAIRS, class Stack>
-__device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
-                                              Stack &stack) {
+// safe_step is one step of traverse.go descendSafe at interior node n
+// (kdtree.Node's words: below child node+1, above child w1>>2) for any
+// ray: the children ordered by the origin's side of the plane, a zero
+// direction and NaN crossings handled. It sets the next node and interval
+// and pushes the other child when both may hold the hit. Its slack,
+// kSlack·|tp| + r.sl, is wider than traverse.go's (r.sl is the wide
+// bound): the walk may visit more nodes, never fewer, so the hits are the
+// same.
+template <class Stack>
+__device__ __forceinline__ void safe_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
+                                          Stack &stack) {
 	unsigned axis = n.y & 3u;
 	float s = __uint_as_float(n.x);
 	float oa = pick(r.o[0], r.o[1], r.o[2], axis), da = pick(r.d[0], r.d[1], r.d[2], axis);
-	unsigned nearc = PAIRS ? n.y >> 2 : node + 1, farc = PAIRS ? (n.y >> 2) + 1 : n.y >> 2;
+	unsigned nearc = node + 1, farc = n.y >> 2;
 	if (oa > s || (oa == s && da > 0.0f)) {
 		unsigned x = nearc;
 		nearc = farc;
@@ -131,7 +106,7 @@ __device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigne
 		return;
 	}
 	float tp = (s - oa) * pick(r.inv[0], r.inv[1], r.inv[2], axis);
-	float slack = kSlack * fabsf(tp) + pick(r.slack[0], r.slack[1], r.slack[2], axis);
+	float slack = kSlack * fabsf(tp) + pick(r.sl[0], r.sl[1], r.sl[2], axis);
 	if ((oa < s) != (da > 0.0f) || oa == s) {
 		// Moving away: near holds the interval, far what rounding may put
 		// there when the origin is (nearly) on the plane.
@@ -159,6 +134,70 @@ __device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigne
 		node = nearc;
 		if (hi < tmax) tmax = hi;
 	}
+}
+
+// finite_step is traverse.go descendFinite's step at interior node n for a
+// finite ray: the plane crossed at tp, widened by the ray's bound on the
+// slack to [lo, hi]; first (below for a positive direction, above
+// otherwise, picked with the sign as a mask) holds [tmin, min(tmax, hi)],
+// second [max(tmin, lo), tmax]; a child whose part is empty is not
+// visited (one of them always is); when both are, second is pushed.
+// These are safe_step's nodes and order for such a ray, with intervals as
+// wide or wider.
+template <class Stack>
+__device__ __forceinline__ void finite_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
+                                            Stack &stack) {
+	unsigned axis = n.y & 3u;
+	float oa = pick(r.o[0], r.o[1], r.o[2], axis), inva = pick(r.inv[0], r.inv[1], r.inv[2], axis);
+	// All ones when the direction is negative on the axis (traverse.go
+	// rayAxes.flip).
+	unsigned m = (unsigned)(__float_as_int(pick(r.d[0], r.d[1], r.d[2], axis)) >> 31);
+	float tp = (__uint_as_float(n.x) - oa) * inva;
+	float slack = pick(r.sl[0], r.sl[1], r.sl[2], axis);
+	float lo = tp - slack, hi = tp + slack;
+	unsigned below = node + 1, above = n.y >> 2;
+	unsigned swap = (below ^ above) & m;
+	unsigned first = below ^ swap, second = above ^ swap;
+	// No NaN reaches these minima and maxima.
+	if (!(hi < tmin)) {
+		if (!(lo > tmax)) stack.push(Entry{second, fmaxf(lo, tmin), tmax});
+		node = first;
+		tmax = fminf(hi, tmax);
+	} else {
+		node = second;
+		tmin = fmaxf(lo, tmin);
+	}
+}
+
+// interior_step is one step of the walk at interior node n: finite_step
+// for a finite ray, else safe_step.
+template <class Stack>
+__device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
+                                              Stack &stack) {
+	if (r.finite) {
+		finite_step(n, r, node, tmin, tmax, stack);
+	} else {
+		safe_step(n, r, node, tmin, tmax, stack);
+	}
+}
+
+// descend goes down from node (its words n) through interior nodes, one
+// step each, in a loop of its own: true when it reaches a leaf, whose
+// words n then holds, with tmin <= best t; false when a step leaves an
+// interval starting after best t: the walk goes on with a pop. The walk's
+// loop thus alternates whole descents with leaves and pops (with one
+// interior step per iteration of the walk's loop, lanes of a warp at
+// different kinds of iteration wait on each other more: 5-29% slower,
+// docs/performance.md "GPU tracing").
+template <class Stack>
+__device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &n, const RayAxes &r, unsigned &node,
+                                        float &tmin, float &tmax, float bestT, Stack &stack) {
+	while ((n.y & 3u) != 3u) {
+		interior_step(n, r, node, tmin, tmax, stack);
+		if (!(tmin <= bestT)) return false;
+		n = nodes[node];
+	}
+	return true;
 }
 
 // leaf_test tests leaf n's triangles in reference order, keeping the best
@@ -195,6 +234,10 @@ __device__ __forceinline__ Best no_hit() {
 	return b;
 }
 
+// kFiniteLimit bounds |1/direction| and the per-axis slack of a finite
+// ray (traverse.go finite).
+constexpr float kFiniteLimit = 0x1p100f;
+
 // start_ray prepares ray (r0, r1) and clips it to the root box; false when
 // it misses the box (traverse.go trace up to the walk).
 __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 r0, float4 r1, Pre &pre, RayAxes &r,
@@ -202,10 +245,13 @@ __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 
 	pre = prepare(r0, r1);
 	r.o[0] = r0.x; r.o[1] = r0.y; r.o[2] = r0.z;
 	r.d[0] = r0.w; r.d[1] = r1.x; r.d[2] = r1.y;
+	r.finite = true;
 #pragma unroll
 	for (int a = 0; a < 3; a++) {
 		r.inv[a] = 1.0f / r.d[a];
-		r.slack[a] = kSlack * (box[6 + a] + fabsf(r.o[a])) * fabsf(r.inv[a]);
+		float c = kSlack * (box[6 + a] + fabsf(r.o[a])) * fabsf(r.inv[a]);
+		r.sl[a] = c * (2.0f + 0x1p-16f);
+		if (r.d[a] == 0.0f || !(fabsf(r.inv[a]) <= kFiniteLimit) || !(c <= kFiniteLimit)) r.finite = false;
 	}
 	return clip_box(box, r.o, r.d, r.inv, r1.z, r1.w, tmin, tmax);
 }
@@ -213,10 +259,10 @@ __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 
 // trace_ray is traverse.go trace for one ray: front to back with a stack,
 // the far child pushed with the part of the interval beyond the plane,
 // nodes starting after the best hit skipped. ANY stops at the first hit.
-// Each iteration takes one interior step or one leaf ("if-if"; the
-// speculative while-while loop of Aila and Laine ran slower here, see
-// docs/performance.md).
-template <bool ANY, bool PAIRS, class Stack>
+// Each iteration takes a descent to a leaf, then the leaf, or a pop (the
+// speculative while-while loop of Aila and Laine, which postpones leaves,
+// ran slower here, see docs/performance.md).
+template <bool ANY, class Stack>
 __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const float4 *__restrict__ tris,
                                           const float *__restrict__ box, float4 r0, float4 r1, Stack &stack) {
 	Best best = no_hit();
@@ -227,12 +273,11 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 	stack.init();
 	unsigned node = 0;
 	for (;;) {
-		if (!best.found || tmin <= best.t) {
+		// best.t is +Inf until a hit and tmin is never NaN: tmin <= best.t
+		// is traverse.go's test.
+		if (tmin <= best.t) {
 			uint2 n = nodes[node];
-			if ((n.y & 3u) != 3u) {
-				interior_step<PAIRS>(n, r, node, tmin, tmax, stack);
-				continue;
-			}
+			if (!descend(nodes, n, r, node, tmin, tmax, best.t, stack)) continue;
 			if (leaf_test<ANY>(n, pre, tris, best)) return best;
 		}
 		if (stack.empty()) return best;

@@ -286,7 +286,7 @@ func (a IotaU32Args) args() []any {
 	return []any{a.Dst, a.N, a.Start}
 }
 
-// KdTraceAny launches kd_trace_any(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n).
+// KdTraceAny launches kd_trace_any(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceAny = Kernel[KdTraceAnyArgs]{name: "kd_trace_any"}
 
 // KdTraceAnyArgs are kd_trace_any's arguments, named like its parameters.
@@ -296,160 +296,34 @@ type KdTraceAnyArgs struct {
 	Tris     cuda.DevPtr // const float4* __restrict__
 	Box      cuda.DevPtr // const float* __restrict__
 	Rays     cuda.DevPtr // const float4* __restrict__
-	Occluded cuda.DevPtr // unsigned char* __restrict__
+	Out      cuda.DevPtr // void* __restrict__
+	HitWords uint32      // unsigned
 	N        uint32      // unsigned
+	Counter  cuda.DevPtr // unsigned*
+	Refill   uint32      // unsigned
 }
 
 func (a KdTraceAnyArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Occluded, a.N}
+	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Out, a.HitWords, a.N, a.Counter, a.Refill}
 }
 
-// KdTraceAnyDyn launches kd_trace_any_dyn(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n, unsigned* counter, unsigned refill).
+// KdTraceAnyDyn launches kd_trace_any_dyn(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceAnyDyn = Kernel[KdTraceAnyDynArgs]{name: "kd_trace_any_dyn"}
 
-// KdTraceAnyDynArgs are kd_trace_any_dyn's arguments, named like its parameters.
-type KdTraceAnyDynArgs struct {
-	Nodes    cuda.DevPtr // const uint2* __restrict__
-	Nnodes   uint32      // unsigned
-	Tris     cuda.DevPtr // const float4* __restrict__
-	Box      cuda.DevPtr // const float* __restrict__
-	Rays     cuda.DevPtr // const float4* __restrict__
-	Occluded cuda.DevPtr // unsigned char* __restrict__
-	N        uint32      // unsigned
-	Counter  cuda.DevPtr // unsigned*
-	Refill   uint32      // unsigned
-}
+// KdTraceAnyDynArgs are kd_trace_any_dyn's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyDynArgs = KdTraceAnyArgs
 
-func (a KdTraceAnyDynArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Occluded, a.N, a.Counter, a.Refill}
-}
-
-// KdTraceAnyDynSh launches kd_trace_any_dyn_sh(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynSh = Kernel[KdTraceAnyDynShArgs]{name: "kd_trace_any_dyn_sh"}
-
-// KdTraceAnyDynShArgs are kd_trace_any_dyn_sh's arguments, the same fields as KdTraceAnyDynArgs.
-type KdTraceAnyDynShArgs = KdTraceAnyDynArgs
-
-// KdTraceAnyDynTl launches kd_trace_any_dyn_tl(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynTl = Kernel[KdTraceAnyDynTlArgs]{name: "kd_trace_any_dyn_tl"}
-
-// KdTraceAnyDynTlArgs are kd_trace_any_dyn_tl's arguments, the same fields as KdTraceAnyDynArgs.
-type KdTraceAnyDynTlArgs = KdTraceAnyDynArgs
-
-// KdTraceAnyPt launches kd_trace_any_pt(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n, unsigned* counter).
-var KdTraceAnyPt = Kernel[KdTraceAnyPtArgs]{name: "kd_trace_any_pt"}
-
-// KdTraceAnyPtArgs are kd_trace_any_pt's arguments, named like its parameters.
-type KdTraceAnyPtArgs struct {
-	Nodes    cuda.DevPtr // const uint2* __restrict__
-	Nnodes   uint32      // unsigned
-	Tris     cuda.DevPtr // const float4* __restrict__
-	Box      cuda.DevPtr // const float* __restrict__
-	Rays     cuda.DevPtr // const float4* __restrict__
-	Occluded cuda.DevPtr // unsigned char* __restrict__
-	N        uint32      // unsigned
-	Counter  cuda.DevPtr // unsigned*
-}
-
-func (a KdTraceAnyPtArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Occluded, a.N, a.Counter}
-}
-
-// KdTraceAnySh launches kd_trace_any_sh(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n).
-var KdTraceAnySh = Kernel[KdTraceAnyShArgs]{name: "kd_trace_any_sh"}
-
-// KdTraceAnyShArgs are kd_trace_any_sh's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyShArgs = KdTraceAnyArgs
-
-// KdTraceAnyTl launches kd_trace_any_tl(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, unsigned char* __restrict__ occluded, unsigned n).
-var KdTraceAnyTl = Kernel[KdTraceAnyTlArgs]{name: "kd_trace_any_tl"}
-
-// KdTraceAnyTlArgs are kd_trace_any_tl's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyTlArgs = KdTraceAnyArgs
-
-// KdTraceClosest launches kd_trace_closest(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n).
+// KdTraceClosest launches kd_trace_closest(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceClosest = Kernel[KdTraceClosestArgs]{name: "kd_trace_closest"}
 
-// KdTraceClosestArgs are kd_trace_closest's arguments, named like its parameters.
-type KdTraceClosestArgs struct {
-	Nodes    cuda.DevPtr // const uint2* __restrict__
-	Nnodes   uint32      // unsigned
-	Tris     cuda.DevPtr // const float4* __restrict__
-	Box      cuda.DevPtr // const float* __restrict__
-	Rays     cuda.DevPtr // const float4* __restrict__
-	Hits     cuda.DevPtr // float* __restrict__
-	HitWords uint32      // unsigned
-	N        uint32      // unsigned
-}
+// KdTraceClosestArgs are kd_trace_closest's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceClosestArgs = KdTraceAnyArgs
 
-func (a KdTraceClosestArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Hits, a.HitWords, a.N}
-}
-
-// KdTraceClosestDyn launches kd_trace_closest_dyn(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+// KdTraceClosestDyn launches kd_trace_closest_dyn(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceClosestDyn = Kernel[KdTraceClosestDynArgs]{name: "kd_trace_closest_dyn"}
 
-// KdTraceClosestDynArgs are kd_trace_closest_dyn's arguments, named like its parameters.
-type KdTraceClosestDynArgs struct {
-	Nodes    cuda.DevPtr // const uint2* __restrict__
-	Nnodes   uint32      // unsigned
-	Tris     cuda.DevPtr // const float4* __restrict__
-	Box      cuda.DevPtr // const float* __restrict__
-	Rays     cuda.DevPtr // const float4* __restrict__
-	Hits     cuda.DevPtr // float* __restrict__
-	HitWords uint32      // unsigned
-	N        uint32      // unsigned
-	Counter  cuda.DevPtr // unsigned*
-	Refill   uint32      // unsigned
-}
-
-func (a KdTraceClosestDynArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Hits, a.HitWords, a.N, a.Counter, a.Refill}
-}
-
-// KdTraceClosestDynSh launches kd_trace_closest_dyn_sh(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynSh = Kernel[KdTraceClosestDynShArgs]{name: "kd_trace_closest_dyn_sh"}
-
-// KdTraceClosestDynShArgs are kd_trace_closest_dyn_sh's arguments, the same fields as KdTraceClosestDynArgs.
-type KdTraceClosestDynShArgs = KdTraceClosestDynArgs
-
-// KdTraceClosestDynTl launches kd_trace_closest_dyn_tl(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynTl = Kernel[KdTraceClosestDynTlArgs]{name: "kd_trace_closest_dyn_tl"}
-
-// KdTraceClosestDynTlArgs are kd_trace_closest_dyn_tl's arguments, the same fields as KdTraceClosestDynArgs.
-type KdTraceClosestDynTlArgs = KdTraceClosestDynArgs
-
-// KdTraceClosestPt launches kd_trace_closest_pt(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n, unsigned* counter).
-var KdTraceClosestPt = Kernel[KdTraceClosestPtArgs]{name: "kd_trace_closest_pt"}
-
-// KdTraceClosestPtArgs are kd_trace_closest_pt's arguments, named like its parameters.
-type KdTraceClosestPtArgs struct {
-	Nodes    cuda.DevPtr // const uint2* __restrict__
-	Nnodes   uint32      // unsigned
-	Tris     cuda.DevPtr // const float4* __restrict__
-	Box      cuda.DevPtr // const float* __restrict__
-	Rays     cuda.DevPtr // const float4* __restrict__
-	Hits     cuda.DevPtr // float* __restrict__
-	HitWords uint32      // unsigned
-	N        uint32      // unsigned
-	Counter  cuda.DevPtr // unsigned*
-}
-
-func (a KdTraceClosestPtArgs) args() []any {
-	return []any{a.Nodes, a.Nnodes, a.Tris, a.Box, a.Rays, a.Hits, a.HitWords, a.N, a.Counter}
-}
-
-// KdTraceClosestSh launches kd_trace_closest_sh(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n).
-var KdTraceClosestSh = Kernel[KdTraceClosestShArgs]{name: "kd_trace_closest_sh"}
-
-// KdTraceClosestShArgs are kd_trace_closest_sh's arguments, the same fields as KdTraceClosestArgs.
-type KdTraceClosestShArgs = KdTraceClosestArgs
-
-// KdTraceClosestTl launches kd_trace_closest_tl(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, float* __restrict__ hits, unsigned hit_words, unsigned n).
-var KdTraceClosestTl = Kernel[KdTraceClosestTlArgs]{name: "kd_trace_closest_tl"}
-
-// KdTraceClosestTlArgs are kd_trace_closest_tl's arguments, the same fields as KdTraceClosestArgs.
-type KdTraceClosestTlArgs = KdTraceClosestArgs
+// KdTraceClosestDynArgs are kd_trace_closest_dyn's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceClosestDynArgs = KdTraceAnyArgs
 
 // KdTraceGatherF32 launches kd_trace_gather_f32(const float* __restrict__ tv, const unsigned* __restrict__ refs, unsigned nrefs, float4* __restrict__ tris).
 var KdTraceGatherF32 = Kernel[KdTraceGatherF32Args]{name: "kd_trace_gather_f32"}
@@ -2308,18 +2182,8 @@ var byName = map[string]any{
 	"iota_u32":                            IotaU32,
 	"kd_trace_any":                        KdTraceAny,
 	"kd_trace_any_dyn":                    KdTraceAnyDyn,
-	"kd_trace_any_dyn_sh":                 KdTraceAnyDynSh,
-	"kd_trace_any_dyn_tl":                 KdTraceAnyDynTl,
-	"kd_trace_any_pt":                     KdTraceAnyPt,
-	"kd_trace_any_sh":                     KdTraceAnySh,
-	"kd_trace_any_tl":                     KdTraceAnyTl,
 	"kd_trace_closest":                    KdTraceClosest,
 	"kd_trace_closest_dyn":                KdTraceClosestDyn,
-	"kd_trace_closest_dyn_sh":             KdTraceClosestDynSh,
-	"kd_trace_closest_dyn_tl":             KdTraceClosestDynTl,
-	"kd_trace_closest_pt":                 KdTraceClosestPt,
-	"kd_trace_closest_sh":                 KdTraceClosestSh,
-	"kd_trace_closest_tl":                 KdTraceClosestTl,
 	"kd_trace_gather_f32":                 KdTraceGatherF32,
 	"kdtree_addresses_u32":                KdtreeAddressesU32,
 	"kdtree_bin_u32":                      KdtreeBinU32,

@@ -13,11 +13,8 @@ func TestKernelString(t *testing.T) {
 		want string
 	}{
 		{Kernel{Block: 64}, "grid-b64"},
-		{Kernel{Ring: true, Block: 128}, "grid-ring-b128"},
-		{Kernel{Persistent: true, Block: 64, BlocksPerSM: 16}, "persistent-b64-x16"},
+		{Kernel{Block: 128}, "grid-b128"},
 		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "dynamic-b64-x16-r24"},
-		{Kernel{Dynamic: true, Ring: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "dynamic-ring-b64-x16-r24"},
-		{Kernel{Treelet: true, Block: 64}, "grid-tl-b64"},
 	}
 	for _, c := range cases {
 		if got := c.k.String(); got != c.want {
@@ -37,18 +34,35 @@ func TestKernelString(t *testing.T) {
 }
 
 // The kernels cannot run partial warps (the 7-word hit records go out a
-// warp at a time), blocks over MaxBlock, refills outside 1..32 nor a ring
-// with persistent warps.
+// warp at a time), blocks over MaxBlock nor refills outside 1..32.
 func TestKernelCheck(t *testing.T) {
 	for _, k := range []Kernel{
 		{Block: 48}, {Block: 256}, {Block: -32},
 		{Dynamic: true, Block: 64, Refill: 0}, {Dynamic: true, Block: 64, Refill: 33},
-		{Persistent: true, Ring: true, Block: 64},
-		{Treelet: true, Ring: true, Block: 64}, {Treelet: true, Persistent: true, Block: 64},
 		{Block: 64, BlocksPerSM: -1},
 	} {
 		if k.check() == nil {
 			t.Errorf("%+v accepted", k)
+		}
+	}
+}
+
+// Every variant names a kernel of the image's family for closest and any
+// hit, a thread a ray or dynamic.
+func TestKernelName(t *testing.T) {
+	cases := []struct {
+		k      Kernel
+		anyHit bool
+		want   string
+	}{
+		{Kernel{Block: 64}, false, "kd_trace_closest"},
+		{Kernel{Block: 64}, true, "kd_trace_any"},
+		{Kernel{Dynamic: true}, false, "kd_trace_closest_dyn"},
+		{Kernel{Dynamic: true}, true, "kd_trace_any_dyn"},
+	}
+	for _, c := range cases {
+		if got := kernelName(c.k, c.anyHit); got != c.want {
+			t.Errorf("%+v any=%v: %q, want %q", c.k, c.anyHit, got, c.want)
 		}
 	}
 }

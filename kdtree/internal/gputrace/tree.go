@@ -85,10 +85,8 @@ type Tree struct {
 	counter *cuda.Buffer[uint32]
 	nnodes  uint32
 	// hostNodes is the host copy of the node words (the caller's, not
-	// changed); tnodes their treelet layout on the device, made on the
-	// first use of a Treelet kernel.
+	// changed).
 	hostNodes []uint32
-	tnodes    *cuda.Buffer[uint32]
 	// Kernel is the traversal variant of rays in device memory
 	// (DefaultKernel unless set), HostKernel that of host slices
 	// (DefaultKernel: the dynamic-fetch kernels write a hit record when
@@ -262,7 +260,7 @@ func (t *Tree) Close() error {
 	if t == nil {
 		return nil
 	}
-	return errors.Join(t.nodes.Free(), t.tris.Free(), t.box.Free(), t.counter.Free(), t.tnodes.Free())
+	return errors.Join(t.nodes.Free(), t.tris.Free(), t.box.Free(), t.counter.Free())
 }
 
 // Context returns the device context that holds the tree.
@@ -274,30 +272,5 @@ func (t *Tree) DeviceBytes() uint64 {
 		return 0
 	}
 	n := t.nodes.Bytes() + t.counter.Bytes() + t.tris.Bytes() + t.box.Bytes()
-	if t.tnodes != nil {
-		n += t.tnodes.Bytes()
-	}
 	return n
-}
-
-// treeletNodes returns the nodes in the treelet layout on the device,
-// laid out and uploaded on the first call.
-func (t *Tree) treeletNodes() (*cuda.Buffer[uint32], error) {
-	if t.tnodes != nil {
-		return t.tnodes, nil
-	}
-	w, err := treelets(t.hostNodes)
-	if err != nil {
-		return nil, err
-	}
-	b, err := cuda.NewBuffer[uint32](t.ctx, max(len(w), 2))
-	if err == nil {
-		err = b.CopyFromHost(w)
-	}
-	if err != nil {
-		b.Free()
-		return nil, err
-	}
-	t.tnodes = b
-	return b, nil
 }
