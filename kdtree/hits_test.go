@@ -164,9 +164,13 @@ func TestRaysMatchBruteShared(t *testing.T) {
 			s := loadShared(t, file)
 			per := min(2048, max(64, 15_000_000/max(len(s.Tris), 1)))
 			trees := treesFor(t, file, len(s.Tris) < 100_000)
+			primary := PrimaryRays(s.Bounds)
+			mid := len(primary)/2 - per/2
 			for set, rays := range map[string][]Ray{
-				"primary": strided(PrimaryRays(s.Bounds), per),
+				"primary": strided(primary, per),
 				"random":  strided(RandomRays(s.Bounds, anchorRandomRays), per),
+				// Consecutive camera rays: the batch calls' packets.
+				"primary rows": primary[mid : mid+per],
 			} {
 				oracle := bruteAll(s, rays)
 				for name, tree := range trees {
@@ -214,15 +218,21 @@ func bruteAll(s *scenes.Scene, rays []Ray) []bruteHit {
 	return out
 }
 
-// mismatches compares the tree's Intersect and Occluded with the oracle's
-// answers on every ray (hit or miss, Prim, bits of T), logging the first
-// few differences.
+// mismatches compares the tree's Intersect and Occluded, and its batch
+// calls (the lanes and the packets), with the oracle's answers on every ray
+// (hit or miss, Prim, bits of T), logging the first few differences.
 func mismatches(t *testing.T, tree *Tree, rays []Ray, oracle []bruteHit, what string) int {
 	bad := 0
+	hits, occ := make([]Hit, len(rays)), make([]bool, len(rays))
+	requireNoError(t, tree.IntersectBatch(context.Background(), rays, hits), "%s: IntersectBatch", what)
+	requireNoError(t, tree.OccludedBatch(context.Background(), rays, occ), "%s: OccludedBatch", what)
 	for i, r := range rays {
 		got, gok := tree.Intersect(r)
 		want, wok := oracle[i].hit, oracle[i].ok
-		if gok != wok || (gok && (got.Prim != want.Prim || math.Float32bits(got.T) != math.Float32bits(want.T))) || tree.Occluded(r) != wok {
+		same := func(h Hit, ok bool) bool {
+			return ok == wok && (!ok || (h.Prim == want.Prim && math.Float32bits(h.T) == math.Float32bits(want.T)))
+		}
+		if !same(got, gok) || !same(hits[i], hits[i].Prim != NoHit) || tree.Occluded(r) != wok || occ[i] != wok {
 			bad++
 			if bad <= 3 {
 				t.Logf("%s: ray %d %+v: tree %v %+v, brute %v %+v", what, i, r, gok, got, wok, want)
