@@ -38,9 +38,7 @@ type lanes [laneCount]lane
 // the hits are the same. Other rays go through trace one by one.
 func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, done func(i int, h Hit)) {
 	if len(t.Nodes) == 0 {
-		for i := lo; i < hi; i++ {
-			done(i, missHit())
-		}
+		missAll(lo, hi, done)
 		return
 	}
 	d := t.traceData()
@@ -166,4 +164,11 @@ func (t *Tree) leafThenPop(l *lane, d *traceData, n Node, anyHit bool) bool {
 		}
 	}
 	return true
+}
+
+// missAll answers rays lo to hi−1 with a miss (a tree with no nodes).
+func missAll(lo, hi int, done func(i int, h Hit)) {
+	for i := lo; i < hi; i++ {
+		done(i, missHit())
+	}
 }

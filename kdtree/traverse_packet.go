@@ -70,9 +70,7 @@ type packet struct {
 // the branches and, with AVX2, the arithmetic of eight rays.
 func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, done func(i int, h Hit)) {
 	if len(t.Nodes) == 0 {
-		for i := lo; i < hi; i++ {
-			done(i, missHit())
-		}
+		missAll(lo, hi, done)
 		return
 	}
 	d := t.traceData()
