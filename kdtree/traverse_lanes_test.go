@@ -177,3 +177,61 @@ func TestCoherent(t *testing.T) {
 		}
 	}
 }
+
+// TestPacketStep: packetStep (AVX2 where the CPU has it) gives
+// packetStepGo's bits and masks, on random values and on the edge values
+// the walk passes: dead lanes (tmin +Inf, tmax −Inf), lo of −0 against
+// tmin +0, equal bounds, empty lanes (all zero).
+func TestPacketStep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	inf := float32(math.Inf(1))
+	negZero := float32(math.Copysign(0, -1))
+	pick := func() float32 {
+		switch rng.IntN(8) {
+		case 0:
+			return 0
+		case 1:
+			return negZero
+		case 2:
+			return 1
+		default:
+			return float32(rng.NormFloat64() * 10)
+		}
+	}
+	for it := 0; it < 20000; it++ {
+		var o, inv, w, tmin, tmax [packetSize]float32
+		split := pick()
+		for k := range packetSize {
+			o[k], inv[k], w[k] = pick(), pick(), float32(math.Abs(float64(pick())))
+			tmin[k] = float32(math.Abs(float64(pick())))
+			tmax[k] = tmin[k] + float32(math.Abs(float64(pick())))
+			switch rng.IntN(6) {
+			case 0:
+				tmin[k], tmax[k] = inf, -inf
+			case 1:
+				o[k], inv[k], w[k] = 0, 0, 0
+			case 2:
+				// lo = tp − w exactly −0 against tmin +0.
+				o[k], inv[k], w[k], tmin[k] = split, 1, 0, 0
+				if split == 0 {
+					o[k] = negZero
+				}
+			}
+		}
+		var f1, s1, f2, s2 [packetSize]float32
+		a1, b1 := packetStep(split, &o, &inv, &w, &tmin, &tmax, &f1, &s1)
+		a2, b2 := packetStepGo(split, &o, &inv, &w, &tmin, &tmax, &f2, &s2)
+		for k := range packetSize {
+			if math.Float32bits(f1[k]) != math.Float32bits(f2[k]) || math.Float32bits(s1[k]) != math.Float32bits(s2[k]) {
+				t.Fatalf("lane %d (split %v o %v inv %v w %v [%v, %v]): fmax %v / %v, smin %v / %v",
+					k, split, o[k], inv[k], w[k], tmin[k], tmax[k], f1[k], f2[k], s1[k], s2[k])
+			}
+		}
+		if a1 != a2 || b1 != b2 {
+			t.Fatalf("masks %08b %08b, want %08b %08b", a1, b1, a2, b2)
+		}
+	}
+	if !packetAVX2 {
+		t.Log("no AVX2 here: packetStep is packetStepGo")
+	}
+}
