@@ -4,7 +4,7 @@ package kdtree
 
 import "golang.org/x/sys/cpu"
 
-// packetStepAVX2 is packetStepGo in eight AVX2 lanes (packet_step_amd64.s).
+// packetStepAVX2 is packetStepGo in AVX2, eight lanes at a time (packet_step_amd64.s).
 //
 //go:noescape
 func packetStepAVX2(split float32, o, inv, w, tmin, tmax, fmax, smin *[packetSize]float32) (first, second uint32)

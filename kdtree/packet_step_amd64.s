@@ -2,8 +2,8 @@
 
 #include "textflag.h"
 
-// func packetStepAVX2(split float32, o, inv, w, tmin, tmax, fmax, smin *[8]float32) (first, second uint32)
-// packetStepGo's contract, eight rays at once:
+// func packetStepAVX2(split float32, o, inv, w, tmin, tmax, fmax, smin *[16]float32) (first, second uint32)
+// packetStepGo's contract, sixteen rays in two halves of eight:
 //   tp = (split - o) * inv; fmax = min(tp + w, tmax); smin = max(tp - w, tmin)
 //   first = mask of tmin <= fmax, second = mask of smin <= tmax.
 // VMINPS and VMAXPS return their second source on equal zeros, as Go's
@@ -30,8 +30,28 @@ TEXT ·packetStepAVX2(SB), NOSPLIT, $0-72
 	VMOVUPS Y4, (R8)
 	VCMPPS $2, Y3, Y5, Y7 // tmin <= fmax
 	VCMPPS $2, Y6, Y4, Y8 // smin <= tmax
+	VMOVMSKPS Y7, R9
+	VMOVMSKPS Y8, R10
+	// Lanes 8 to 15.
+	VSUBPS 32(AX), Y0, Y1
+	VMULPS 32(BX), Y1, Y1
+	VMOVUPS 32(CX), Y2
+	VADDPS Y2, Y1, Y3
+	VSUBPS Y2, Y1, Y4
+	VMOVUPS 32(DX), Y5
+	VMOVUPS 32(SI), Y6
+	VMINPS Y6, Y3, Y3
+	VMAXPS Y5, Y4, Y4
+	VMOVUPS Y3, 32(DI)
+	VMOVUPS Y4, 32(R8)
+	VCMPPS $2, Y3, Y5, Y7
+	VCMPPS $2, Y6, Y4, Y8
 	VMOVMSKPS Y7, AX
 	VMOVMSKPS Y8, BX
+	SHLL $8, AX
+	SHLL $8, BX
+	ORL R9, AX
+	ORL R10, BX
 	VZEROUPPER
 	MOVL AX, first+64(FP)
 	MOVL BX, second+68(FP)

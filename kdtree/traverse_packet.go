@@ -3,8 +3,9 @@ package kdtree
 import "math"
 
 // packetSize is the number of coherent rays tracePackets walks together:
-// the lanes of one AVX2 register of float32.
-const packetSize = 8
+// two AVX2 registers of float32 (16 rays ran 6-10% faster than 8 on the
+// shared scenes' camera rays).
+const packetSize = 16
 
 // packetStepGo is one interior step for the rays of a packet on the node's
 // axis: each ray's crossing tp = (split − o)·inv widened by w, and its
@@ -67,7 +68,7 @@ type packet struct {
 // leaves a popped node where its own walk would skip it (the node starts
 // after its best hit). Each ray thus tests the triangles its own walk
 // tests and gets the same hit, while the packet shares the node fetches,
-// the branches and, with AVX2, the arithmetic of eight rays.
+// the branches and, with AVX2, the arithmetic of sixteen rays.
 func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, done func(i int, h Hit)) {
 	if len(t.Nodes) == 0 {
 		missAll(lo, hi, done)
