@@ -26,8 +26,9 @@ func (t *Tree) IntersectBatch(ctx context.Context, rays []Ray, hits []Hit) error
 	if ok, err := t.intersectOnDevice(ctx, rays, hits); ok {
 		return err
 	}
+	out := answers{hits: hits}
 	return t.batch(ctx, len(rays), func(w *walker, lo, hi int) {
-		w.walk(t, rays, lo, hi, false, func(i int, h Hit) { hits[i] = h })
+		w.walk(t, rays, lo, hi, false, &out)
 	})
 }
 
@@ -41,8 +42,9 @@ func (t *Tree) OccludedBatch(ctx context.Context, rays []Ray, occluded []bool) e
 	if ok, err := t.occludedOnDevice(ctx, rays, occluded); ok {
 		return err
 	}
+	out := answers{occluded: occluded}
 	return t.batch(ctx, len(rays), func(w *walker, lo, hi int) {
-		w.walk(t, rays, lo, hi, true, func(i int, h Hit) { occluded[i] = h.Prim != NoHit })
+		w.walk(t, rays, lo, hi, true, &out)
 	})
 }
 

@@ -9,19 +9,19 @@ type walker struct {
 	p  packet
 }
 
-// walk traces rays[lo:hi] and calls done(i, hit) for each ray i with the
+// walk traces rays[lo:hi] and sets out's answer for each ray i to the
 // hit of trace (anyHit: Occluded's walk): in packets of packetSize
 // (tracePackets) when the rays are coherent, else laneCount at a time
 // (traceLanes). Both give trace's hits. Packets pay where consecutive rays
 // follow the same path (camera rays, a light's rays), lanes where they part
 // ways (bounces, random rays); docs/performance.md, "CPU tracing", has the
 // figures.
-func (w *walker) walk(t *Tree, rays []Ray, lo, hi int, anyHit bool, done func(i int, h Hit)) {
+func (w *walker) walk(t *Tree, rays []Ray, lo, hi int, anyHit bool, out *answers) {
 	if coherent(rays[lo:hi], t.Bounds.Max.Sub(t.Bounds.Min).Len()) {
-		t.tracePackets(&w.p, rays, lo, hi, anyHit, done)
+		t.tracePackets(&w.p, rays, lo, hi, anyHit, out)
 		return
 	}
-	t.traceLanes(&w.ls, rays, lo, hi, anyHit, done)
+	t.traceLanes(&w.ls, rays, lo, hi, anyHit, out)
 }
 
 // coherentSamples is how many pairs of consecutive rays coherent looks at.

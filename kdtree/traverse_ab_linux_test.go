@@ -44,6 +44,7 @@ func TestTraceAB(t *testing.T) {
 	const rounds, chunk = 41, 20_000
 	var ls lanes
 	var p packet
+	sink := answers{occluded: make([]bool, chunk)}
 	walk := func(tree *Tree, rs []Ray, anyHit bool, name string) {
 		switch name {
 		case "safe", "finite":
@@ -51,9 +52,9 @@ func TestTraceAB(t *testing.T) {
 				tree.trace(&rs[i], anyHit, nil, name == "finite")
 			}
 		case "lanes":
-			tree.traceLanes(&ls, rs, 0, len(rs), anyHit, func(int, Hit) {})
+			tree.traceLanes(&ls, rs, 0, len(rs), anyHit, &sink)
 		case "packets":
-			tree.tracePackets(&p, rs, 0, len(rs), anyHit, func(int, Hit) {})
+			tree.tracePackets(&p, rs, 0, len(rs), anyHit, &sink)
 		default:
 			t.Fatalf("-trace-ab-walks: unknown walk %q", name)
 		}

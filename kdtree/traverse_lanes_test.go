@@ -35,7 +35,7 @@ func laneRays(s *scenes.Scene, n int, seed uint64) []Ray {
 }
 
 // groupWalk is traceLanes or tracePackets with its state bound.
-type groupWalk func(tree *Tree, rays []Ray, lo, hi int, anyHit bool, done func(i int, h Hit))
+type groupWalk func(tree *Tree, rays []Ray, lo, hi int, anyHit bool, out *answers)
 
 // groupWalks are the walks checkLanes checks, by name: the lanes, the
 // packets with packetStep (AVX2 where the CPU has it) and with
@@ -44,16 +44,16 @@ func groupWalks() map[string]groupWalk {
 	var ls lanes
 	var p packet
 	packets := func(avx2 bool) groupWalk {
-		return func(tree *Tree, rays []Ray, lo, hi int, anyHit bool, done func(i int, h Hit)) {
+		return func(tree *Tree, rays []Ray, lo, hi int, anyHit bool, out *answers) {
 			saved := packetAVX2
 			packetAVX2 = avx2 && saved
 			defer func() { packetAVX2 = saved }()
-			tree.tracePackets(&p, rays, lo, hi, anyHit, done)
+			tree.tracePackets(&p, rays, lo, hi, anyHit, out)
 		}
 	}
 	return map[string]groupWalk{
-		"lanes": func(tree *Tree, rays []Ray, lo, hi int, anyHit bool, done func(i int, h Hit)) {
-			tree.traceLanes(&ls, rays, lo, hi, anyHit, done)
+		"lanes": func(tree *Tree, rays []Ray, lo, hi int, anyHit bool, out *answers) {
+			tree.traceLanes(&ls, rays, lo, hi, anyHit, out)
 		},
 		"packets":    packets(true),
 		"packets-go": packets(false),
@@ -61,7 +61,8 @@ func groupWalks() map[string]groupWalk {
 }
 
 // checkLanes traces rays[lo:hi] through every group walk and fails unless
-// every ray is answered once, with trace's hit bit for bit.
+// every ray of the range gets trace's hit bit for bit, and no other ray
+// an answer.
 func checkLanes(t *testing.T, tree *Tree, rays []Ray, lo, hi int, what string) {
 	t.Helper()
 	for name, walk := range groupWalks() {
@@ -71,18 +72,30 @@ func checkLanes(t *testing.T, tree *Tree, rays []Ray, lo, hi int, what string) {
 
 func checkWalk(t *testing.T, tree *Tree, walk groupWalk, rays []Ray, lo, hi int, what string) {
 	t.Helper()
+	unset := Hit{T: -1, Prim: 0xABCDEF}
 	for _, anyHit := range []bool{false, true} {
-		seen := make([]int, len(rays))
-		walk(tree, rays, lo, hi, anyHit, func(i int, h Hit) {
-			seen[i]++
+		hits := make([]Hit, len(rays))
+		for i := range hits {
+			hits[i] = unset
+		}
+		walk(tree, rays, lo, hi, anyHit, &answers{hits: hits})
+		for i, h := range hits {
+			if i < lo || i >= hi {
+				if h != unset {
+					t.Fatalf("%s any=%v: ray %d outside %d-%d answered", what, anyHit, i, lo, hi)
+				}
+				continue
+			}
 			want := tree.trace(&rays[i], anyHit, nil, true)
 			if math.Float32bits(h.T) != math.Float32bits(want.T) || h.U != want.U || h.V != want.V || h.Prim != want.Prim || h.N != want.N {
-				t.Fatalf("%s any=%v ray %d %+v: lanes %+v, trace %+v", what, anyHit, i, rays[i], h, want)
+				t.Fatalf("%s any=%v ray %d %+v: walk %+v, trace %+v", what, anyHit, i, rays[i], h, want)
 			}
-		})
-		for i, c := range seen {
-			if in := i >= lo && i < hi; (in && c != 1) || (!in && c != 0) {
-				t.Fatalf("%s any=%v: ray %d answered %d times (range %d-%d)", what, anyHit, i, c, lo, hi)
+		}
+		occ := make([]bool, len(rays))
+		walk(tree, rays, lo, hi, anyHit, &answers{occluded: occ})
+		for i := lo; i < hi; i++ {
+			if occ[i] != (hits[i].Prim != NoHit) {
+				t.Fatalf("%s any=%v ray %d: occluded %v, hit %+v", what, anyHit, i, occ[i], hits[i])
 			}
 		}
 	}

@@ -1,6 +1,9 @@
 package kdtree
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // packetSize is the number of coherent rays tracePackets walks together:
 // two AVX2 registers of float32 (16 rays ran 6-10% faster than 8 on the
@@ -40,6 +43,7 @@ const packetMin = 4
 // does not check the node against its best hit.
 type packetEntry struct {
 	node       uint32
+	live       uint32 // rays with a part of the node
 	direct     uint32
 	tmin, tmax [packetSize]float32
 }
@@ -55,7 +59,7 @@ type packet struct {
 	stack          [MaxTreeDepth + 1]packetEntry
 }
 
-// tracePackets traces rays[lo:hi] like traceLanes (done(i, hit) once per
+// tracePackets traces rays[lo:hi] like traceLanes (out's answer for each
 // ray, the hit trace returns), packetSize consecutive rays at a time. The
 // rays of a group that descendFinite takes and that point the same way
 // along every axis as the group's first such ray walk the tree together,
@@ -69,23 +73,29 @@ type packet struct {
 // after its best hit). Each ray thus tests the triangles its own walk
 // tests and gets the same hit, while the packet shares the node fetches,
 // the branches and, with AVX2, the arithmetic of sixteen rays.
-func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, done func(i int, h Hit)) {
+func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, out *answers) {
 	if len(t.Nodes) == 0 {
-		missAll(lo, hi, done)
+		missAll(lo, hi, out)
 		return
 	}
 	d := t.traceData()
 	for i := lo; i < hi; i += packetSize {
-		tmin, tmax, n := t.fillPacket(p, d, rays, i, min(i+packetSize, hi), anyHit, done)
+		tmin, tmax, n := t.fillPacket(p, d, rays, i, min(i+packetSize, hi), anyHit, out)
 		if n < packetMin {
 			for k := range packetSize {
 				if j := p.ray[k]; j >= 0 {
-					done(j, t.trace(&rays[j], anyHit, nil, true))
+					out.put(j, t.trace(&rays[j], anyHit, nil, true))
 				}
 			}
 			continue
 		}
-		t.walkPacket(p, d, tmin, tmax, anyHit)
+		var live uint32
+		for k := range packetSize {
+			if p.ray[k] >= 0 {
+				live |= 1 << k
+			}
+		}
+		t.walkPacket(p, d, tmin, tmax, live, anyHit)
 		for k := range packetSize {
 			if p.ray[k] < 0 {
 				continue
@@ -95,7 +105,7 @@ func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, done
 				v := &d.tris[h.Prim]
 				h.N = geometricNormal(v[0], v[1], v[2])
 			}
-			done(p.ray[k], h)
+			out.put(p.ray[k], h)
 		}
 	}
 }
@@ -104,7 +114,7 @@ func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, done
 // returns their intervals and how many lanes are in use. A ray that
 // misses the box, or that the packet cannot take, is answered at once
 // (through trace), and its lane left empty.
-func (t *Tree) fillPacket(p *packet, d *traceData, rays []Ray, lo, hi int, anyHit bool, done func(i int, h Hit)) (tmin, tmax [packetSize]float32, n int) {
+func (t *Tree) fillPacket(p *packet, d *traceData, rays []Ray, lo, hi int, anyHit bool, out *answers) (tmin, tmax [packetSize]float32, n int) {
 	inf := float32(math.Inf(1))
 	var ax rayAxes
 	for k := range packetSize {
@@ -119,19 +129,19 @@ func (t *Tree) fillPacket(p *packet, d *traceData, rays []Ray, lo, hi int, anyHi
 		}
 		r := &rays[i]
 		if unusable(r) {
-			done(i, missHit())
+			out.put(i, missHit())
 			continue
 		}
 		t0, t1, in := ax.start(d, r)
 		if !in || !(t1 > 0) {
-			done(i, missHit()) // no hit: outside the box, or no t above 0
+			out.put(i, missHit()) // no hit: outside the box, or no t above 0
 			continue
 		}
 		if n == 0 {
 			p.flip = [3]uint32(ax.flip[:3])
 		}
 		if !ax.finite() || [3]uint32(ax.flip[:3]) != p.flip {
-			done(i, t.trace(r, anyHit, nil, true))
+			out.put(i, t.trace(r, anyHit, nil, true))
 			continue
 		}
 		for a := range 3 {
@@ -146,7 +156,7 @@ func (t *Tree) fillPacket(p *packet, d *traceData, rays []Ray, lo, hi int, anyHi
 
 // walkPacket walks the tree for the packet's rays from the root with their
 // intervals (tracePackets), leaving each ray's hit in p.best.
-func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float32, anyHit bool) {
+func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float32, live uint32, anyHit bool) {
 	nodes, refs := t.Nodes, t.Refs
 	var finished uint32
 	sp := 0
@@ -162,27 +172,26 @@ func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float3
 			in1, in2 := packetStep(math.Float32frombits(n.W0), &p.org[a%3], &p.inv[a%3], &p.wide[a%3], &tmin, &tmax, &fmax, &smin)
 			switch {
 			case in1 != 0 && in2 != 0:
-				p.stack[sp] = packetEntry{node: second, direct: in2 &^ in1, tmin: smin, tmax: tmax}
+				p.stack[sp] = packetEntry{node: second, live: in2, direct: in2 &^ in1, tmin: smin, tmax: tmax}
 				sp++
-				node, tmax = first, fmax
+				node, tmax, live = first, fmax, in1
 			case in1 != 0:
-				node, tmax = first, fmax
+				node, tmax, live = first, fmax, in1
 			default:
-				node, tmin = second, smin
+				node, tmin, live = second, smin, in2
 			}
 			n = nodes[node]
 		}
 		if cnt := n.W1 >> 2; cnt != 0 {
 			leaf := refs[n.W0 : n.W0+cnt]
-			for k := range packetSize {
-				if tmin[k] <= tmax[k] && finished>>k&1 == 0 {
-					if _, found := testLeaf(leaf, d.tris, &p.pre[k], &p.best[k], anyHit); found {
-						finished |= 1 << k
-					}
+			for m := live &^ finished; m != 0; m &= m - 1 {
+				k := bits.TrailingZeros32(m) % packetSize
+				if _, found := testLeaf(leaf, d.tris, &p.pre[k], &p.best[k], anyHit); found {
+					finished |= 1 << k
 				}
 			}
 		}
-		if !t.popPacket(p, &sp, &node, &tmin, &tmax, finished) {
+		if live = t.popPacket(p, &sp, &node, &tmin, &tmax, finished); live == 0 {
 			return
 		}
 	}
@@ -190,24 +199,26 @@ func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float3
 
 // popPacket pops the next entry where some ray is still to go, setting the
 // node and the rays' intervals (a ray that is finished, or whose own walk
-// would skip the node, gets an empty one); false when the stack runs out.
-func (t *Tree) popPacket(p *packet, sp *int, node *uint32, tmin, tmax *[packetSize]float32, finished uint32) bool {
+// would skip the node, gets an empty one), and returns the mask of the
+// rays with a part of the node; 0 when the stack runs out.
+func (t *Tree) popPacket(p *packet, sp *int, node *uint32, tmin, tmax *[packetSize]float32, finished uint32) uint32 {
 	inf := float32(math.Inf(1))
 	for *sp > 0 {
 		*sp--
 		e := &p.stack[*sp]
-		alive := false
-		for k := range packetSize {
-			tmin[k], tmax[k] = e.tmin[k], e.tmax[k]
+		*tmin, *tmax = e.tmin, e.tmax
+		live := e.live
+		for m := live; m != 0; m &= m - 1 {
+			k := bits.TrailingZeros32(m) % packetSize
 			if finished>>k&1 != 0 || (e.direct>>k&1 == 0 && !(tmin[k] <= p.best[k].T)) {
 				tmin[k] = inf
+				live &^= 1 << k
 			}
-			alive = alive || tmin[k] <= tmax[k]
 		}
-		if alive {
+		if live != 0 {
 			*node = e.node
-			return true
+			return live
 		}
 	}
-	return false
+	return 0
 }
