@@ -161,6 +161,12 @@ func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float3
 	var finished uint32
 	sp := 0
 	node := uint32(0)
+	// tmax and the crossing's fmax live in two buffers that trade places
+	// when the walk goes on to the first child: no copy per step. smin is
+	// written straight into the stack slot above the top, where a push
+	// leaves it.
+	var spare [packetSize]float32
+	cur, other := &tmax, &spare
 	for {
 		n := nodes[node]
 		for w1 := n.W1; w1&3 != leafTag; w1 = n.W1 {
@@ -168,17 +174,21 @@ func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float3
 			below := node + 1
 			swap := (below ^ w1>>2) & p.flip[a%3]
 			first, second := below^swap, w1>>2^swap
-			var fmax, smin [packetSize]float32
-			in1, in2 := packetStep(math.Float32frombits(n.W0), &p.org[a%3], &p.inv[a%3], &p.wide[a%3], &tmin, &tmax, &fmax, &smin)
+			// sp < MaxTreeDepth: an interior node is at most MaxTreeDepth−1
+			// deep (Validate) and the stack holds one entry per level.
+			slot := &p.stack[sp%MaxTreeDepth]
+			in1, in2 := packetStep(math.Float32frombits(n.W0), &p.org[a%3], &p.inv[a%3], &p.wide[a%3], &tmin, cur, other, &slot.tmin)
 			switch {
 			case in1 != 0 && in2 != 0:
-				p.stack[sp] = packetEntry{node: second, live: in2, direct: in2 &^ in1, tmin: smin, tmax: tmax}
+				slot.node, slot.live, slot.direct, slot.tmax = second, in2, in2&^in1, *cur
 				sp++
-				node, tmax, live = first, fmax, in1
+				node, live = first, in1
+				cur, other = other, cur
 			case in1 != 0:
-				node, tmax, live = first, fmax, in1
+				node, live = first, in1
+				cur, other = other, cur
 			default:
-				node, tmin, live = second, smin, in2
+				node, tmin, live = second, slot.tmin, in2
 			}
 			n = nodes[node]
 		}
@@ -191,7 +201,7 @@ func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float3
 				}
 			}
 		}
-		if live = t.popPacket(p, &sp, &node, &tmin, &tmax, finished); live == 0 {
+		if live = t.popPacket(p, &sp, &node, &tmin, cur, finished); live == 0 {
 			return
 		}
 	}
@@ -222,3 +232,4 @@ func (t *Tree) popPacket(p *packet, sp *int, node *uint32, tmin, tmax *[packetSi
 	}
 	return 0
 }
+
