@@ -232,4 +232,3 @@ func (t *Tree) popPacket(p *packet, sp *int, node *uint32, tmin, tmax *[packetSi
 	}
 	return 0
 }
-
