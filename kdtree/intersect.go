@@ -124,7 +124,7 @@ func (p *rayPre) test(v *triVerts, bestT float32) (t, u, w float32, ok bool) {
 	if mixedSigns(e0, e1, e2) {
 		return 0, 0, 0, false
 	}
-	return p.finish(v, e0, e1, e2, p0z, p1z, p2z, bestT)
+	return p.finish(e0, e1, e2, p0x, p0y, p1x, p1y, p2x, p2y, p0z, p1z, p2z, bestT)
 }
 
 // mixedSigns reports (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 ||
@@ -183,32 +183,28 @@ func (p *rayPre) edges64(v *triVerts) (e0, e1, e2 float32) {
 }
 
 // deltaT is pbrt-v3's bound on the rounding error of t (§3.9.6), from the
-// sheared, scaled vertices and the edge functions: t must exceed it.
-func (p *rayPre) deltaT(v *triVerts, e0, e1, e2, invDet float32) float32 {
-	p0x, p0y, p0z, p1x, p1y, p1z, p2x, p2y, p2z := p.sheared(v)
-	p0z = float32(p0z * p.sz)
-	p1z = float32(p1z * p.sz)
-	p2z = float32(p2z * p.sz)
-	maxZt := max3(abs32(p0z), abs32(p1z), abs32(p2z))
+// edge functions and the sheared vertices, z scaled (finish's values, not
+// computed again): t must exceed it.
+func (p *rayPre) deltaT(e0, e1, e2, p0x, p0y, p1x, p1y, p2x, p2y, p0z, p1z, p2z, invDet float32) float32 {
+	maxZt := maxAbs3(p0z, p1z, p2z)
 	deltaZ := float32(gamma3 * maxZt)
-	maxXt := max3(abs32(p0x), abs32(p1x), abs32(p2x))
-	maxYt := max3(abs32(p0y), abs32(p1y), abs32(p2y))
+	maxXt := maxAbs3(p0x, p1x, p2x)
+	maxYt := maxAbs3(p0y, p1y, p2y)
 	deltaX := float32(gamma5 * (maxXt + maxZt))
 	deltaY := float32(gamma5 * (maxYt + maxZt))
 	deltaE := 2 * (float32(float32(gamma2*maxXt)*maxYt) + float32(deltaY*maxXt) + float32(deltaX*maxYt))
-	maxE := max3(abs32(e0), abs32(e1), abs32(e2))
+	maxE := maxAbs3(e0, e1, e2)
 	return float32(float32(3*(float32(float32(gamma3*maxE)*maxZt)+float32(deltaE*maxZt)+float32(deltaZ*maxE))) * abs32(invDet))
 }
 
-// max3 is the larger of a, b, c for operands that are not NaN.
-func max3(a, b, c float32) float32 {
-	if b > a {
-		a = b
-	}
-	if c > a {
-		a = c
-	}
-	return a
+// maxAbs3 is max3(|a|, |b|, |c|), taken on the bits: the bits of floats
+// without a sign, as uint32, are ordered as their values, so the maximum
+// is conditional moves, not branches that random rays mispredict. (A NaN
+// operand gives a NaN here where max3 might not; such an operand makes t
+// NaN as well, which the test rejects either way.)
+func maxAbs3(a, b, c float32) float32 {
+	const mag = 1<<31 - 1
+	return math.Float32frombits(max(math.Float32bits(a)&mag, math.Float32bits(b)&mag, math.Float32bits(c)&mag))
 }
 
 func abs32(x float32) float32 {
@@ -216,9 +212,9 @@ func abs32(x float32) float32 {
 }
 
 // finish is the rest of test after the sign test, from the edge functions
-// and the unscaled z of the sheared vertices: determinant, scaled distance
+// and the sheared vertices (z not yet scaled): determinant, scaled distance
 // against TMax, t, the cut against bestT, the error bound and TMin.
-func (p *rayPre) finish(v *triVerts, e0, e1, e2, p0z, p1z, p2z, bestT float32) (t, u, w float32, ok bool) {
+func (p *rayPre) finish(e0, e1, e2, p0x, p0y, p1x, p1y, p2x, p2y, p0z, p1z, p2z, bestT float32) (t, u, w float32, ok bool) {
 	det := e0 + e1 + e2
 	if det == 0 {
 		return
@@ -238,7 +234,7 @@ func (p *rayPre) finish(v *triVerts, e0, e1, e2, p0z, p1z, p2z, bestT float32) (
 	if t > bestT {
 		return 0, 0, 0, false
 	}
-	if !(t > p.deltaT(v, e0, e1, e2, invDet)) || t < p.tmin {
+	if !(t > p.deltaT(e0, e1, e2, p0x, p0y, p1x, p1y, p2x, p2y, p0z, p1z, p2z, invDet)) || t < p.tmin {
 		return 0, 0, 0, false
 	}
 	return t, float32(e1 * invDet), float32(e2 * invDet), true

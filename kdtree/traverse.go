@@ -342,7 +342,7 @@ func testLeaf(prims []uint32, tris []triVerts, pre *rayPre, best *Hit, anyHit bo
 		if mixedSigns(e0, e1, e2) {
 			continue
 		}
-		if th, u, w, ok := pre.finish(v, e0, e1, e2, p0z, p1z, p2z, best.T); ok && best.closer(th, prim) {
+		if th, u, w, ok := pre.finish(e0, e1, e2, p0x, p0y, p1x, p1y, p2x, p2y, p0z, p1z, p2z, best.T); ok && best.closer(th, prim) {
 			*best = Hit{T: th, U: u, V: w, Prim: prim}
 			if anyHit {
 				return uint32(k) + 1, true
