@@ -37,14 +37,16 @@ constexpr int kWarpsMax = 4;
 // trace_warp traces ray i (none when i >= n) and writes its answer; every
 // lane of the warp calls it (the lanes' rays are consecutive), so that
 // 7-word hit records go out through the warp's stage.
-template <bool ANY, class Stack>
+template <bool ANY, int W, class Stack>
 __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsigned nnodes,
                                            const float4 *__restrict__ tris, const float *__restrict__ box,
                                            const float4 *__restrict__ rays, void *__restrict__ out, unsigned words,
                                            unsigned i, unsigned n, Stack &stack) {
 	__shared__ float stage[kWarpsMax][7 * 32];
 	Best b = no_hit();
-	if (i < n && nnodes != 0) b = trace_ray<ANY>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], stack);
+	RayAxes r;
+	shared_axes<W>(r);
+	if (i < n && nnodes != 0) b = trace_ray<ANY, W>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], r, stack);
 	if (!ANY && words == 7) {
 		store_hits_warp(tris, (float *)out, stage[threadIdx.x >> 5], i, n, b);
 	} else if (i < n) {
@@ -54,14 +56,14 @@ __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsi
 
 // trace_grid: one thread per ray (blocks of whole warps), the stack in
 // local memory.
-template <bool ANY>
+template <bool ANY, int W>
 __device__ __forceinline__ void trace_grid(const uint2 *__restrict__ nodes, unsigned nnodes,
                                            const float4 *__restrict__ tris, const float *__restrict__ box,
                                            const float4 *__restrict__ rays, void *__restrict__ out, unsigned words,
                                            unsigned n) {
 	Entry buf[kTraceMaxDepth + 1];
 	LocalStack stack{buf, 0};
-	trace_warp<ANY>(nodes, nnodes, tris, box, rays, out, words, blockIdx.x * blockDim.x + threadIdx.x, n, stack);
+	trace_warp<ANY, W>(nodes, nnodes, tris, box, rays, out, words, blockIdx.x * blockDim.x + threadIdx.x, n, stack);
 }
 
 } // namespace kd_trace
@@ -81,41 +83,43 @@ extern "C" __global__ void kd_trace_gather_f32(const float *__restrict__ tv, con
 	tris[3 * (size_t)r + 2] = make_float4(v[6], v[7], v[8], 0.0f);
 }
 
-// The trace kernels run blocks of at most 128 threads and keep 64
-// registers (8 blocks of 128 per SM): the closest-hit walk would otherwise
-// take 65, which costs a quarter of the resident warps.
-constexpr int kTraceBlockMax = 128, kTraceBlocksMin = 8;
-
 // The trace kernels, all with the same parameters: nodes, nnodes, tris,
 // box, rays (the layouts above); out, the hit records (hit_words words a
 // ray) or occlusion bytes; n rays; counter and refill, read by the
-// dynamic-fetch kernels only (trace_dynamic.cuh). A thread a ray
-// (trace_grid):
-extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
-    kd_trace_closest(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
-                     const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
-                     unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
-	kd_trace::trace_grid<false>(nodes, nnodes, tris, box, rays, out, hit_words, n);
-}
+// dynamic-fetch kernels only (trace_dynamic.cuh). For walk W (flags of
+// trace_walk.cuh; kernels named with _wW for W != 0): kd_trace_closest and
+// kd_trace_any a thread a ray (trace_grid), kd_trace_closest_dyn and
+// kd_trace_any_dyn with dynamic fetch.
+#define KD_TRACE_KERNELS(SUFFIX, W)                                                                                  \
+	extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlockMax, kd_trace::kTraceBlocksMin)                                \
+	    kd_trace_closest##SUFFIX(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,  \
+	                             const float *__restrict__ box, const float4 *__restrict__ rays,                     \
+	                             void *__restrict__ out, unsigned hit_words, unsigned n, unsigned *counter,         \
+	                             unsigned refill) {                                                                  \
+		kd_trace::trace_grid<false, W>(nodes, nnodes, tris, box, rays, out, hit_words, n);                       \
+	}                                                                                                            \
+	extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlockMax, kd_trace::kTraceBlocksMin)                                \
+	    kd_trace_any##SUFFIX(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,      \
+	                         const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out, \
+	                         unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {                   \
+		kd_trace::trace_grid<true, W>(nodes, nnodes, tris, box, rays, out, 0, n);                                \
+	}                                                                                                            \
+	extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlockMax, kd_trace::kTraceBlocksMin)                                \
+	    kd_trace_closest_dyn##SUFFIX(const uint2 *__restrict__ nodes, unsigned nnodes,                              \
+	                                 const float4 *__restrict__ tris, const float *__restrict__ box,                 \
+	                                 const float4 *__restrict__ rays, void *__restrict__ out, unsigned hit_words,    \
+	                                 unsigned n, unsigned *counter, unsigned refill) {                               \
+		kd_trace::trace_dynamic<false, W>(nodes, nnodes, tris, box, rays, out, hit_words, n, counter, refill);   \
+	}                                                                                                            \
+	extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlockMax, kd_trace::kTraceBlocksMin)                                \
+	    kd_trace_any_dyn##SUFFIX(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,  \
+	                             const float *__restrict__ box, const float4 *__restrict__ rays,                     \
+	                             void *__restrict__ out, unsigned hit_words, unsigned n, unsigned *counter,         \
+	                             unsigned refill) {                                                                  \
+		kd_trace::trace_dynamic<true, W>(nodes, nnodes, tris, box, rays, out, 0, n, counter, refill);            \
+	}
 
-extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
-    kd_trace_any(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
-                 const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
-                 unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
-	kd_trace::trace_grid<true>(nodes, nnodes, tris, box, rays, out, 0, n);
-}
-
-// Dynamic fetch:
-extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
-    kd_trace_closest_dyn(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
-                         const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
-                         unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
-	kd_trace::trace_dynamic<false>(nodes, nnodes, tris, box, rays, out, hit_words, n, counter, refill);
-}
-
-extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
-    kd_trace_any_dyn(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
-                     const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
-                     unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
-	kd_trace::trace_dynamic<true>(nodes, nnodes, tris, box, rays, out, 0, n, counter, refill);
-}
+KD_TRACE_KERNELS(, 0)
+KD_TRACE_KERNELS(_w1, 1)
+KD_TRACE_KERNELS(_w2, 2)
+KD_TRACE_KERNELS(_w3, 3)

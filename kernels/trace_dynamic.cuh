@@ -13,7 +13,7 @@ namespace kd_trace {
 // the warp are live, the idle ones take new rays from *counter (zero
 // before the launch) together, so that a warp is not held by its longest
 // ray. A lane stops for good once the rays are used up.
-template <bool ANY>
+template <bool ANY, int W>
 __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, unsigned nnodes,
                                               const float4 *__restrict__ tris, const float *__restrict__ box,
                                               const float4 *__restrict__ rays, void *__restrict__ out,
@@ -23,6 +23,8 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 	const unsigned lane = threadIdx.x & 31u;
 	Pre pre;
 	RayAxes r;
+	shared_axes<W>(r);
+	Mail mb;
 	Best best = no_hit();
 	float tmin = 0.0f, tmax = 0.0f;
 	unsigned node = 0, i = 0;
@@ -42,9 +44,10 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 					} else {
 						float4 r0 = rays[2 * i], r1 = rays[2 * i + 1];
 						best = no_hit();
-						if (nnodes != 0 && start_ray(box, r0, r1, pre, r, tmin, tmax)) {
+						if (nnodes != 0 && start_ray<W>(box, r0, r1, pre, r, tmin, tmax)) {
 							live = true;
 							stack.init();
+							mb.init();
 							node = 0;
 						} else {
 							store_result<ANY>(tris, out, words, i, best);
@@ -58,8 +61,8 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 		bool end = false;
 		if (tmin <= best.t) {  // as trace_ray's test
 			uint2 nd = nodes[node];
-			if (!descend(nodes, nd, r, node, tmin, tmax, best.t, stack)) continue;
-			end = leaf_test<ANY>(nd, pre, tris, best);
+			if (!descend<W>(nodes, nd, r, pre, node, tmin, tmax, best.t, stack)) continue;
+			end = leaf_test<ANY, W>(nd, pre, tris, best, mb);
 		}
 		if (!end && !stack.empty()) {
 			Entry e = stack.pop();

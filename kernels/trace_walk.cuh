@@ -76,22 +76,55 @@ __device__ __forceinline__ bool clip_box(const float *box, const float o[3], con
 struct RayAxes {
 	float o[3], d[3], inv[3], sl[3];
 	bool finite;
+	// With kWalkShared: this thread's per-axis constants in shared memory,
+	// axis a at ax[a * kTraceBlockMax] (shared_axes).
+	float4 *ax;
 };
+
+// Walk variants, the flags of the walk's template parameter W.
+// kWalkShared: a ray's per-axis constants in shared memory, one 16-byte
+// load per interior step (shared_axes); kWalkMailbox: the last four
+// triangles a ray tested are not tested again (Mail).
+constexpr int kWalkShared = 1, kWalkMailbox = 2;
+
+// kWideFma is the factor of the wide bound with kWalkShared: the crossing
+// is one fused multiply-add, tp' = fma(s, inv, q) with q = RN(−o·inv),
+// where traverse.go rounds tp = RN(RN(s − o)·inv). Against the exact
+// T = (s − o)·inv: |tp − T| <= 2.000001ε|T| and |tp' − T| <= ε|o·inv| +
+// 1.000001ε|T| (ε = 2^-24), so |tp' − tp| <= 4.00001ε(mag + |o|)·|inv|
+// (|s| <= mag, |T| <= (mag + |o|)·|inv|), which is c/16 + a hair with c =
+// kSlack·(mag + |o|)·|inv| (kSlack = 2^-18). traverse.go widens tp by
+// c·(2 + 2^-16); tp' widened by c·2.125 (c's own roundings, a few ε, are
+// far inside the margin) holds that interval, so the intervals are as wide
+// or wider and the hits the same.
+constexpr float kWideFma = 2.125f;
+
+// shared_axes points r at this thread's kWalkShared constants: one float4
+// per axis, (q = RN(−o·inv), inv, the wide bound c·kWideFma, d), axis a of
+// thread x at [a][x] of the block's array (a constant stride, so one
+// shift-add finds the node's axis; no two lanes of a quarter warp on the
+// same banks).
+template <int W>
+__device__ __forceinline__ void shared_axes(RayAxes &r) {
+	if constexpr ((W & kWalkShared) != 0) {
+		__shared__ float4 axes[3][kTraceBlockMax];
+		r.ax = &axes[0][threadIdx.x];
+	}
+}
 
 // safe_step is one step of traverse.go descendSafe at interior node n
 // (kdtree.Node's words: below child node+1, above child w1>>2) for any
-// ray: the children ordered by the origin's side of the plane, a zero
+// ray, given the ray's origin, direction, 1/direction and slack bound on
+// the node's axis: the children ordered by the origin's side of the plane, a zero
 // direction and NaN crossings handled. It sets the next node and interval
 // and pushes the other child when both may hold the hit. Its slack,
 // kSlack·|tp| + r.sl, is wider than traverse.go's (r.sl is the wide
 // bound): the walk may visit more nodes, never fewer, so the hits are the
 // same.
 template <class Stack>
-__device__ __forceinline__ void safe_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
-                                          Stack &stack) {
-	unsigned axis = n.y & 3u;
+__device__ __forceinline__ void safe_step(uint2 n, float oa, float da, float inva, float sla, unsigned &node,
+                                          float &tmin, float &tmax, Stack &stack) {
 	float s = __uint_as_float(n.x);
-	float oa = pick(r.o[0], r.o[1], r.o[2], axis), da = pick(r.d[0], r.d[1], r.d[2], axis);
 	unsigned nearc = node + 1, farc = n.y >> 2;
 	if (oa > s || (oa == s && da > 0.0f)) {
 		unsigned x = nearc;
@@ -105,8 +138,8 @@ __device__ __forceinline__ void safe_step(uint2 n, const RayAxes &r, unsigned &n
 		node = nearc;
 		return;
 	}
-	float tp = (s - oa) * pick(r.inv[0], r.inv[1], r.inv[2], axis);
-	float slack = kSlack * fabsf(tp) + pick(r.sl[0], r.sl[1], r.sl[2], axis);
+	float tp = (s - oa) * inva;
+	float slack = kSlack * fabsf(tp) + sla;
 	if ((oa < s) != (da > 0.0f) || oa == s) {
 		// Moving away: near holds the interval, far what rounding may put
 		// there when the origin is (nearly) on the plane.
@@ -138,22 +171,16 @@ __device__ __forceinline__ void safe_step(uint2 n, const RayAxes &r, unsigned &n
 
 // finite_step is traverse.go descendFinite's step at interior node n for a
 // finite ray: the plane crossed at tp, widened by the ray's bound on the
-// slack to [lo, hi]; first (below for a positive direction, above
+// slack to [lo, hi]; m is all ones when the direction is negative on the
+// node's axis (traverse.go rayAxes.flip); first (below for a positive direction, above
 // otherwise, picked with the sign as a mask) holds [tmin, min(tmax, hi)],
 // second [max(tmin, lo), tmax]; a child whose part is empty is not
 // visited (one of them always is); when both are, second is pushed.
 // These are safe_step's nodes and order for such a ray, with intervals as
 // wide or wider.
 template <class Stack>
-__device__ __forceinline__ void finite_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
-                                            Stack &stack) {
-	unsigned axis = n.y & 3u;
-	float oa = pick(r.o[0], r.o[1], r.o[2], axis), inva = pick(r.inv[0], r.inv[1], r.inv[2], axis);
-	// All ones when the direction is negative on the axis (traverse.go
-	// rayAxes.flip).
-	unsigned m = (unsigned)(__float_as_int(pick(r.d[0], r.d[1], r.d[2], axis)) >> 31);
-	float tp = (__uint_as_float(n.x) - oa) * inva;
-	float slack = pick(r.sl[0], r.sl[1], r.sl[2], axis);
+__device__ __forceinline__ void finite_step(uint2 n, float tp, float slack, unsigned m, unsigned &node, float &tmin,
+                                            float &tmax, Stack &stack) {
 	float lo = tp - slack, hi = tp + slack;
 	unsigned below = node + 1, above = n.y >> 2;
 	unsigned swap = (below ^ above) & m;
@@ -170,14 +197,30 @@ __device__ __forceinline__ void finite_step(uint2 n, const RayAxes &r, unsigned 
 }
 
 // interior_step is one step of the walk at interior node n: finite_step
-// for a finite ray, else safe_step.
-template <class Stack>
-__device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
-                                              Stack &stack) {
+// for a finite ray, else safe_step, with the ray's per-axis constants
+// picked from registers, or with kWalkShared loaded from shared memory
+// (the origin from pre).
+template <int W, class Stack>
+__device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, const Pre &pre, unsigned &node, float &tmin,
+                                              float &tmax, Stack &stack) {
+	unsigned axis = n.y & 3u;
+	if (W & kWalkShared) {
+		float4 k = r.ax[axis * kTraceBlockMax];
+		if (r.finite) {
+			float tp = __fmaf_rn(__uint_as_float(n.x), k.y, k.x);
+			finite_step(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), node, tmin, tmax, stack);
+		} else {
+			safe_step(n, pick(pre.ox, pre.oy, pre.oz, axis), k.w, k.y, k.z, node, tmin, tmax, stack);
+		}
+		return;
+	}
+	float oa = pick(r.o[0], r.o[1], r.o[2], axis), inva = pick(r.inv[0], r.inv[1], r.inv[2], axis);
+	float da = pick(r.d[0], r.d[1], r.d[2], axis), sla = pick(r.sl[0], r.sl[1], r.sl[2], axis);
 	if (r.finite) {
-		finite_step(n, r, node, tmin, tmax, stack);
+		float tp = (__uint_as_float(n.x) - oa) * inva;
+		finite_step(n, tp, sla, (unsigned)(__float_as_int(da) >> 31), node, tmin, tmax, stack);
 	} else {
-		safe_step(n, r, node, tmin, tmax, stack);
+		safe_step(n, oa, da, inva, sla, node, tmin, tmax, stack);
 	}
 }
 
@@ -189,25 +232,60 @@ __device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigne
 // interior step per iteration of the walk's loop, lanes of a warp at
 // different kinds of iteration wait on each other more: 5-29% slower,
 // docs/performance.md "GPU tracing").
-template <class Stack>
-__device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &n, const RayAxes &r, unsigned &node,
-                                        float &tmin, float &tmax, float bestT, Stack &stack) {
+template <int W, class Stack>
+__device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &n, const RayAxes &r, const Pre &pre,
+                                        unsigned &node, float &tmin, float &tmax, float bestT, Stack &stack) {
+	if ((W & kWalkShared) && r.finite) {
+		// The finite step alone, without the ray's test at every node.
+		while ((n.y & 3u) != 3u) {
+			float4 k = r.ax[(n.y & 3u) * kTraceBlockMax];
+			float tp = __fmaf_rn(__uint_as_float(n.x), k.y, k.x);
+			finite_step(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), node, tmin, tmax, stack);
+			if (!(tmin <= bestT)) return false;
+			n = nodes[node];
+		}
+		return true;
+	}
 	while ((n.y & 3u) != 3u) {
-		interior_step(n, r, node, tmin, tmax, stack);
+		interior_step<W>(n, r, pre, node, tmin, tmax, stack);
 		if (!(tmin <= bestT)) return false;
 		n = nodes[node];
 	}
 	return true;
 }
 
+// Mail is the mailbox of kWalkMailbox: the last four triangles a ray
+// tested (kNoHit: none). Testing a triangle again cannot change the best
+// hit (the same t, u, v and prim, accepted only if it is still the best,
+// which it then already is) nor an any-hit answer (a triangle tested before
+// missed, or the walk would have ended), so a triangle it holds is skipped.
+struct Mail {
+	unsigned m0, m1, m2, m3;
+	__device__ __forceinline__ void init() { m0 = m1 = m2 = m3 = kNoHit; }
+	// seen reports whether prim is held, else takes it in place of the
+	// oldest.
+	__device__ __forceinline__ bool seen(unsigned prim) {
+		if (prim == m0 || prim == m1 || prim == m2 || prim == m3) return true;
+		m3 = m2;
+		m2 = m1;
+		m1 = m0;
+		m0 = prim;
+		return false;
+	}
+};
+
 // leaf_test tests leaf n's triangles in reference order, keeping the best
-// hit (smaller t, or equal t and smaller prim); true when ANY found one.
-template <bool ANY>
-__device__ __forceinline__ bool leaf_test(uint2 n, const Pre &pre, const float4 *__restrict__ tris, Best &best) {
+// hit (smaller t, or equal t and smaller prim), skipping those mb holds
+// with kWalkMailbox; true when ANY found one.
+template <bool ANY, int W>
+__device__ __forceinline__ bool leaf_test(uint2 n, const Pre &pre, const float4 *__restrict__ tris, Best &best,
+                                          Mail &mb) {
 	unsigned end = n.x + (n.y >> 2);
 	for (unsigned r = n.x; r < end; r++) {
-		float4 A = tris[3 * r], B = tris[3 * r + 1], C = tris[3 * r + 2];
+		float4 A = tris[3 * r];
 		unsigned prim = __float_as_uint(A.w);
+		if ((W & kWalkMailbox) && mb.seen(prim)) continue;
+		float4 B = tris[3 * r + 1], C = tris[3 * r + 2];
 		float th, u, v;
 		if (triangle(pre, A, B, C, best.t, th, u, v) &&
 		    (!best.found || th < best.t || (th == best.t && prim < best.prim))) {
@@ -239,7 +317,9 @@ __device__ __forceinline__ Best no_hit() {
 constexpr float kFiniteLimit = 0x1p100f;
 
 // start_ray prepares ray (r0, r1) and clips it to the root box; false when
-// it misses the box (traverse.go trace up to the walk).
+// it misses the box (traverse.go trace up to the walk). With kWalkShared
+// r.ax must be set (shared_axes): it writes the ray's shared constants.
+template <int W>
 __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 r0, float4 r1, Pre &pre, RayAxes &r,
                                           float &tmin, float &tmax) {
 	pre = prepare(r0, r1);
@@ -251,6 +331,7 @@ __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 
 		r.inv[a] = 1.0f / r.d[a];
 		float c = kSlack * (box[6 + a] + fabsf(r.o[a])) * fabsf(r.inv[a]);
 		r.sl[a] = c * (2.0f + 0x1p-16f);
+		if (W & kWalkShared) r.ax[a * kTraceBlockMax] = make_float4(-(r.o[a] * r.inv[a]), r.inv[a], c * kWideFma, r.d[a]);
 		if (r.d[a] == 0.0f || !(fabsf(r.inv[a]) <= kFiniteLimit) || !(c <= kFiniteLimit)) r.finite = false;
 	}
 	return clip_box(box, r.o, r.d, r.inv, r1.z, r1.w, tmin, tmax);
@@ -262,23 +343,25 @@ __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 
 // Each iteration takes a descent to a leaf, then the leaf, or a pop (the
 // speculative while-while loop of Aila and Laine, which postpones leaves,
 // ran slower here, see docs/performance.md).
-template <bool ANY, class Stack>
+template <bool ANY, int W, class Stack>
 __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const float4 *__restrict__ tris,
-                                          const float *__restrict__ box, float4 r0, float4 r1, Stack &stack) {
+                                          const float *__restrict__ box, float4 r0, float4 r1, RayAxes &r,
+                                          Stack &stack) {
 	Best best = no_hit();
 	Pre pre;
-	RayAxes r;
 	float tmin, tmax;
-	if (!start_ray(box, r0, r1, pre, r, tmin, tmax)) return best;
+	if (!start_ray<W>(box, r0, r1, pre, r, tmin, tmax)) return best;
 	stack.init();
+	Mail mb;
+	mb.init();
 	unsigned node = 0;
 	for (;;) {
 		// best.t is +Inf until a hit and tmin is never NaN: tmin <= best.t
 		// is traverse.go's test.
 		if (tmin <= best.t) {
 			uint2 n = nodes[node];
-			if (!descend(nodes, n, r, node, tmin, tmax, best.t, stack)) continue;
-			if (leaf_test<ANY>(n, pre, tris, best)) return best;
+			if (!descend<W>(nodes, n, r, pre, node, tmin, tmax, best.t, stack)) continue;
+			if (leaf_test<ANY, W>(n, pre, tris, best, mb)) return best;
 		}
 		if (stack.empty()) return best;
 		Entry e = stack.pop();

@@ -313,6 +313,42 @@ var KdTraceAnyDyn = Kernel[KdTraceAnyDynArgs]{name: "kd_trace_any_dyn"}
 // KdTraceAnyDynArgs are kd_trace_any_dyn's arguments, the same fields as KdTraceAnyArgs.
 type KdTraceAnyDynArgs = KdTraceAnyArgs
 
+// KdTraceAnyDynW1 launches kd_trace_any_dyn_w1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynW1 = Kernel[KdTraceAnyDynW1Args]{name: "kd_trace_any_dyn_w1"}
+
+// KdTraceAnyDynW1Args are kd_trace_any_dyn_w1's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyDynW1Args = KdTraceAnyArgs
+
+// KdTraceAnyDynW2 launches kd_trace_any_dyn_w2(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynW2 = Kernel[KdTraceAnyDynW2Args]{name: "kd_trace_any_dyn_w2"}
+
+// KdTraceAnyDynW2Args are kd_trace_any_dyn_w2's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyDynW2Args = KdTraceAnyArgs
+
+// KdTraceAnyDynW3 launches kd_trace_any_dyn_w3(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynW3 = Kernel[KdTraceAnyDynW3Args]{name: "kd_trace_any_dyn_w3"}
+
+// KdTraceAnyDynW3Args are kd_trace_any_dyn_w3's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyDynW3Args = KdTraceAnyArgs
+
+// KdTraceAnyW1 launches kd_trace_any_w1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyW1 = Kernel[KdTraceAnyW1Args]{name: "kd_trace_any_w1"}
+
+// KdTraceAnyW1Args are kd_trace_any_w1's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyW1Args = KdTraceAnyArgs
+
+// KdTraceAnyW2 launches kd_trace_any_w2(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyW2 = Kernel[KdTraceAnyW2Args]{name: "kd_trace_any_w2"}
+
+// KdTraceAnyW2Args are kd_trace_any_w2's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyW2Args = KdTraceAnyArgs
+
+// KdTraceAnyW3 launches kd_trace_any_w3(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyW3 = Kernel[KdTraceAnyW3Args]{name: "kd_trace_any_w3"}
+
+// KdTraceAnyW3Args are kd_trace_any_w3's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyW3Args = KdTraceAnyArgs
+
 // KdTraceClosest launches kd_trace_closest(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceClosest = Kernel[KdTraceClosestArgs]{name: "kd_trace_closest"}
 
@@ -324,6 +360,42 @@ var KdTraceClosestDyn = Kernel[KdTraceClosestDynArgs]{name: "kd_trace_closest_dy
 
 // KdTraceClosestDynArgs are kd_trace_closest_dyn's arguments, the same fields as KdTraceAnyArgs.
 type KdTraceClosestDynArgs = KdTraceAnyArgs
+
+// KdTraceClosestDynW1 launches kd_trace_closest_dyn_w1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynW1 = Kernel[KdTraceClosestDynW1Args]{name: "kd_trace_closest_dyn_w1"}
+
+// KdTraceClosestDynW1Args are kd_trace_closest_dyn_w1's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceClosestDynW1Args = KdTraceAnyArgs
+
+// KdTraceClosestDynW2 launches kd_trace_closest_dyn_w2(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynW2 = Kernel[KdTraceClosestDynW2Args]{name: "kd_trace_closest_dyn_w2"}
+
+// KdTraceClosestDynW2Args are kd_trace_closest_dyn_w2's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceClosestDynW2Args = KdTraceAnyArgs
+
+// KdTraceClosestDynW3 launches kd_trace_closest_dyn_w3(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynW3 = Kernel[KdTraceClosestDynW3Args]{name: "kd_trace_closest_dyn_w3"}
+
+// KdTraceClosestDynW3Args are kd_trace_closest_dyn_w3's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceClosestDynW3Args = KdTraceAnyArgs
+
+// KdTraceClosestW1 launches kd_trace_closest_w1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestW1 = Kernel[KdTraceClosestW1Args]{name: "kd_trace_closest_w1"}
+
+// KdTraceClosestW1Args are kd_trace_closest_w1's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceClosestW1Args = KdTraceAnyArgs
+
+// KdTraceClosestW2 launches kd_trace_closest_w2(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestW2 = Kernel[KdTraceClosestW2Args]{name: "kd_trace_closest_w2"}
+
+// KdTraceClosestW2Args are kd_trace_closest_w2's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceClosestW2Args = KdTraceAnyArgs
+
+// KdTraceClosestW3 launches kd_trace_closest_w3(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestW3 = Kernel[KdTraceClosestW3Args]{name: "kd_trace_closest_w3"}
+
+// KdTraceClosestW3Args are kd_trace_closest_w3's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceClosestW3Args = KdTraceAnyArgs
 
 // KdTraceGatherF32 launches kd_trace_gather_f32(const float* __restrict__ tv, const unsigned* __restrict__ refs, unsigned nrefs, float4* __restrict__ tris).
 var KdTraceGatherF32 = Kernel[KdTraceGatherF32Args]{name: "kd_trace_gather_f32"}
@@ -2182,8 +2254,20 @@ var byName = map[string]any{
 	"iota_u32":                            IotaU32,
 	"kd_trace_any":                        KdTraceAny,
 	"kd_trace_any_dyn":                    KdTraceAnyDyn,
+	"kd_trace_any_dyn_w1":                 KdTraceAnyDynW1,
+	"kd_trace_any_dyn_w2":                 KdTraceAnyDynW2,
+	"kd_trace_any_dyn_w3":                 KdTraceAnyDynW3,
+	"kd_trace_any_w1":                     KdTraceAnyW1,
+	"kd_trace_any_w2":                     KdTraceAnyW2,
+	"kd_trace_any_w3":                     KdTraceAnyW3,
 	"kd_trace_closest":                    KdTraceClosest,
 	"kd_trace_closest_dyn":                KdTraceClosestDyn,
+	"kd_trace_closest_dyn_w1":             KdTraceClosestDynW1,
+	"kd_trace_closest_dyn_w2":             KdTraceClosestDynW2,
+	"kd_trace_closest_dyn_w3":             KdTraceClosestDynW3,
+	"kd_trace_closest_w1":                 KdTraceClosestW1,
+	"kd_trace_closest_w2":                 KdTraceClosestW2,
+	"kd_trace_closest_w3":                 KdTraceClosestW3,
 	"kd_trace_gather_f32":                 KdTraceGatherF32,
 	"kdtree_addresses_u32":                KdtreeAddressesU32,
 	"kdtree_bin_u32":                      KdtreeBinU32,

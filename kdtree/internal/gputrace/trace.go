@@ -19,7 +19,20 @@ type Kernel struct {
 	Dynamic     bool
 	BlocksPerSM int
 	Refill      int
+	// Walk is the walk's variant, flags of kernels/trace_walk.cuh (0 to
+	// 3): WalkShared, WalkMailbox.
+	Walk int
 }
+
+// Walk flags (Kernel.Walk).
+const (
+	// WalkShared: a ray's per-axis constants in shared memory, one 16-byte
+	// load per interior step, the crossing by one multiply-add.
+	WalkShared = 1
+	// WalkMailbox: a ray does not test again the last four triangles it
+	// tested.
+	WalkMailbox = 2
+)
 
 // MaxBlock is the most threads per block of a trace kernel (their launch
 // bounds in kernels/trace.cu).
@@ -37,17 +50,21 @@ var IncoherentKernel = Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill:
 
 // String names the variant for benchmark tables.
 func (k Kernel) String() string {
-	if k.Dynamic {
-		return fmt.Sprintf("dynamic-b%d-x%d-r%d", k.Block, k.BlocksPerSM, k.Refill)
+	w := ""
+	if k.Walk != 0 {
+		w = fmt.Sprintf("-w%d", k.Walk)
 	}
-	return fmt.Sprintf("grid-b%d", k.Block)
+	if k.Dynamic {
+		return fmt.Sprintf("dynamic-b%d-x%d-r%d%s", k.Block, k.BlocksPerSM, k.Refill, w)
+	}
+	return fmt.Sprintf("grid-b%d%s", k.Block, w)
 }
 
 // check reports a variant the kernels cannot run.
 func (k Kernel) check() error {
 	if k.Block <= 0 || k.Block > MaxBlock || k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) ||
-		k.BlocksPerSM < 0 {
-		return fmt.Errorf("gputrace: %v: whole warps, at most %d threads a block, refill 1 to 32", k, MaxBlock)
+		k.BlocksPerSM < 0 || k.Walk < 0 || k.Walk > WalkShared|WalkMailbox {
+		return fmt.Errorf("gputrace: %v: whole warps, at most %d threads a block, refill 1 to 32, a known walk", k, MaxBlock)
 	}
 	return nil
 }
@@ -131,12 +148,17 @@ func kernelName(k Kernel, anyHit bool) string {
 	if k.Dynamic {
 		name += "_dyn"
 	}
+	if k.Walk != 0 {
+		name += fmt.Sprintf("_w%d", k.Walk)
+	}
 	return name
 }
 
 // Variants are the kernels that BenchmarkDeviceTrace measures.
 var Variants = []Kernel{
-	{Block: 64}, {Block: 128},
+	{Block: 64}, {Block: 64, Walk: 1}, {Block: 64, Walk: 2}, {Block: 64, Walk: 3},
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 16},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: 1},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: 2},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: 3},
 }

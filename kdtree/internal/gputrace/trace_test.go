@@ -15,6 +15,8 @@ func TestKernelString(t *testing.T) {
 		{Kernel{Block: 64}, "grid-b64"},
 		{Kernel{Block: 128}, "grid-b128"},
 		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "dynamic-b64-x16-r24"},
+		{Kernel{Block: 64, Walk: WalkShared}, "grid-b64-w1"},
+		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: 3}, "dynamic-b64-x16-r24-w3"},
 	}
 	for _, c := range cases {
 		if got := c.k.String(); got != c.want {
@@ -39,7 +41,7 @@ func TestKernelCheck(t *testing.T) {
 	for _, k := range []Kernel{
 		{Block: 48}, {Block: 256}, {Block: -32},
 		{Dynamic: true, Block: 64, Refill: 0}, {Dynamic: true, Block: 64, Refill: 33},
-		{Block: 64, BlocksPerSM: -1},
+		{Block: 64, BlocksPerSM: -1}, {Block: 64, Walk: 4}, {Block: 64, Walk: -1},
 	} {
 		if k.check() == nil {
 			t.Errorf("%+v accepted", k)
@@ -59,6 +61,8 @@ func TestKernelName(t *testing.T) {
 		{Kernel{Block: 64}, true, "kd_trace_any"},
 		{Kernel{Dynamic: true}, false, "kd_trace_closest_dyn"},
 		{Kernel{Dynamic: true}, true, "kd_trace_any_dyn"},
+		{Kernel{Block: 64, Walk: WalkMailbox}, false, "kd_trace_closest_w2"},
+		{Kernel{Dynamic: true, Walk: WalkShared | WalkMailbox}, true, "kd_trace_any_dyn_w3"},
 	}
 	for _, c := range cases {
 		if got := kernelName(c.k, c.anyHit); got != c.want {
