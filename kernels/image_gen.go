@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "0abf31d7cc89662b2bfe0f0dff740fc997ab8b99b801faabb2a8aeabb78474f4"
+const SourcesSHA256 = "6c9a4c2ffde94c2843dbb65cb1faedd8e178ad64569acc4699e7594c5f052c6e"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -33,8 +33,8 @@ var SourceSHA256 = map[string]string{
 	"sort.cu":            "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":           "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
 	"split.cuh":          "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
-	"trace.cu":           "d80b92558953aea24af88f1c6b6fd150c762ce400a9d9cf70e56d10d4b167888",
-	"trace_dynamic.cuh":  "c35e3e19cc13fa3791da0d6e309b71fef7fb8b083eb3e67dbf960f2b59ebe8c2",
+	"trace.cu":           "f93608a2338dde8368769a448c8b649c71be5b4e8e77f5e1d6ab4b5b6c4d3d76",
+	"trace_dynamic.cuh":  "34701914a60851df7fe137b1725d6fd17856fc403bb5b58abebfaf8b328b455b",
 	"trace_test.cuh":     "a84c7e2fc78895d646456e638c1cc0700c8bb7c90f36578c986d048a0a5f8f57",
-	"trace_walk.cuh":     "d97773c3e56c1bbfff982a78ad38f566dca6509fd1876877d62b561ab681329a",
+	"trace_walk.cuh":     "b32589f8c5b3f6a4a6460c57d4e6311367f400faf6e31600ce70c35589030350",
 }

@@ -123,3 +123,24 @@ KD_TRACE_KERNELS(, 0)
 KD_TRACE_KERNELS(_w1, 1)
 KD_TRACE_KERNELS(_w2, 2)
 KD_TRACE_KERNELS(_w3, 3)
+
+// Dynamic fetch for 56 registers (9 blocks of 128, or 18 of 64, per SM):
+// kd_trace_closest_dyn_r56_wW and kd_trace_any_dyn_r56_wW.
+#define KD_TRACE_KERNELS_R56(SUFFIX, W)                                                                              \
+	extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlockMax, 9)                                    \
+	    kd_trace_closest_dyn_r56##SUFFIX(const uint2 *__restrict__ nodes, unsigned nnodes,                          \
+	                                     const float4 *__restrict__ tris, const float *__restrict__ box,             \
+	                                     const float4 *__restrict__ rays, void *__restrict__ out,                    \
+	                                     unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {       \
+		kd_trace::trace_dynamic<false, W>(nodes, nnodes, tris, box, rays, out, hit_words, n, counter, refill);   \
+	}                                                                                                            \
+	extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlockMax, 9)                                    \
+	    kd_trace_any_dyn_r56##SUFFIX(const uint2 *__restrict__ nodes, unsigned nnodes,                              \
+	                                 const float4 *__restrict__ tris, const float *__restrict__ box,                 \
+	                                 const float4 *__restrict__ rays, void *__restrict__ out, unsigned hit_words,    \
+	                                 unsigned n, unsigned *counter, unsigned refill) {                               \
+		kd_trace::trace_dynamic<true, W>(nodes, nnodes, tris, box, rays, out, 0, n, counter, refill);            \
+	}
+
+KD_TRACE_KERNELS_R56(_w1, 1)
+KD_TRACE_KERNELS_R56(_w3, 3)

@@ -24,7 +24,6 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 	Pre pre;
 	RayAxes r;
 	shared_axes<W>(r);
-	Mail mb;
 	Best best = no_hit();
 	float tmin = 0.0f, tmax = 0.0f;
 	unsigned node = 0, i = 0;
@@ -47,7 +46,6 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 						if (nnodes != 0 && start_ray<W>(box, r0, r1, pre, r, tmin, tmax)) {
 							live = true;
 							stack.init();
-							mb.init();
 							node = 0;
 						} else {
 							store_result<ANY>(tris, out, words, i, best);
@@ -59,10 +57,14 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 		}
 		if (!live) continue;
 		bool end = false;
-		if (tmin <= best.t) {  // as trace_ray's test
+		if (W & kWalkLeaves) {
+			uint2 nd;
+			end = !next_leaf<W>(nodes, nd, r, pre, node, tmin, tmax, best.t, stack) ||
+			      leaf_test<ANY>(nd, pre, tris, best);
+		} else if (tmin <= best.t) {  // as trace_ray's test
 			uint2 nd = nodes[node];
 			if (!descend<W>(nodes, nd, r, pre, node, tmin, tmax, best.t, stack)) continue;
-			end = leaf_test<ANY, W>(nd, pre, tris, best, mb);
+			end = leaf_test<ANY>(nd, pre, tris, best);
 		}
 		if (!end && !stack.empty()) {
 			Entry e = stack.pop();

@@ -77,15 +77,20 @@ struct RayAxes {
 	float o[3], d[3], inv[3], sl[3];
 	bool finite;
 	// With kWalkShared: this thread's per-axis constants in shared memory,
-	// axis a at ax[a * kTraceBlockMax] (shared_axes).
+	// axis a at ax[a * kTraceAxesBlock] (shared_axes).
 	float4 *ax;
 };
 
 // Walk variants, the flags of the walk's template parameter W.
 // kWalkShared: a ray's per-axis constants in shared memory, one 16-byte
-// load per interior step (shared_axes); kWalkMailbox: the last four
-// triangles a ray tested are not tested again (Mail).
-constexpr int kWalkShared = 1, kWalkMailbox = 2;
+// load per interior step (shared_axes; blocks of kTraceAxesBlock
+// threads); kWalkLeaves: a ray goes on from empty leaves and skipped
+// nodes by popping within its own loop until it reaches a leaf with
+// triangles (next_leaf).
+constexpr int kWalkShared = 1, kWalkLeaves = 2;
+
+// kTraceAxesBlock is the block size of kernels with kWalkShared.
+constexpr int kTraceAxesBlock = 64;
 
 // kWideFma is the factor of the wide bound with kWalkShared: the crossing
 // is one fused multiply-add, tp' = fma(s, inv, q) with q = RN(−o·inv),
@@ -107,7 +112,7 @@ constexpr float kWideFma = 2.125f;
 template <int W>
 __device__ __forceinline__ void shared_axes(RayAxes &r) {
 	if constexpr ((W & kWalkShared) != 0) {
-		__shared__ float4 axes[3][kTraceBlockMax];
+		__shared__ float4 axes[3][kTraceAxesBlock];
 		r.ax = &axes[0][threadIdx.x];
 	}
 }
@@ -205,7 +210,7 @@ __device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, const P
                                               float &tmax, Stack &stack) {
 	unsigned axis = n.y & 3u;
 	if (W & kWalkShared) {
-		float4 k = r.ax[axis * kTraceBlockMax];
+		float4 k = r.ax[axis * kTraceAxesBlock];
 		if (r.finite) {
 			float tp = __fmaf_rn(__uint_as_float(n.x), k.y, k.x);
 			finite_step(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), node, tmin, tmax, stack);
@@ -238,7 +243,7 @@ __device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &
 	if ((W & kWalkShared) && r.finite) {
 		// The finite step alone, without the ray's test at every node.
 		while ((n.y & 3u) != 3u) {
-			float4 k = r.ax[(n.y & 3u) * kTraceBlockMax];
+			float4 k = r.ax[(n.y & 3u) * kTraceAxesBlock];
 			float tp = __fmaf_rn(__uint_as_float(n.x), k.y, k.x);
 			finite_step(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), node, tmin, tmax, stack);
 			if (!(tmin <= bestT)) return false;
@@ -254,38 +259,39 @@ __device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &
 	return true;
 }
 
-// Mail is the mailbox of kWalkMailbox: the last four triangles a ray
-// tested (kNoHit: none). Testing a triangle again cannot change the best
-// hit (the same t, u, v and prim, accepted only if it is still the best,
-// which it then already is) nor an any-hit answer (a triangle tested before
-// missed, or the walk would have ended), so a triangle it holds is skipped.
-struct Mail {
-	unsigned m0, m1, m2, m3;
-	__device__ __forceinline__ void init() { m0 = m1 = m2 = m3 = kNoHit; }
-	// seen reports whether prim is held, else takes it in place of the
-	// oldest.
-	__device__ __forceinline__ bool seen(unsigned prim) {
-		if (prim == m0 || prim == m1 || prim == m2 || prim == m3) return true;
-		m3 = m2;
-		m2 = m1;
-		m1 = m0;
-		m0 = prim;
-		return false;
+// next_leaf goes on from node with [tmin, tmax] (not yet checked against
+// bestT) to the next leaf with triangles in the walk's order: descents,
+// and pops where a descent ends at an empty leaf or at a node starting
+// after bestT. True with the leaf's words in n; false when the stack is
+// empty (the ray is done). With kWalkLeaves the walk's loop takes only
+// leaves with triangles, so a warp's lanes wait on each other less often.
+template <int W, class Stack>
+__device__ __forceinline__ bool next_leaf(const uint2 *__restrict__ nodes, uint2 &n, const RayAxes &r,
+                                          const Pre &pre, unsigned &node, float &tmin, float &tmax, float bestT,
+                                          Stack &stack) {
+	for (;;) {
+		if (tmin <= bestT) {
+			n = nodes[node];
+			if (descend<W>(nodes, n, r, pre, node, tmin, tmax, bestT, stack) && (n.y >> 2) != 0) return true;
+		}
+		if (stack.empty()) return false;
+		Entry e = stack.pop();
+		node = e.node;
+		tmin = e.tmin;
+		tmax = e.tmax;
 	}
-};
+}
 
 // leaf_test tests leaf n's triangles in reference order, keeping the best
-// hit (smaller t, or equal t and smaller prim), skipping those mb holds
-// with kWalkMailbox; true when ANY found one.
-template <bool ANY, int W>
-__device__ __forceinline__ bool leaf_test(uint2 n, const Pre &pre, const float4 *__restrict__ tris, Best &best,
-                                          Mail &mb) {
+// hit (smaller t, or equal t and smaller prim); true when ANY found one.
+// (A mailbox of the last four triangles tested, which a fifth of the
+// tests on random rays repeat, ran 5-14% slower: docs/performance.md.)
+template <bool ANY>
+__device__ __forceinline__ bool leaf_test(uint2 n, const Pre &pre, const float4 *__restrict__ tris, Best &best) {
 	unsigned end = n.x + (n.y >> 2);
 	for (unsigned r = n.x; r < end; r++) {
-		float4 A = tris[3 * r];
+		float4 A = tris[3 * r], B = tris[3 * r + 1], C = tris[3 * r + 2];
 		unsigned prim = __float_as_uint(A.w);
-		if ((W & kWalkMailbox) && mb.seen(prim)) continue;
-		float4 B = tris[3 * r + 1], C = tris[3 * r + 2];
 		float th, u, v;
 		if (triangle(pre, A, B, C, best.t, th, u, v) &&
 		    (!best.found || th < best.t || (th == best.t && prim < best.prim))) {
@@ -331,7 +337,7 @@ __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 
 		r.inv[a] = 1.0f / r.d[a];
 		float c = kSlack * (box[6 + a] + fabsf(r.o[a])) * fabsf(r.inv[a]);
 		r.sl[a] = c * (2.0f + 0x1p-16f);
-		if (W & kWalkShared) r.ax[a * kTraceBlockMax] = make_float4(-(r.o[a] * r.inv[a]), r.inv[a], c * kWideFma, r.d[a]);
+		if (W & kWalkShared) r.ax[a * kTraceAxesBlock] = make_float4(-(r.o[a] * r.inv[a]), r.inv[a], c * kWideFma, r.d[a]);
 		if (r.d[a] == 0.0f || !(fabsf(r.inv[a]) <= kFiniteLimit) || !(c <= kFiniteLimit)) r.finite = false;
 	}
 	return clip_box(box, r.o, r.d, r.inv, r1.z, r1.w, tmin, tmax);
@@ -352,16 +358,24 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 	float tmin, tmax;
 	if (!start_ray<W>(box, r0, r1, pre, r, tmin, tmax)) return best;
 	stack.init();
-	Mail mb;
-	mb.init();
 	unsigned node = 0;
 	for (;;) {
+		if (W & kWalkLeaves) {
+			uint2 n;
+			if (!next_leaf<W>(nodes, n, r, pre, node, tmin, tmax, best.t, stack)) return best;
+			if (leaf_test<ANY>(n, pre, tris, best) || stack.empty()) return best;
+			Entry e = stack.pop();
+			node = e.node;
+			tmin = e.tmin;
+			tmax = e.tmax;
+			continue;
+		}
 		// best.t is +Inf until a hit and tmin is never NaN: tmin <= best.t
 		// is traverse.go's test.
 		if (tmin <= best.t) {
 			uint2 n = nodes[node];
 			if (!descend<W>(nodes, n, r, pre, node, tmin, tmax, best.t, stack)) continue;
-			if (leaf_test<ANY, W>(n, pre, tris, best, mb)) return best;
+			if (leaf_test<ANY>(n, pre, tris, best)) return best;
 		}
 		if (stack.empty()) return best;
 		Entry e = stack.pop();

@@ -313,6 +313,18 @@ var KdTraceAnyDyn = Kernel[KdTraceAnyDynArgs]{name: "kd_trace_any_dyn"}
 // KdTraceAnyDynArgs are kd_trace_any_dyn's arguments, the same fields as KdTraceAnyArgs.
 type KdTraceAnyDynArgs = KdTraceAnyArgs
 
+// KdTraceAnyDynR56W1 launches kd_trace_any_dyn_r56_w1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynR56W1 = Kernel[KdTraceAnyDynR56W1Args]{name: "kd_trace_any_dyn_r56_w1"}
+
+// KdTraceAnyDynR56W1Args are kd_trace_any_dyn_r56_w1's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyDynR56W1Args = KdTraceAnyArgs
+
+// KdTraceAnyDynR56W3 launches kd_trace_any_dyn_r56_w3(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynR56W3 = Kernel[KdTraceAnyDynR56W3Args]{name: "kd_trace_any_dyn_r56_w3"}
+
+// KdTraceAnyDynR56W3Args are kd_trace_any_dyn_r56_w3's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyDynR56W3Args = KdTraceAnyArgs
+
 // KdTraceAnyDynW1 launches kd_trace_any_dyn_w1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceAnyDynW1 = Kernel[KdTraceAnyDynW1Args]{name: "kd_trace_any_dyn_w1"}
 
@@ -360,6 +372,18 @@ var KdTraceClosestDyn = Kernel[KdTraceClosestDynArgs]{name: "kd_trace_closest_dy
 
 // KdTraceClosestDynArgs are kd_trace_closest_dyn's arguments, the same fields as KdTraceAnyArgs.
 type KdTraceClosestDynArgs = KdTraceAnyArgs
+
+// KdTraceClosestDynR56W1 launches kd_trace_closest_dyn_r56_w1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynR56W1 = Kernel[KdTraceClosestDynR56W1Args]{name: "kd_trace_closest_dyn_r56_w1"}
+
+// KdTraceClosestDynR56W1Args are kd_trace_closest_dyn_r56_w1's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceClosestDynR56W1Args = KdTraceAnyArgs
+
+// KdTraceClosestDynR56W3 launches kd_trace_closest_dyn_r56_w3(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynR56W3 = Kernel[KdTraceClosestDynR56W3Args]{name: "kd_trace_closest_dyn_r56_w3"}
+
+// KdTraceClosestDynR56W3Args are kd_trace_closest_dyn_r56_w3's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceClosestDynR56W3Args = KdTraceAnyArgs
 
 // KdTraceClosestDynW1 launches kd_trace_closest_dyn_w1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceClosestDynW1 = Kernel[KdTraceClosestDynW1Args]{name: "kd_trace_closest_dyn_w1"}
@@ -2254,6 +2278,8 @@ var byName = map[string]any{
 	"iota_u32":                            IotaU32,
 	"kd_trace_any":                        KdTraceAny,
 	"kd_trace_any_dyn":                    KdTraceAnyDyn,
+	"kd_trace_any_dyn_r56_w1":             KdTraceAnyDynR56W1,
+	"kd_trace_any_dyn_r56_w3":             KdTraceAnyDynR56W3,
 	"kd_trace_any_dyn_w1":                 KdTraceAnyDynW1,
 	"kd_trace_any_dyn_w2":                 KdTraceAnyDynW2,
 	"kd_trace_any_dyn_w3":                 KdTraceAnyDynW3,
@@ -2262,6 +2288,8 @@ var byName = map[string]any{
 	"kd_trace_any_w3":                     KdTraceAnyW3,
 	"kd_trace_closest":                    KdTraceClosest,
 	"kd_trace_closest_dyn":                KdTraceClosestDyn,
+	"kd_trace_closest_dyn_r56_w1":         KdTraceClosestDynR56W1,
+	"kd_trace_closest_dyn_r56_w3":         KdTraceClosestDynR56W3,
 	"kd_trace_closest_dyn_w1":             KdTraceClosestDynW1,
 	"kd_trace_closest_dyn_w2":             KdTraceClosestDynW2,
 	"kd_trace_closest_dyn_w3":             KdTraceClosestDynW3,

@@ -20,19 +20,29 @@ type Kernel struct {
 	BlocksPerSM int
 	Refill      int
 	// Walk is the walk's variant, flags of kernels/trace_walk.cuh (0 to
-	// 3): WalkShared, WalkMailbox.
+	// 3): WalkShared, WalkLeaves.
 	Walk int
+	// Regs56: the dynamic-fetch kernel compiled for 56 registers (18
+	// blocks of 64 threads per SM) instead of 64; Dynamic with WalkShared
+	// only.
+	Regs56 bool
 }
 
 // Walk flags (Kernel.Walk).
 const (
 	// WalkShared: a ray's per-axis constants in shared memory, one 16-byte
-	// load per interior step, the crossing by one multiply-add.
+	// load per interior step, the crossing by one multiply-add; blocks of
+	// SharedBlock threads.
 	WalkShared = 1
-	// WalkMailbox: a ray does not test again the last four triangles it
-	// tested.
-	WalkMailbox = 2
+	// WalkLeaves: a ray pops past empty leaves and skipped nodes within
+	// its own loop, so that the walk's loop takes only leaves with
+	// triangles.
+	WalkLeaves = 2
 )
+
+// SharedBlock is the block size of WalkShared kernels (kTraceAxesBlock
+// in kernels/trace_walk.cuh).
+const SharedBlock = 64
 
 // MaxBlock is the most threads per block of a trace kernel (their launch
 // bounds in kernels/trace.cu).
@@ -41,18 +51,21 @@ const MaxBlock = 128
 // DefaultKernel is the variant used unless a caller sets another: the
 // fastest measured on coherent rays, within 7% of the best on incoherent
 // ones (docs/performance.md, "GPU tracing").
-var DefaultKernel = Kernel{Block: 64}
+var DefaultKernel = Kernel{Block: 64, Walk: WalkShared}
 
 // IncoherentKernel is the variant for batches known to be incoherent
 // (rays that start and point anywhere: ambient occlusion, diffuse
 // bounces): the fastest measured on random rays.
-var IncoherentKernel = Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}
+var IncoherentKernel = Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: WalkShared}
 
 // String names the variant for benchmark tables.
 func (k Kernel) String() string {
 	w := ""
 	if k.Walk != 0 {
 		w = fmt.Sprintf("-w%d", k.Walk)
+	}
+	if k.Regs56 {
+		w += "-56regs"
 	}
 	if k.Dynamic {
 		return fmt.Sprintf("dynamic-b%d-x%d-r%d%s", k.Block, k.BlocksPerSM, k.Refill, w)
@@ -63,8 +76,10 @@ func (k Kernel) String() string {
 // check reports a variant the kernels cannot run.
 func (k Kernel) check() error {
 	if k.Block <= 0 || k.Block > MaxBlock || k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) ||
-		k.BlocksPerSM < 0 || k.Walk < 0 || k.Walk > WalkShared|WalkMailbox {
-		return fmt.Errorf("gputrace: %v: whole warps, at most %d threads a block, refill 1 to 32, a known walk", k, MaxBlock)
+		k.BlocksPerSM < 0 || k.Walk < 0 || k.Walk > WalkShared|WalkLeaves ||
+		k.Walk&WalkShared != 0 && k.Block != SharedBlock || k.Regs56 && (!k.Dynamic || k.Walk&WalkShared == 0) {
+		return fmt.Errorf("gputrace: %v: whole warps, at most %d threads a block, refill 1 to 32, a known walk, "+
+			"blocks of %d for the shared walk, 56 registers only for its dynamic kernel", k, MaxBlock, SharedBlock)
 	}
 	return nil
 }
@@ -148,6 +163,9 @@ func kernelName(k Kernel, anyHit bool) string {
 	if k.Dynamic {
 		name += "_dyn"
 	}
+	if k.Regs56 {
+		name += "_r56"
+	}
 	if k.Walk != 0 {
 		name += fmt.Sprintf("_w%d", k.Walk)
 	}
@@ -156,9 +174,10 @@ func kernelName(k Kernel, anyHit bool) string {
 
 // Variants are the kernels that BenchmarkDeviceTrace measures.
 var Variants = []Kernel{
-	{Block: 64}, {Block: 64, Walk: 1}, {Block: 64, Walk: 2}, {Block: 64, Walk: 3},
+	{Block: 64}, {Block: 64, Walk: WalkShared}, {Block: 64, Walk: WalkShared | WalkLeaves},
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: 1},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: 2},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: 3},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: WalkShared},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: WalkShared | WalkLeaves},
+	{Dynamic: true, Block: 64, BlocksPerSM: 18, Refill: 24, Walk: WalkShared, Regs56: true},
+	{Dynamic: true, Block: 64, BlocksPerSM: 18, Refill: 24, Walk: WalkShared | WalkLeaves, Regs56: true},
 }

@@ -16,7 +16,7 @@ func TestKernelString(t *testing.T) {
 		{Kernel{Block: 128}, "grid-b128"},
 		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "dynamic-b64-x16-r24"},
 		{Kernel{Block: 64, Walk: WalkShared}, "grid-b64-w1"},
-		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: 3}, "dynamic-b64-x16-r24-w3"},
+		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 18, Refill: 24, Walk: 3, Regs56: true}, "dynamic-b64-x18-r24-w3-56regs"},
 	}
 	for _, c := range cases {
 		if got := c.k.String(); got != c.want {
@@ -42,6 +42,8 @@ func TestKernelCheck(t *testing.T) {
 		{Block: 48}, {Block: 256}, {Block: -32},
 		{Dynamic: true, Block: 64, Refill: 0}, {Dynamic: true, Block: 64, Refill: 33},
 		{Block: 64, BlocksPerSM: -1}, {Block: 64, Walk: 4}, {Block: 64, Walk: -1},
+		{Block: 128, Walk: WalkShared}, {Block: 64, Walk: WalkShared, Regs56: true},
+		{Dynamic: true, Block: 64, Refill: 24, Walk: WalkLeaves, Regs56: true},
 	} {
 		if k.check() == nil {
 			t.Errorf("%+v accepted", k)
@@ -61,8 +63,9 @@ func TestKernelName(t *testing.T) {
 		{Kernel{Block: 64}, true, "kd_trace_any"},
 		{Kernel{Dynamic: true}, false, "kd_trace_closest_dyn"},
 		{Kernel{Dynamic: true}, true, "kd_trace_any_dyn"},
-		{Kernel{Block: 64, Walk: WalkMailbox}, false, "kd_trace_closest_w2"},
-		{Kernel{Dynamic: true, Walk: WalkShared | WalkMailbox}, true, "kd_trace_any_dyn_w3"},
+		{Kernel{Block: 64, Walk: WalkLeaves}, false, "kd_trace_closest_w2"},
+		{Kernel{Dynamic: true, Walk: WalkShared | WalkLeaves}, true, "kd_trace_any_dyn_w3"},
+		{Kernel{Dynamic: true, Walk: WalkShared, Regs56: true}, false, "kd_trace_closest_dyn_r56_w1"},
 	}
 	for _, c := range cases {
 		if got := kernelName(c.k, c.anyHit); got != c.want {
