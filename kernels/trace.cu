@@ -123,6 +123,8 @@ KD_TRACE_KERNELS(, 0)
 KD_TRACE_KERNELS(_w1, 1)
 KD_TRACE_KERNELS(_w2, 2)
 KD_TRACE_KERNELS(_w3, 3)
+KD_TRACE_KERNELS(_w5, 5)
+KD_TRACE_KERNELS(_w7, 7)
 
 // Dynamic fetch for 56 registers (9 blocks of 128, or 18 of 64, per SM):
 // kd_trace_closest_dyn_r56_wW and kd_trace_any_dyn_r56_wW.
@@ -143,4 +145,4 @@ KD_TRACE_KERNELS(_w3, 3)
 	}
 
 KD_TRACE_KERNELS_R56(_w1, 1)
-KD_TRACE_KERNELS_R56(_w3, 3)
+KD_TRACE_KERNELS_R56(_w7, 7)

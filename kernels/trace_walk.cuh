@@ -86,8 +86,10 @@ struct RayAxes {
 // load per interior step (shared_axes; blocks of kTraceAxesBlock
 // threads); kWalkLeaves: a ray goes on from empty leaves and skipped
 // nodes by popping within its own loop until it reaches a leaf with
-// triangles (next_leaf).
-constexpr int kWalkShared = 1, kWalkLeaves = 2;
+// triangles (next_leaf); kWalkPrefetch (with kWalkShared): a finite ray's
+// step loads both children's words before it computes which one it takes,
+// so that the next node's load overlaps the step.
+constexpr int kWalkShared = 1, kWalkLeaves = 2, kWalkPrefetch = 4;
 
 // kTraceAxesBlock is the block size of kernels with kWalkShared.
 constexpr int kTraceAxesBlock = 64;
@@ -243,11 +245,21 @@ __device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &
 	if ((W & kWalkShared) && r.finite) {
 		// The finite step alone, without the ray's test at every node.
 		while ((n.y & 3u) != 3u) {
+			unsigned below = node + 1;
+			uint2 nb, na;
+			if (W & kWalkPrefetch) {
+				nb = nodes[below];
+				na = nodes[n.y >> 2];
+			}
 			float4 k = r.ax[(n.y & 3u) * kTraceAxesBlock];
 			float tp = __fmaf_rn(__uint_as_float(n.x), k.y, k.x);
 			finite_step(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), node, tmin, tmax, stack);
 			if (!(tmin <= bestT)) return false;
-			n = nodes[node];
+			if (W & kWalkPrefetch) {
+				n = node == below ? nb : na;
+			} else {
+				n = nodes[node];
+			}
 		}
 		return true;
 	}

@@ -19,8 +19,8 @@ type Kernel struct {
 	Dynamic     bool
 	BlocksPerSM int
 	Refill      int
-	// Walk is the walk's variant, flags of kernels/trace_walk.cuh (0 to
-	// 3): WalkShared, WalkLeaves.
+	// Walk is the walk's variant, flags of kernels/trace_walk.cuh:
+	// WalkShared, WalkLeaves, WalkPrefetch (0, 1, 2, 3, 5 or 7).
 	Walk int
 	// Regs56: the dynamic-fetch kernel compiled for 56 registers (18
 	// blocks of 64 threads per SM) instead of 64; Dynamic with WalkShared
@@ -38,6 +38,9 @@ const (
 	// its own loop, so that the walk's loop takes only leaves with
 	// triangles.
 	WalkLeaves = 2
+	// WalkPrefetch (with WalkShared): a finite ray's step loads both
+	// children's words before it computes which one it takes.
+	WalkPrefetch = 4
 )
 
 // SharedBlock is the block size of WalkShared kernels (kTraceAxesBlock
@@ -76,7 +79,8 @@ func (k Kernel) String() string {
 // check reports a variant the kernels cannot run.
 func (k Kernel) check() error {
 	if k.Block <= 0 || k.Block > MaxBlock || k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) ||
-		k.BlocksPerSM < 0 || k.Walk < 0 || k.Walk > WalkShared|WalkLeaves ||
+		k.BlocksPerSM < 0 || k.Walk < 0 || k.Walk > WalkShared|WalkLeaves|WalkPrefetch ||
+		k.Walk&WalkPrefetch != 0 && k.Walk&WalkShared == 0 || k.Regs56 && k.Walk != 1 && k.Walk != 7 ||
 		k.Walk&WalkShared != 0 && k.Block != SharedBlock || k.Regs56 && (!k.Dynamic || k.Walk&WalkShared == 0) {
 		return fmt.Errorf("gputrace: %v: whole warps, at most %d threads a block, refill 1 to 32, a known walk, "+
 			"blocks of %d for the shared walk, 56 registers only for its dynamic kernel", k, MaxBlock, SharedBlock)
@@ -174,10 +178,12 @@ func kernelName(k Kernel, anyHit bool) string {
 
 // Variants are the kernels that BenchmarkDeviceTrace measures.
 var Variants = []Kernel{
-	{Block: 64}, {Block: 64, Walk: WalkShared}, {Block: 64, Walk: WalkShared | WalkLeaves},
+	{Block: 64}, {Block: 64, Walk: 1}, {Block: 64, Walk: 3}, {Block: 64, Walk: 5}, {Block: 64, Walk: 7},
 	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: WalkShared},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: WalkShared | WalkLeaves},
-	{Dynamic: true, Block: 64, BlocksPerSM: 18, Refill: 24, Walk: WalkShared, Regs56: true},
-	{Dynamic: true, Block: 64, BlocksPerSM: 18, Refill: 24, Walk: WalkShared | WalkLeaves, Regs56: true},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: 1},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: 3},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: 5},
+	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: 7},
+	{Dynamic: true, Block: 64, BlocksPerSM: 18, Refill: 24, Walk: 1, Regs56: true},
+	{Dynamic: true, Block: 64, BlocksPerSM: 18, Refill: 24, Walk: 7, Regs56: true},
 }

@@ -16,7 +16,7 @@ func TestKernelString(t *testing.T) {
 		{Kernel{Block: 128}, "grid-b128"},
 		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "dynamic-b64-x16-r24"},
 		{Kernel{Block: 64, Walk: WalkShared}, "grid-b64-w1"},
-		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 18, Refill: 24, Walk: 3, Regs56: true}, "dynamic-b64-x18-r24-w3-56regs"},
+		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 18, Refill: 24, Walk: 7, Regs56: true}, "dynamic-b64-x18-r24-w7-56regs"},
 	}
 	for _, c := range cases {
 		if got := c.k.String(); got != c.want {
@@ -41,9 +41,10 @@ func TestKernelCheck(t *testing.T) {
 	for _, k := range []Kernel{
 		{Block: 48}, {Block: 256}, {Block: -32},
 		{Dynamic: true, Block: 64, Refill: 0}, {Dynamic: true, Block: 64, Refill: 33},
-		{Block: 64, BlocksPerSM: -1}, {Block: 64, Walk: 4}, {Block: 64, Walk: -1},
+		{Block: 64, BlocksPerSM: -1}, {Block: 64, Walk: 8}, {Block: 64, Walk: 4}, {Block: 64, Walk: 6}, {Block: 64, Walk: -1},
 		{Block: 128, Walk: WalkShared}, {Block: 64, Walk: WalkShared, Regs56: true},
 		{Dynamic: true, Block: 64, Refill: 24, Walk: WalkLeaves, Regs56: true},
+		{Dynamic: true, Block: 64, Refill: 24, Walk: 3, Regs56: true},
 	} {
 		if k.check() == nil {
 			t.Errorf("%+v accepted", k)
