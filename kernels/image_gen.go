@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "a4667ce5465df197e4a5efe2d9658da819ab3f6661ac752e12c5c71e3339d500"
+const SourcesSHA256 = "f8ab9230403c3337afd11ee95589eff98f8f41c6c8ed4d15471cbf850b7d0245"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -33,8 +33,8 @@ var SourceSHA256 = map[string]string{
 	"sort.cu":            "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":           "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
 	"split.cuh":          "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
-	"trace.cu":           "64fbba8497abfadeeb72a1463080bdf342081ffba371f33feb7af7cb4c22ada6",
-	"trace_dynamic.cuh":  "34701914a60851df7fe137b1725d6fd17856fc403bb5b58abebfaf8b328b455b",
-	"trace_test.cuh":     "a84c7e2fc78895d646456e638c1cc0700c8bb7c90f36578c986d048a0a5f8f57",
-	"trace_walk.cuh":     "6af2fe49bd9095502124bc44948cf217a05083d044925135f43ee3674a9c64d9",
+	"trace.cu":           "c4d762963f57414a994d8e3218a4ef562b3d510ffcf786cc02671fce4f655d75",
+	"trace_dynamic.cuh":  "b2792c0d78defc115c91b188ac952f8475a840ad36ccd636040e5376641d3bb1",
+	"trace_test.cuh":     "a7894fbac60b67344c3f749e52c173b292cd04e02401064501321de7b59dfb40",
+	"trace_walk.cuh":     "ed16f5876b7e901140b22dbb257a6a90e9aed5e89b1661de69f38cad29591dc2",
 }

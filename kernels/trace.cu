@@ -23,6 +23,8 @@
 //   box:   9 floats: the tree's root box lo.xyz hi.xyz, then per axis the
 //          largest |coordinate| of the box and of every split plane on
 //          that axis (kdtree traceData.mag).
+//   per ray, in shared memory: its per-axis constants (trace_walk.cuh
+//          RayAxes), 48 bytes a thread.
 // The host checks the tree before it traces (child and reference indices
 // in range, depth at most kTraceMaxDepth), so the kernels trust it.
 
@@ -30,14 +32,14 @@
 
 namespace kd_trace {
 
-// kWarpsMax is the most warps of a trace block (kTraceBlockMax / 32): the
+// kWarpsMax is the warps of a trace block (kTraceBlock / 32): the
 // warps' staging of 7-word hit records (store_hits_warp).
-constexpr int kWarpsMax = 4;
+constexpr int kWarpsMax = kTraceBlock / 32;
 
 // trace_warp traces ray i (none when i >= n) and writes its answer; every
 // lane of the warp calls it (the lanes' rays are consecutive), so that
 // 7-word hit records go out through the warp's stage.
-template <bool ANY, int W, class Stack>
+template <bool ANY, class Stack>
 __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsigned nnodes,
                                            const float4 *__restrict__ tris, const float *__restrict__ box,
                                            const float4 *__restrict__ rays, void *__restrict__ out, unsigned words,
@@ -45,8 +47,8 @@ __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsi
 	__shared__ float stage[kWarpsMax][7 * 32];
 	Best b = no_hit();
 	RayAxes r;
-	shared_axes<W>(r);
-	if (i < n && nnodes != 0) b = trace_ray<ANY, W>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], r, stack);
+	shared_axes(r);
+	if (i < n && nnodes != 0) b = trace_ray<ANY>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], r, stack);
 	if (!ANY && words == 7) {
 		store_hits_warp(tris, (float *)out, stage[threadIdx.x >> 5], i, n, b);
 	} else if (i < n) {
@@ -56,14 +58,14 @@ __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsi
 
 // trace_grid: one thread per ray (blocks of whole warps), the stack in
 // local memory.
-template <bool ANY, int W>
+template <bool ANY>
 __device__ __forceinline__ void trace_grid(const uint2 *__restrict__ nodes, unsigned nnodes,
                                            const float4 *__restrict__ tris, const float *__restrict__ box,
                                            const float4 *__restrict__ rays, void *__restrict__ out, unsigned words,
                                            unsigned n) {
 	Entry buf[kTraceMaxDepth + 1];
 	LocalStack stack{buf, 0};
-	trace_warp<ANY, W>(nodes, nnodes, tris, box, rays, out, words, blockIdx.x * blockDim.x + threadIdx.x, n, stack);
+	trace_warp<ANY>(nodes, nnodes, tris, box, rays, out, words, blockIdx.x * blockDim.x + threadIdx.x, n, stack);
 }
 
 } // namespace kd_trace
@@ -86,63 +88,33 @@ extern "C" __global__ void kd_trace_gather_f32(const float *__restrict__ tv, con
 // The trace kernels, all with the same parameters: nodes, nnodes, tris,
 // box, rays (the layouts above); out, the hit records (hit_words words a
 // ray) or occlusion bytes; n rays; counter and refill, read by the
-// dynamic-fetch kernels only (trace_dynamic.cuh). For walk W (flags of
-// trace_walk.cuh; kernels named with _wW for W != 0): kd_trace_closest and
-// kd_trace_any a thread a ray (trace_grid), kd_trace_closest_dyn and
-// kd_trace_any_dyn with dynamic fetch.
-#define KD_TRACE_KERNELS(SUFFIX, W)                                                                                  \
-	extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlockMax, kd_trace::kTraceBlocksMin)                                \
-	    kd_trace_closest##SUFFIX(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,  \
-	                             const float *__restrict__ box, const float4 *__restrict__ rays,                     \
-	                             void *__restrict__ out, unsigned hit_words, unsigned n, unsigned *counter,         \
-	                             unsigned refill) {                                                                  \
-		kd_trace::trace_grid<false, W>(nodes, nnodes, tris, box, rays, out, hit_words, n);                       \
-	}                                                                                                            \
-	extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlockMax, kd_trace::kTraceBlocksMin)                                \
-	    kd_trace_any##SUFFIX(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,      \
-	                         const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out, \
-	                         unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {                   \
-		kd_trace::trace_grid<true, W>(nodes, nnodes, tris, box, rays, out, 0, n);                                \
-	}                                                                                                            \
-	extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlockMax, kd_trace::kTraceBlocksMin)                                \
-	    kd_trace_closest_dyn##SUFFIX(const uint2 *__restrict__ nodes, unsigned nnodes,                              \
-	                                 const float4 *__restrict__ tris, const float *__restrict__ box,                 \
-	                                 const float4 *__restrict__ rays, void *__restrict__ out, unsigned hit_words,    \
-	                                 unsigned n, unsigned *counter, unsigned refill) {                               \
-		kd_trace::trace_dynamic<false, W>(nodes, nnodes, tris, box, rays, out, hit_words, n, counter, refill);   \
-	}                                                                                                            \
-	extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlockMax, kd_trace::kTraceBlocksMin)                                \
-	    kd_trace_any_dyn##SUFFIX(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,  \
-	                             const float *__restrict__ box, const float4 *__restrict__ rays,                     \
-	                             void *__restrict__ out, unsigned hit_words, unsigned n, unsigned *counter,         \
-	                             unsigned refill) {                                                                  \
-		kd_trace::trace_dynamic<true, W>(nodes, nnodes, tris, box, rays, out, 0, n, counter, refill);            \
-	}
+// dynamic-fetch kernels only (trace_dynamic.cuh). Blocks of
+// kTraceBlock threads. A thread a ray (trace_grid):
+extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksMin)
+    kd_trace_closest(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                     const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
+                     unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
+	kd_trace::trace_grid<false>(nodes, nnodes, tris, box, rays, out, hit_words, n);
+}
 
-KD_TRACE_KERNELS(, 0)
-KD_TRACE_KERNELS(_w1, 1)
-KD_TRACE_KERNELS(_w2, 2)
-KD_TRACE_KERNELS(_w3, 3)
-KD_TRACE_KERNELS(_w5, 5)
-KD_TRACE_KERNELS(_w7, 7)
+extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksMin)
+    kd_trace_any(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                 const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
+                 unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
+	kd_trace::trace_grid<true>(nodes, nnodes, tris, box, rays, out, 0, n);
+}
 
-// Dynamic fetch for 56 registers (9 blocks of 128, or 18 of 64, per SM):
-// kd_trace_closest_dyn_r56_wW and kd_trace_any_dyn_r56_wW.
-#define KD_TRACE_KERNELS_R56(SUFFIX, W)                                                                              \
-	extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlockMax, 9)                                    \
-	    kd_trace_closest_dyn_r56##SUFFIX(const uint2 *__restrict__ nodes, unsigned nnodes,                          \
-	                                     const float4 *__restrict__ tris, const float *__restrict__ box,             \
-	                                     const float4 *__restrict__ rays, void *__restrict__ out,                    \
-	                                     unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {       \
-		kd_trace::trace_dynamic<false, W>(nodes, nnodes, tris, box, rays, out, hit_words, n, counter, refill);   \
-	}                                                                                                            \
-	extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlockMax, 9)                                    \
-	    kd_trace_any_dyn_r56##SUFFIX(const uint2 *__restrict__ nodes, unsigned nnodes,                              \
-	                                 const float4 *__restrict__ tris, const float *__restrict__ box,                 \
-	                                 const float4 *__restrict__ rays, void *__restrict__ out, unsigned hit_words,    \
-	                                 unsigned n, unsigned *counter, unsigned refill) {                               \
-		kd_trace::trace_dynamic<true, W>(nodes, nnodes, tris, box, rays, out, 0, n, counter, refill);            \
-	}
+// Dynamic fetch:
+extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksMin)
+    kd_trace_closest_dyn(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                         const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
+                         unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
+	kd_trace::trace_dynamic<false>(nodes, nnodes, tris, box, rays, out, hit_words, n, counter, refill);
+}
 
-KD_TRACE_KERNELS_R56(_w1, 1)
-KD_TRACE_KERNELS_R56(_w7, 7)
+extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksMin)
+    kd_trace_any_dyn(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                     const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
+                     unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
+	kd_trace::trace_dynamic<true>(nodes, nnodes, tris, box, rays, out, 0, n, counter, refill);
+}

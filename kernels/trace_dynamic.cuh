@@ -13,7 +13,7 @@ namespace kd_trace {
 // the warp are live, the idle ones take new rays from *counter (zero
 // before the launch) together, so that a warp is not held by its longest
 // ray. A lane stops for good once the rays are used up.
-template <bool ANY, int W>
+template <bool ANY>
 __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, unsigned nnodes,
                                               const float4 *__restrict__ tris, const float *__restrict__ box,
                                               const float4 *__restrict__ rays, void *__restrict__ out,
@@ -23,7 +23,7 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 	const unsigned lane = threadIdx.x & 31u;
 	Pre pre;
 	RayAxes r;
-	shared_axes<W>(r);
+	shared_axes(r);
 	Best best = no_hit();
 	float tmin = 0.0f, tmax = 0.0f;
 	unsigned node = 0, i = 0;
@@ -43,7 +43,7 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 					} else {
 						float4 r0 = rays[2 * i], r1 = rays[2 * i + 1];
 						best = no_hit();
-						if (nnodes != 0 && start_ray<W>(box, r0, r1, pre, r, tmin, tmax)) {
+						if (nnodes != 0 && start_ray(box, r0, r1, pre, r, tmin, tmax)) {
 							live = true;
 							stack.init();
 							node = 0;
@@ -57,13 +57,9 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 		}
 		if (!live) continue;
 		bool end = false;
-		if (W & kWalkLeaves) {
-			uint2 nd;
-			end = !next_leaf<W>(nodes, nd, r, pre, node, tmin, tmax, best.t, stack) ||
-			      leaf_test<ANY>(nd, pre, tris, best);
-		} else if (tmin <= best.t) {  // as trace_ray's test
+if (tmin <= best.t) {  // as trace_ray's test
 			uint2 nd = nodes[node];
-			if (!descend<W>(nodes, nd, r, pre, node, tmin, tmax, best.t, stack)) continue;
+			if (!descend(nodes, nd, r, pre, node, tmin, tmax, best.t, stack)) continue;
 			end = leaf_test<ANY>(nd, pre, tris, best);
 		}
 		if (!end && !stack.empty()) {

@@ -9,10 +9,10 @@ namespace kd_trace {
 
 constexpr int kTraceMaxDepth = 64;          // kdtree.MaxTreeDepth
 
-// The trace kernels (trace.cu) run blocks of at most 128 threads and keep
-// 64 registers (8 blocks of 128 per SM): the closest-hit walk would
-// otherwise take 65, which costs a quarter of the resident warps.
-constexpr int kTraceBlockMax = 128, kTraceBlocksMin = 8;
+// The trace kernels (trace.cu) run blocks of kTraceBlock threads and keep
+// 64 registers (16 blocks per SM): the closest-hit walk would otherwise
+// take more, which costs resident warps.
+constexpr int kTraceBlock = 64, kTraceBlocksMin = 16;
 constexpr float kSlack = 0x1p-18f;          // kdtree traversalSlack
 constexpr float kGamma2 = 0x1.000002p-23f;  // intersect.go gamma2 (as Go rounds it)
 constexpr float kGamma3 = 0x1.800004p-23f;  // gamma3

@@ -313,78 +313,6 @@ var KdTraceAnyDyn = Kernel[KdTraceAnyDynArgs]{name: "kd_trace_any_dyn"}
 // KdTraceAnyDynArgs are kd_trace_any_dyn's arguments, the same fields as KdTraceAnyArgs.
 type KdTraceAnyDynArgs = KdTraceAnyArgs
 
-// KdTraceAnyDynR56W1 launches kd_trace_any_dyn_r56_w1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynR56W1 = Kernel[KdTraceAnyDynR56W1Args]{name: "kd_trace_any_dyn_r56_w1"}
-
-// KdTraceAnyDynR56W1Args are kd_trace_any_dyn_r56_w1's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyDynR56W1Args = KdTraceAnyArgs
-
-// KdTraceAnyDynR56W7 launches kd_trace_any_dyn_r56_w7(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynR56W7 = Kernel[KdTraceAnyDynR56W7Args]{name: "kd_trace_any_dyn_r56_w7"}
-
-// KdTraceAnyDynR56W7Args are kd_trace_any_dyn_r56_w7's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyDynR56W7Args = KdTraceAnyArgs
-
-// KdTraceAnyDynW1 launches kd_trace_any_dyn_w1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynW1 = Kernel[KdTraceAnyDynW1Args]{name: "kd_trace_any_dyn_w1"}
-
-// KdTraceAnyDynW1Args are kd_trace_any_dyn_w1's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyDynW1Args = KdTraceAnyArgs
-
-// KdTraceAnyDynW2 launches kd_trace_any_dyn_w2(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynW2 = Kernel[KdTraceAnyDynW2Args]{name: "kd_trace_any_dyn_w2"}
-
-// KdTraceAnyDynW2Args are kd_trace_any_dyn_w2's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyDynW2Args = KdTraceAnyArgs
-
-// KdTraceAnyDynW3 launches kd_trace_any_dyn_w3(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynW3 = Kernel[KdTraceAnyDynW3Args]{name: "kd_trace_any_dyn_w3"}
-
-// KdTraceAnyDynW3Args are kd_trace_any_dyn_w3's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyDynW3Args = KdTraceAnyArgs
-
-// KdTraceAnyDynW5 launches kd_trace_any_dyn_w5(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynW5 = Kernel[KdTraceAnyDynW5Args]{name: "kd_trace_any_dyn_w5"}
-
-// KdTraceAnyDynW5Args are kd_trace_any_dyn_w5's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyDynW5Args = KdTraceAnyArgs
-
-// KdTraceAnyDynW7 launches kd_trace_any_dyn_w7(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynW7 = Kernel[KdTraceAnyDynW7Args]{name: "kd_trace_any_dyn_w7"}
-
-// KdTraceAnyDynW7Args are kd_trace_any_dyn_w7's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyDynW7Args = KdTraceAnyArgs
-
-// KdTraceAnyW1 launches kd_trace_any_w1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyW1 = Kernel[KdTraceAnyW1Args]{name: "kd_trace_any_w1"}
-
-// KdTraceAnyW1Args are kd_trace_any_w1's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyW1Args = KdTraceAnyArgs
-
-// KdTraceAnyW2 launches kd_trace_any_w2(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyW2 = Kernel[KdTraceAnyW2Args]{name: "kd_trace_any_w2"}
-
-// KdTraceAnyW2Args are kd_trace_any_w2's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyW2Args = KdTraceAnyArgs
-
-// KdTraceAnyW3 launches kd_trace_any_w3(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyW3 = Kernel[KdTraceAnyW3Args]{name: "kd_trace_any_w3"}
-
-// KdTraceAnyW3Args are kd_trace_any_w3's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyW3Args = KdTraceAnyArgs
-
-// KdTraceAnyW5 launches kd_trace_any_w5(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyW5 = Kernel[KdTraceAnyW5Args]{name: "kd_trace_any_w5"}
-
-// KdTraceAnyW5Args are kd_trace_any_w5's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyW5Args = KdTraceAnyArgs
-
-// KdTraceAnyW7 launches kd_trace_any_w7(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyW7 = Kernel[KdTraceAnyW7Args]{name: "kd_trace_any_w7"}
-
-// KdTraceAnyW7Args are kd_trace_any_w7's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyW7Args = KdTraceAnyArgs
-
 // KdTraceClosest launches kd_trace_closest(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceClosest = Kernel[KdTraceClosestArgs]{name: "kd_trace_closest"}
 
@@ -396,78 +324,6 @@ var KdTraceClosestDyn = Kernel[KdTraceClosestDynArgs]{name: "kd_trace_closest_dy
 
 // KdTraceClosestDynArgs are kd_trace_closest_dyn's arguments, the same fields as KdTraceAnyArgs.
 type KdTraceClosestDynArgs = KdTraceAnyArgs
-
-// KdTraceClosestDynR56W1 launches kd_trace_closest_dyn_r56_w1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynR56W1 = Kernel[KdTraceClosestDynR56W1Args]{name: "kd_trace_closest_dyn_r56_w1"}
-
-// KdTraceClosestDynR56W1Args are kd_trace_closest_dyn_r56_w1's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestDynR56W1Args = KdTraceAnyArgs
-
-// KdTraceClosestDynR56W7 launches kd_trace_closest_dyn_r56_w7(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynR56W7 = Kernel[KdTraceClosestDynR56W7Args]{name: "kd_trace_closest_dyn_r56_w7"}
-
-// KdTraceClosestDynR56W7Args are kd_trace_closest_dyn_r56_w7's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestDynR56W7Args = KdTraceAnyArgs
-
-// KdTraceClosestDynW1 launches kd_trace_closest_dyn_w1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynW1 = Kernel[KdTraceClosestDynW1Args]{name: "kd_trace_closest_dyn_w1"}
-
-// KdTraceClosestDynW1Args are kd_trace_closest_dyn_w1's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestDynW1Args = KdTraceAnyArgs
-
-// KdTraceClosestDynW2 launches kd_trace_closest_dyn_w2(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynW2 = Kernel[KdTraceClosestDynW2Args]{name: "kd_trace_closest_dyn_w2"}
-
-// KdTraceClosestDynW2Args are kd_trace_closest_dyn_w2's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestDynW2Args = KdTraceAnyArgs
-
-// KdTraceClosestDynW3 launches kd_trace_closest_dyn_w3(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynW3 = Kernel[KdTraceClosestDynW3Args]{name: "kd_trace_closest_dyn_w3"}
-
-// KdTraceClosestDynW3Args are kd_trace_closest_dyn_w3's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestDynW3Args = KdTraceAnyArgs
-
-// KdTraceClosestDynW5 launches kd_trace_closest_dyn_w5(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynW5 = Kernel[KdTraceClosestDynW5Args]{name: "kd_trace_closest_dyn_w5"}
-
-// KdTraceClosestDynW5Args are kd_trace_closest_dyn_w5's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestDynW5Args = KdTraceAnyArgs
-
-// KdTraceClosestDynW7 launches kd_trace_closest_dyn_w7(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynW7 = Kernel[KdTraceClosestDynW7Args]{name: "kd_trace_closest_dyn_w7"}
-
-// KdTraceClosestDynW7Args are kd_trace_closest_dyn_w7's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestDynW7Args = KdTraceAnyArgs
-
-// KdTraceClosestW1 launches kd_trace_closest_w1(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestW1 = Kernel[KdTraceClosestW1Args]{name: "kd_trace_closest_w1"}
-
-// KdTraceClosestW1Args are kd_trace_closest_w1's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestW1Args = KdTraceAnyArgs
-
-// KdTraceClosestW2 launches kd_trace_closest_w2(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestW2 = Kernel[KdTraceClosestW2Args]{name: "kd_trace_closest_w2"}
-
-// KdTraceClosestW2Args are kd_trace_closest_w2's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestW2Args = KdTraceAnyArgs
-
-// KdTraceClosestW3 launches kd_trace_closest_w3(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestW3 = Kernel[KdTraceClosestW3Args]{name: "kd_trace_closest_w3"}
-
-// KdTraceClosestW3Args are kd_trace_closest_w3's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestW3Args = KdTraceAnyArgs
-
-// KdTraceClosestW5 launches kd_trace_closest_w5(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestW5 = Kernel[KdTraceClosestW5Args]{name: "kd_trace_closest_w5"}
-
-// KdTraceClosestW5Args are kd_trace_closest_w5's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestW5Args = KdTraceAnyArgs
-
-// KdTraceClosestW7 launches kd_trace_closest_w7(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestW7 = Kernel[KdTraceClosestW7Args]{name: "kd_trace_closest_w7"}
-
-// KdTraceClosestW7Args are kd_trace_closest_w7's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestW7Args = KdTraceAnyArgs
 
 // KdTraceGatherF32 launches kd_trace_gather_f32(const float* __restrict__ tv, const unsigned* __restrict__ refs, unsigned nrefs, float4* __restrict__ tris).
 var KdTraceGatherF32 = Kernel[KdTraceGatherF32Args]{name: "kd_trace_gather_f32"}
@@ -2326,32 +2182,8 @@ var byName = map[string]any{
 	"iota_u32":                            IotaU32,
 	"kd_trace_any":                        KdTraceAny,
 	"kd_trace_any_dyn":                    KdTraceAnyDyn,
-	"kd_trace_any_dyn_r56_w1":             KdTraceAnyDynR56W1,
-	"kd_trace_any_dyn_r56_w7":             KdTraceAnyDynR56W7,
-	"kd_trace_any_dyn_w1":                 KdTraceAnyDynW1,
-	"kd_trace_any_dyn_w2":                 KdTraceAnyDynW2,
-	"kd_trace_any_dyn_w3":                 KdTraceAnyDynW3,
-	"kd_trace_any_dyn_w5":                 KdTraceAnyDynW5,
-	"kd_trace_any_dyn_w7":                 KdTraceAnyDynW7,
-	"kd_trace_any_w1":                     KdTraceAnyW1,
-	"kd_trace_any_w2":                     KdTraceAnyW2,
-	"kd_trace_any_w3":                     KdTraceAnyW3,
-	"kd_trace_any_w5":                     KdTraceAnyW5,
-	"kd_trace_any_w7":                     KdTraceAnyW7,
 	"kd_trace_closest":                    KdTraceClosest,
 	"kd_trace_closest_dyn":                KdTraceClosestDyn,
-	"kd_trace_closest_dyn_r56_w1":         KdTraceClosestDynR56W1,
-	"kd_trace_closest_dyn_r56_w7":         KdTraceClosestDynR56W7,
-	"kd_trace_closest_dyn_w1":             KdTraceClosestDynW1,
-	"kd_trace_closest_dyn_w2":             KdTraceClosestDynW2,
-	"kd_trace_closest_dyn_w3":             KdTraceClosestDynW3,
-	"kd_trace_closest_dyn_w5":             KdTraceClosestDynW5,
-	"kd_trace_closest_dyn_w7":             KdTraceClosestDynW7,
-	"kd_trace_closest_w1":                 KdTraceClosestW1,
-	"kd_trace_closest_w2":                 KdTraceClosestW2,
-	"kd_trace_closest_w3":                 KdTraceClosestW3,
-	"kd_trace_closest_w5":                 KdTraceClosestW5,
-	"kd_trace_closest_w7":                 KdTraceClosestW7,
 	"kd_trace_gather_f32":                 KdTraceGatherF32,
 	"kdtree_addresses_u32":                KdtreeAddressesU32,
 	"kdtree_bin_u32":                      KdtreeBinU32,

@@ -7,10 +7,12 @@ import (
 	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
-// Kernel is a traversal variant: how rays are handed to threads and how a
-// ray goes through the nodes. Every variant gives the same results.
+// Kernel is a traversal variant: how rays are handed to threads. Every
+// variant gives the same results.
 type Kernel struct {
-	// Block is the threads per block, whole warps (0: 64).
+	// Block is the threads per block: Block (0 means Block too; the
+	// kernels keep a ray's per-axis constants in a shared array of that
+	// many threads).
 	Block int
 	// Dynamic: persistent warps whose idle lanes take new rays whenever
 	// fewer than Refill (1 to 32) lanes are still tracing (Aila and Laine's
@@ -19,71 +21,33 @@ type Kernel struct {
 	Dynamic     bool
 	BlocksPerSM int
 	Refill      int
-	// Walk is the walk's variant, flags of kernels/trace_walk.cuh:
-	// WalkShared, WalkLeaves, WalkPrefetch (0, 1, 2, 3, 5 or 7).
-	Walk int
-	// Regs56: the dynamic-fetch kernel compiled for 56 registers (18
-	// blocks of 64 threads per SM) instead of 64; Dynamic with WalkShared
-	// only.
-	Regs56 bool
 }
 
-// Walk flags (Kernel.Walk).
-const (
-	// WalkShared: a ray's per-axis constants in shared memory, one 16-byte
-	// load per interior step, the crossing by one multiply-add; blocks of
-	// SharedBlock threads.
-	WalkShared = 1
-	// WalkLeaves: a ray pops past empty leaves and skipped nodes within
-	// its own loop, so that the walk's loop takes only leaves with
-	// triangles.
-	WalkLeaves = 2
-	// WalkPrefetch (with WalkShared): a finite ray's step loads both
-	// children's words before it computes which one it takes.
-	WalkPrefetch = 4
-)
-
-// SharedBlock is the block size of WalkShared kernels (kTraceAxesBlock
-// in kernels/trace_walk.cuh).
-const SharedBlock = 64
-
-// MaxBlock is the most threads per block of a trace kernel (their launch
-// bounds in kernels/trace.cu).
-const MaxBlock = 128
+// Block is the threads per block of every trace kernel (kTraceBlock in
+// kernels/trace_test.cuh).
+const Block = 64
 
 // DefaultKernel is the variant used unless a caller sets another: the
-// fastest measured on coherent rays, within 7% of the best on incoherent
-// ones (docs/performance.md, "GPU tracing").
-var DefaultKernel = Kernel{Block: 64, Walk: WalkShared}
+// fastest measured on coherent rays (docs/performance.md, "GPU tracing").
+var DefaultKernel = Kernel{Block: Block}
 
 // IncoherentKernel is the variant for batches known to be incoherent
 // (rays that start and point anywhere: ambient occlusion, diffuse
 // bounces): the fastest measured on random rays.
-var IncoherentKernel = Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: WalkShared}
+var IncoherentKernel = Kernel{Dynamic: true, Block: Block, BlocksPerSM: 16, Refill: 24}
 
 // String names the variant for benchmark tables.
 func (k Kernel) String() string {
-	w := ""
-	if k.Walk != 0 {
-		w = fmt.Sprintf("-w%d", k.Walk)
-	}
-	if k.Regs56 {
-		w += "-56regs"
-	}
 	if k.Dynamic {
-		return fmt.Sprintf("dynamic-b%d-x%d-r%d%s", k.Block, k.BlocksPerSM, k.Refill, w)
+		return fmt.Sprintf("dynamic-b%d-x%d-r%d", k.Block, k.BlocksPerSM, k.Refill)
 	}
-	return fmt.Sprintf("grid-b%d%s", k.Block, w)
+	return fmt.Sprintf("grid-b%d", k.Block)
 }
 
 // check reports a variant the kernels cannot run.
 func (k Kernel) check() error {
-	if k.Block <= 0 || k.Block > MaxBlock || k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) ||
-		k.BlocksPerSM < 0 || k.Walk < 0 || k.Walk > WalkShared|WalkLeaves|WalkPrefetch ||
-		k.Walk&WalkPrefetch != 0 && k.Walk&WalkShared == 0 || k.Regs56 && k.Walk != 1 && k.Walk != 7 ||
-		k.Walk&WalkShared != 0 && k.Block != SharedBlock || k.Regs56 && (!k.Dynamic || k.Walk&WalkShared == 0) {
-		return fmt.Errorf("gputrace: %v: whole warps, at most %d threads a block, refill 1 to 32, a known walk, "+
-			"blocks of %d for the shared walk, 56 registers only for its dynamic kernel", k, MaxBlock, SharedBlock)
+	if k.Block != Block || k.Dynamic && (k.Refill < 1 || k.Refill > 32) || k.BlocksPerSM < 0 {
+		return fmt.Errorf("gputrace: %v: blocks of %d threads, refill 1 to 32", k, Block)
 	}
 	return nil
 }
@@ -132,7 +96,7 @@ func (t *Tree) launch(k Kernel, anyHit bool, rays, out cuda.DevPtr, words uint32
 		return nil
 	}
 	if k.Block == 0 {
-		k.Block = 64
+		k.Block = Block
 	}
 	if err := k.check(); err != nil {
 		return err
@@ -167,23 +131,8 @@ func kernelName(k Kernel, anyHit bool) string {
 	if k.Dynamic {
 		name += "_dyn"
 	}
-	if k.Regs56 {
-		name += "_r56"
-	}
-	if k.Walk != 0 {
-		name += fmt.Sprintf("_w%d", k.Walk)
-	}
 	return name
 }
 
 // Variants are the kernels that BenchmarkDeviceTrace measures.
-var Variants = []Kernel{
-	{Block: 64}, {Block: 64, Walk: 1}, {Block: 64, Walk: 3}, {Block: 64, Walk: 5}, {Block: 64, Walk: 7},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: 1},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: 3},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: 5},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24, Walk: 7},
-	{Dynamic: true, Block: 64, BlocksPerSM: 18, Refill: 24, Walk: 1, Regs56: true},
-	{Dynamic: true, Block: 64, BlocksPerSM: 18, Refill: 24, Walk: 7, Regs56: true},
-}
+var Variants = []Kernel{DefaultKernel, IncoherentKernel}

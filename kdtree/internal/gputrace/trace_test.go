@@ -13,10 +13,7 @@ func TestKernelString(t *testing.T) {
 		want string
 	}{
 		{Kernel{Block: 64}, "grid-b64"},
-		{Kernel{Block: 128}, "grid-b128"},
 		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "dynamic-b64-x16-r24"},
-		{Kernel{Block: 64, Walk: WalkShared}, "grid-b64-w1"},
-		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 18, Refill: 24, Walk: 7, Regs56: true}, "dynamic-b64-x18-r24-w7-56regs"},
 	}
 	for _, c := range cases {
 		if got := c.k.String(); got != c.want {
@@ -35,16 +32,13 @@ func TestKernelString(t *testing.T) {
 	}
 }
 
-// The kernels cannot run partial warps (the 7-word hit records go out a
-// warp at a time), blocks over MaxBlock nor refills outside 1..32.
+// The kernels run blocks of Block threads only (their shared per-ray
+// constants) and refills of 1 to 32.
 func TestKernelCheck(t *testing.T) {
 	for _, k := range []Kernel{
-		{Block: 48}, {Block: 256}, {Block: -32},
+		{Block: 32}, {Block: 48}, {Block: 128}, {Block: -64},
 		{Dynamic: true, Block: 64, Refill: 0}, {Dynamic: true, Block: 64, Refill: 33},
-		{Block: 64, BlocksPerSM: -1}, {Block: 64, Walk: 8}, {Block: 64, Walk: 4}, {Block: 64, Walk: 6}, {Block: 64, Walk: -1},
-		{Block: 128, Walk: WalkShared}, {Block: 64, Walk: WalkShared, Regs56: true},
-		{Dynamic: true, Block: 64, Refill: 24, Walk: WalkLeaves, Regs56: true},
-		{Dynamic: true, Block: 64, Refill: 24, Walk: 3, Regs56: true},
+		{Block: 64, BlocksPerSM: -1},
 	} {
 		if k.check() == nil {
 			t.Errorf("%+v accepted", k)
@@ -64,9 +58,6 @@ func TestKernelName(t *testing.T) {
 		{Kernel{Block: 64}, true, "kd_trace_any"},
 		{Kernel{Dynamic: true}, false, "kd_trace_closest_dyn"},
 		{Kernel{Dynamic: true}, true, "kd_trace_any_dyn"},
-		{Kernel{Block: 64, Walk: WalkLeaves}, false, "kd_trace_closest_w2"},
-		{Kernel{Dynamic: true, Walk: WalkShared | WalkLeaves}, true, "kd_trace_any_dyn_w3"},
-		{Kernel{Dynamic: true, Walk: WalkShared, Regs56: true}, false, "kd_trace_closest_dyn_r56_w1"},
 	}
 	for _, c := range cases {
 		if got := kernelName(c.k, c.anyHit); got != c.want {
