@@ -117,8 +117,8 @@ const (
 	CoherentRays RayCoherence = iota
 	// IncoherentRays: rays that start and point anywhere (ambient
 	// occlusion, diffuse bounces). Persistent warps whose lanes take new
-	// rays as theirs end (Aila and Laine's dynamic fetch): about 20% faster
-	// on such rays, 12-27% slower on camera rays (docs/performance.md,
+	// rays as theirs end (Aila and Laine's dynamic fetch): 12-15% faster
+	// on such rays, 13-27% slower on camera rays (docs/performance.md,
 	// "GPU tracing").
 	IncoherentRays
 )

@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "9a5f09b0a62a275d9704b54c3fee6a39e716e8958652dc726fc323c326e6de4c"
+const SourcesSHA256 = "f8ab9230403c3337afd11ee95589eff98f8f41c6c8ed4d15471cbf850b7d0245"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -33,8 +33,8 @@ var SourceSHA256 = map[string]string{
 	"sort.cu":            "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":           "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
 	"split.cuh":          "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
-	"trace.cu":           "8808a6b011a9d5369321b1fba73686d92f3fd6f197821abcb1e02e3d6931e0a4",
-	"trace_dynamic.cuh":  "e505ae883f3c32b8047b953420a8183cc6c81a7c958646d54203138ede39a6d1",
-	"trace_test.cuh":     "2a533de30b72934deb948579c41bda8b2de9a3f2903f875ac11a93d2d70d1308",
-	"trace_walk.cuh":     "6b7f4ac3bf8e3b48f764b7891cf5b44dc2a0dbf5c36977b4d4c381baf9eb6ac5",
+	"trace.cu":           "c4d762963f57414a994d8e3218a4ef562b3d510ffcf786cc02671fce4f655d75",
+	"trace_dynamic.cuh":  "b2792c0d78defc115c91b188ac952f8475a840ad36ccd636040e5376641d3bb1",
+	"trace_test.cuh":     "a7894fbac60b67344c3f749e52c173b292cd04e02401064501321de7b59dfb40",
+	"trace_walk.cuh":     "ed16f5876b7e901140b22dbb257a6a90e9aed5e89b1661de69f38cad29591dc2",
 }

@@ -23,6 +23,8 @@
 //   box:   9 floats: the tree's root box lo.xyz hi.xyz, then per axis the
 //          largest |coordinate| of the box and of every split plane on
 //          that axis (kdtree traceData.mag).
+//   per ray, in shared memory: its per-axis constants (trace_walk.cuh
+//          RayAxes), 48 bytes a thread.
 // The host checks the tree before it traces (child and reference indices
 // in range, depth at most kTraceMaxDepth), so the kernels trust it.
 
@@ -30,9 +32,9 @@
 
 namespace kd_trace {
 
-// kWarpsMax is the most warps of a trace block (kTraceBlockMax / 32): the
+// kWarpsMax is the warps of a trace block (kTraceBlock / 32): the
 // warps' staging of 7-word hit records (store_hits_warp).
-constexpr int kWarpsMax = 4;
+constexpr int kWarpsMax = kTraceBlock / 32;
 
 // trace_warp traces ray i (none when i >= n) and writes its answer; every
 // lane of the warp calls it (the lanes' rays are consecutive), so that
@@ -44,7 +46,9 @@ __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsi
                                            unsigned i, unsigned n, Stack &stack) {
 	__shared__ float stage[kWarpsMax][7 * 32];
 	Best b = no_hit();
-	if (i < n && nnodes != 0) b = trace_ray<ANY>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], stack);
+	RayAxes r;
+	shared_axes(r);
+	if (i < n && nnodes != 0) b = trace_ray<ANY>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], r, stack);
 	if (!ANY && words == 7) {
 		store_hits_warp(tris, (float *)out, stage[threadIdx.x >> 5], i, n, b);
 	} else if (i < n) {
@@ -81,24 +85,19 @@ extern "C" __global__ void kd_trace_gather_f32(const float *__restrict__ tv, con
 	tris[3 * (size_t)r + 2] = make_float4(v[6], v[7], v[8], 0.0f);
 }
 
-// The trace kernels run blocks of at most 128 threads and keep 64
-// registers (8 blocks of 128 per SM): the closest-hit walk would otherwise
-// take 65, which costs a quarter of the resident warps.
-constexpr int kTraceBlockMax = 128, kTraceBlocksMin = 8;
-
 // The trace kernels, all with the same parameters: nodes, nnodes, tris,
 // box, rays (the layouts above); out, the hit records (hit_words words a
 // ray) or occlusion bytes; n rays; counter and refill, read by the
-// dynamic-fetch kernels only (trace_dynamic.cuh). A thread a ray
-// (trace_grid):
-extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
+// dynamic-fetch kernels only (trace_dynamic.cuh). Blocks of
+// kTraceBlock threads. A thread a ray (trace_grid):
+extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksMin)
     kd_trace_closest(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
                      const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
                      unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
 	kd_trace::trace_grid<false>(nodes, nnodes, tris, box, rays, out, hit_words, n);
 }
 
-extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
+extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksMin)
     kd_trace_any(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
                  const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
                  unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
@@ -106,14 +105,14 @@ extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
 }
 
 // Dynamic fetch:
-extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
+extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksMin)
     kd_trace_closest_dyn(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
                          const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
                          unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
 	kd_trace::trace_dynamic<false>(nodes, nnodes, tris, box, rays, out, hit_words, n, counter, refill);
 }
 
-extern "C" __global__ void __launch_bounds__(kTraceBlockMax, kTraceBlocksMin)
+extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksMin)
     kd_trace_any_dyn(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
                      const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
                      unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {

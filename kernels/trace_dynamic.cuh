@@ -23,6 +23,7 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 	const unsigned lane = threadIdx.x & 31u;
 	Pre pre;
 	RayAxes r;
+	shared_axes(r);
 	Best best = no_hit();
 	float tmin = 0.0f, tmax = 0.0f;
 	unsigned node = 0, i = 0;
@@ -56,9 +57,9 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 		}
 		if (!live) continue;
 		bool end = false;
-		if (tmin <= best.t) {  // as trace_ray's test
+if (tmin <= best.t) {  // as trace_ray's test
 			uint2 nd = nodes[node];
-			if (!descend(nodes, nd, r, node, tmin, tmax, best.t, stack)) continue;
+			if (!descend(nodes, nd, r, pre, node, tmin, tmax, best.t, stack)) continue;
 			end = leaf_test<ANY>(nd, pre, tris, best);
 		}
 		if (!end && !stack.empty()) {

@@ -8,6 +8,11 @@
 namespace kd_trace {
 
 constexpr int kTraceMaxDepth = 64;          // kdtree.MaxTreeDepth
+
+// The trace kernels (trace.cu) run blocks of kTraceBlock threads and keep
+// 64 registers (16 blocks per SM): the closest-hit walk would otherwise
+// take more, which costs resident warps.
+constexpr int kTraceBlock = 64, kTraceBlocksMin = 16;
 constexpr float kSlack = 0x1p-18f;          // kdtree traversalSlack
 constexpr float kGamma2 = 0x1.000002p-23f;  // intersect.go gamma2 (as Go rounds it)
 constexpr float kGamma3 = 0x1.800004p-23f;  // gamma3

@@ -66,32 +66,54 @@ __device__ __forceinline__ bool clip_box(const float *box, const float o[3], con
 	return tmin <= tmax;
 }
 
-// Per-ray constants of the traversal: origin, direction, 1/direction, per
-// axis sl, the ray's bound on a plane crossing's rounding slack, c·(2 +
-// 2^-16) with c = kSlack·(mag+|o|)·|inv| (traverse.go rayAxes.wide: the
-// crossing's own slack kSlack·|tp| + c is at most that, as every split
-// plane on the axis is within mag), and whether the ray is finite
-// (traverse.go rayAxes.finite: every crossing and its slack finite and not
-// NaN).
+// Per-ray constants of the traversal, one float4 per axis in shared
+// memory (shared_axes): q = RN(−o·inv), inv = 1/d, the ray's bound on a
+// plane crossing's rounding slack (wide, below) and d; and whether the ray
+// is finite (traverse.go rayAxes.finite: every crossing and its slack
+// finite and not NaN). Shared memory rather than registers: the interior
+// step finds the node's axis's four constants with one 16-byte load
+// instead of eight selects, and the walk keeps 5-12 registers fewer.
 struct RayAxes {
-	float o[3], d[3], inv[3], sl[3];
+	// This thread's constants, axis a at ax[a * kTraceBlock] (a constant
+	// stride, so one shift-add finds the node's axis; 3 KB a block).
+	float4 *ax;
 	bool finite;
 };
 
+// kWideFma is the factor of the wide bound. The crossing is one fused
+// multiply-add, tp' = fma(s, inv, q) with q = RN(−o·inv), where
+// traverse.go rounds tp = RN(RN(s − o)·inv). Against the exact
+// T = (s − o)·inv: |tp − T| <= 2.000001ε|T| and |tp' − T| <= ε|o·inv| +
+// 1.000001ε|T| (ε = 2^-24), so |tp' − tp| <= 4.00001ε(mag + |o|)·|inv|
+// (|s| <= mag, |T| <= (mag + |o|)·|inv|): c/16 and a hair, with c =
+// kSlack·(mag + |o|)·|inv| and kSlack = 2^-18. traverse.go widens tp by
+// c·(2 + 2^-16) (rayAxes.wide); tp' widened by c·2.125 (c's own roundings,
+// a few ε, are far inside the margin) holds that interval, and rounding
+// lo and hi is monotonic, so every interval of this walk holds
+// traverse.go's: it visits those nodes and maybe more, and the hits are
+// the same.
+constexpr float kWideFma = 2.125f;
+
+// shared_axes points r at this thread's constants in the block's array,
+// axis a of thread x at [a][x] (no two lanes of a quarter warp on the same
+// banks).
+__device__ __forceinline__ void shared_axes(RayAxes &r) {
+	__shared__ float4 axes[3][kTraceBlock];
+	r.ax = &axes[0][threadIdx.x];
+}
+
 // safe_step is one step of traverse.go descendSafe at interior node n
 // (kdtree.Node's words: below child node+1, above child w1>>2) for any
-// ray: the children ordered by the origin's side of the plane, a zero
+// ray, given the ray's origin, direction, 1/direction and wide bound on
+// the node's axis: the children ordered by the origin's side of the plane, a zero
 // direction and NaN crossings handled. It sets the next node and interval
 // and pushes the other child when both may hold the hit. Its slack,
-// kSlack·|tp| + r.sl, is wider than traverse.go's (r.sl is the wide
-// bound): the walk may visit more nodes, never fewer, so the hits are the
-// same.
+// kSlack·|tp| + sla, is wider than traverse.go's (sla is the wide bound):
+// the walk may visit more nodes, never fewer, so the hits are the same.
 template <class Stack>
-__device__ __forceinline__ void safe_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
-                                          Stack &stack) {
-	unsigned axis = n.y & 3u;
+__device__ __forceinline__ void safe_step(uint2 n, float oa, float da, float inva, float sla, unsigned &node,
+                                          float &tmin, float &tmax, Stack &stack) {
 	float s = __uint_as_float(n.x);
-	float oa = pick(r.o[0], r.o[1], r.o[2], axis), da = pick(r.d[0], r.d[1], r.d[2], axis);
 	unsigned nearc = node + 1, farc = n.y >> 2;
 	if (oa > s || (oa == s && da > 0.0f)) {
 		unsigned x = nearc;
@@ -105,8 +127,8 @@ __device__ __forceinline__ void safe_step(uint2 n, const RayAxes &r, unsigned &n
 		node = nearc;
 		return;
 	}
-	float tp = (s - oa) * pick(r.inv[0], r.inv[1], r.inv[2], axis);
-	float slack = kSlack * fabsf(tp) + pick(r.sl[0], r.sl[1], r.sl[2], axis);
+	float tp = (s - oa) * inva;
+	float slack = kSlack * fabsf(tp) + sla;
 	if ((oa < s) != (da > 0.0f) || oa == s) {
 		// Moving away: near holds the interval, far what rounding may put
 		// there when the origin is (nearly) on the plane.
@@ -138,22 +160,16 @@ __device__ __forceinline__ void safe_step(uint2 n, const RayAxes &r, unsigned &n
 
 // finite_step is traverse.go descendFinite's step at interior node n for a
 // finite ray: the plane crossed at tp, widened by the ray's bound on the
-// slack to [lo, hi]; first (below for a positive direction, above
+// slack to [lo, hi]; m is all ones when the direction is negative on the
+// node's axis (traverse.go rayAxes.flip); first (below for a positive direction, above
 // otherwise, picked with the sign as a mask) holds [tmin, min(tmax, hi)],
 // second [max(tmin, lo), tmax]; a child whose part is empty is not
 // visited (one of them always is); when both are, second is pushed.
 // These are safe_step's nodes and order for such a ray, with intervals as
 // wide or wider.
 template <class Stack>
-__device__ __forceinline__ void finite_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
-                                            Stack &stack) {
-	unsigned axis = n.y & 3u;
-	float oa = pick(r.o[0], r.o[1], r.o[2], axis), inva = pick(r.inv[0], r.inv[1], r.inv[2], axis);
-	// All ones when the direction is negative on the axis (traverse.go
-	// rayAxes.flip).
-	unsigned m = (unsigned)(__float_as_int(pick(r.d[0], r.d[1], r.d[2], axis)) >> 31);
-	float tp = (__uint_as_float(n.x) - oa) * inva;
-	float slack = pick(r.sl[0], r.sl[1], r.sl[2], axis);
+__device__ __forceinline__ void finite_step(uint2 n, float tp, float slack, unsigned m, unsigned &node, float &tmin,
+                                            float &tmax, Stack &stack) {
 	float lo = tp - slack, hi = tp + slack;
 	unsigned below = node + 1, above = n.y >> 2;
 	unsigned swap = (below ^ above) & m;
@@ -169,16 +185,14 @@ __device__ __forceinline__ void finite_step(uint2 n, const RayAxes &r, unsigned 
 	}
 }
 
-// interior_step is one step of the walk at interior node n: finite_step
-// for a finite ray, else safe_step.
+// safe_walk_step is safe_step at interior node n with the ray's constants
+// on the node's axis from shared memory (the origin from pre).
 template <class Stack>
-__device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigned &node, float &tmin, float &tmax,
-                                              Stack &stack) {
-	if (r.finite) {
-		finite_step(n, r, node, tmin, tmax, stack);
-	} else {
-		safe_step(n, r, node, tmin, tmax, stack);
-	}
+__device__ __forceinline__ void safe_walk_step(uint2 n, const RayAxes &r, const Pre &pre, unsigned &node, float &tmin,
+                                               float &tmax, Stack &stack) {
+	unsigned axis = n.y & 3u;
+	float4 k = r.ax[axis * kTraceBlock];
+	safe_step(n, pick(pre.ox, pre.oy, pre.oz, axis), k.w, k.y, k.z, node, tmin, tmax, stack);
 }
 
 // descend goes down from node (its words n) through interior nodes, one
@@ -188,12 +202,26 @@ __device__ __forceinline__ void interior_step(uint2 n, const RayAxes &r, unsigne
 // loop thus alternates whole descents with leaves and pops (with one
 // interior step per iteration of the walk's loop, lanes of a warp at
 // different kinds of iteration wait on each other more: 5-29% slower,
-// docs/performance.md "GPU tracing").
+// docs/performance.md "GPU tracing"). A finite ray's step loads both
+// children's words before it works out which one it takes, so that the
+// next node's load overlaps the step instead of following it.
 template <class Stack>
-__device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &n, const RayAxes &r, unsigned &node,
-                                        float &tmin, float &tmax, float bestT, Stack &stack) {
+__device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &n, const RayAxes &r, const Pre &pre,
+                                        unsigned &node, float &tmin, float &tmax, float bestT, Stack &stack) {
+	if (r.finite) {
+		while ((n.y & 3u) != 3u) {
+			unsigned below = node + 1;
+			uint2 nb = nodes[below], na = nodes[n.y >> 2];
+			float4 k = r.ax[(n.y & 3u) * kTraceBlock];
+			float tp = __fmaf_rn(__uint_as_float(n.x), k.y, k.x);
+			finite_step(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), node, tmin, tmax, stack);
+			if (!(tmin <= bestT)) return false;
+			n = node == below ? nb : na;
+		}
+		return true;
+	}
 	while ((n.y & 3u) != 3u) {
-		interior_step(n, r, node, tmin, tmax, stack);
+		safe_walk_step(n, r, pre, node, tmin, tmax, stack);
 		if (!(tmin <= bestT)) return false;
 		n = nodes[node];
 	}
@@ -202,6 +230,8 @@ __device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &
 
 // leaf_test tests leaf n's triangles in reference order, keeping the best
 // hit (smaller t, or equal t and smaller prim); true when ANY found one.
+// (A mailbox of the last four triangles tested, which a fifth of the
+// tests on random rays repeat, ran 5-14% slower: docs/performance.md.)
 template <bool ANY>
 __device__ __forceinline__ bool leaf_test(uint2 n, const Pre &pre, const float4 *__restrict__ tris, Best &best) {
 	unsigned end = n.x + (n.y >> 2);
@@ -239,21 +269,21 @@ __device__ __forceinline__ Best no_hit() {
 constexpr float kFiniteLimit = 0x1p100f;
 
 // start_ray prepares ray (r0, r1) and clips it to the root box; false when
-// it misses the box (traverse.go trace up to the walk).
+// it misses the box (traverse.go trace up to the walk). r.ax must be set
+// (shared_axes): it writes the ray's constants there.
 __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 r0, float4 r1, Pre &pre, RayAxes &r,
                                           float &tmin, float &tmax) {
 	pre = prepare(r0, r1);
-	r.o[0] = r0.x; r.o[1] = r0.y; r.o[2] = r0.z;
-	r.d[0] = r0.w; r.d[1] = r1.x; r.d[2] = r1.y;
+	float o[3] = {r0.x, r0.y, r0.z}, d[3] = {r0.w, r1.x, r1.y}, inv[3];
 	r.finite = true;
 #pragma unroll
 	for (int a = 0; a < 3; a++) {
-		r.inv[a] = 1.0f / r.d[a];
-		float c = kSlack * (box[6 + a] + fabsf(r.o[a])) * fabsf(r.inv[a]);
-		r.sl[a] = c * (2.0f + 0x1p-16f);
-		if (r.d[a] == 0.0f || !(fabsf(r.inv[a]) <= kFiniteLimit) || !(c <= kFiniteLimit)) r.finite = false;
+		inv[a] = 1.0f / d[a];
+		float c = kSlack * (box[6 + a] + fabsf(o[a])) * fabsf(inv[a]);
+		r.ax[a * kTraceBlock] = make_float4(-(o[a] * inv[a]), inv[a], c * kWideFma, d[a]);
+		if (d[a] == 0.0f || !(fabsf(inv[a]) <= kFiniteLimit) || !(c <= kFiniteLimit)) r.finite = false;
 	}
-	return clip_box(box, r.o, r.d, r.inv, r1.z, r1.w, tmin, tmax);
+	return clip_box(box, o, d, inv, r1.z, r1.w, tmin, tmax);
 }
 
 // trace_ray is traverse.go trace for one ray: front to back with a stack,
@@ -264,10 +294,10 @@ __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 
 // ran slower here, see docs/performance.md).
 template <bool ANY, class Stack>
 __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const float4 *__restrict__ tris,
-                                          const float *__restrict__ box, float4 r0, float4 r1, Stack &stack) {
+                                          const float *__restrict__ box, float4 r0, float4 r1, RayAxes &r,
+                                          Stack &stack) {
 	Best best = no_hit();
 	Pre pre;
-	RayAxes r;
 	float tmin, tmax;
 	if (!start_ray(box, r0, r1, pre, r, tmin, tmax)) return best;
 	stack.init();
@@ -277,7 +307,7 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 		// is traverse.go's test.
 		if (tmin <= best.t) {
 			uint2 n = nodes[node];
-			if (!descend(nodes, n, r, node, tmin, tmax, best.t, stack)) continue;
+			if (!descend(nodes, n, r, pre, node, tmin, tmax, best.t, stack)) continue;
 			if (leaf_test<ANY>(n, pre, tris, best)) return best;
 		}
 		if (stack.empty()) return best;

@@ -7,10 +7,12 @@ import (
 	"github.com/kdbuild/kdbuild/kernels/launch"
 )
 
-// Kernel is a traversal variant: how rays are handed to threads and how a
-// ray goes through the nodes. Every variant gives the same results.
+// Kernel is a traversal variant: how rays are handed to threads. Every
+// variant gives the same results.
 type Kernel struct {
-	// Block is the threads per block, whole warps (0: 64).
+	// Block is the threads per block: Block (0 means Block too; the
+	// kernels keep a ray's per-axis constants in a shared array of that
+	// many threads).
 	Block int
 	// Dynamic: persistent warps whose idle lanes take new rays whenever
 	// fewer than Refill (1 to 32) lanes are still tracing (Aila and Laine's
@@ -21,19 +23,18 @@ type Kernel struct {
 	Refill      int
 }
 
-// MaxBlock is the most threads per block of a trace kernel (their launch
-// bounds in kernels/trace.cu).
-const MaxBlock = 128
+// Block is the threads per block of every trace kernel (kTraceBlock in
+// kernels/trace_test.cuh).
+const Block = 64
 
 // DefaultKernel is the variant used unless a caller sets another: the
-// fastest measured on coherent rays, within 7% of the best on incoherent
-// ones (docs/performance.md, "GPU tracing").
-var DefaultKernel = Kernel{Block: 64}
+// fastest measured on coherent rays (docs/performance.md, "GPU tracing").
+var DefaultKernel = Kernel{Block: Block}
 
 // IncoherentKernel is the variant for batches known to be incoherent
 // (rays that start and point anywhere: ambient occlusion, diffuse
 // bounces): the fastest measured on random rays.
-var IncoherentKernel = Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}
+var IncoherentKernel = Kernel{Dynamic: true, Block: Block, BlocksPerSM: 16, Refill: 24}
 
 // String names the variant for benchmark tables.
 func (k Kernel) String() string {
@@ -45,9 +46,8 @@ func (k Kernel) String() string {
 
 // check reports a variant the kernels cannot run.
 func (k Kernel) check() error {
-	if k.Block <= 0 || k.Block > MaxBlock || k.Block%32 != 0 || k.Dynamic && (k.Refill < 1 || k.Refill > 32) ||
-		k.BlocksPerSM < 0 {
-		return fmt.Errorf("gputrace: %v: whole warps, at most %d threads a block, refill 1 to 32", k, MaxBlock)
+	if k.Block != Block || k.Dynamic && (k.Refill < 1 || k.Refill > 32) || k.BlocksPerSM < 0 {
+		return fmt.Errorf("gputrace: %v: blocks of %d threads, refill 1 to 32", k, Block)
 	}
 	return nil
 }
@@ -96,7 +96,7 @@ func (t *Tree) launch(k Kernel, anyHit bool, rays, out cuda.DevPtr, words uint32
 		return nil
 	}
 	if k.Block == 0 {
-		k.Block = 64
+		k.Block = Block
 	}
 	if err := k.check(); err != nil {
 		return err
@@ -135,8 +135,4 @@ func kernelName(k Kernel, anyHit bool) string {
 }
 
 // Variants are the kernels that BenchmarkDeviceTrace measures.
-var Variants = []Kernel{
-	{Block: 64}, {Block: 128},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24},
-	{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 16},
-}
+var Variants = []Kernel{DefaultKernel, IncoherentKernel}

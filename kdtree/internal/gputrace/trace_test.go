@@ -13,7 +13,6 @@ func TestKernelString(t *testing.T) {
 		want string
 	}{
 		{Kernel{Block: 64}, "grid-b64"},
-		{Kernel{Block: 128}, "grid-b128"},
 		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "dynamic-b64-x16-r24"},
 	}
 	for _, c := range cases {
@@ -33,11 +32,11 @@ func TestKernelString(t *testing.T) {
 	}
 }
 
-// The kernels cannot run partial warps (the 7-word hit records go out a
-// warp at a time), blocks over MaxBlock nor refills outside 1..32.
+// The kernels run blocks of Block threads only (their shared per-ray
+// constants) and refills of 1 to 32.
 func TestKernelCheck(t *testing.T) {
 	for _, k := range []Kernel{
-		{Block: 48}, {Block: 256}, {Block: -32},
+		{Block: 32}, {Block: 48}, {Block: 128}, {Block: -64},
 		{Dynamic: true, Block: 64, Refill: 0}, {Dynamic: true, Block: 64, Refill: 33},
 		{Block: 64, BlocksPerSM: -1},
 	} {
