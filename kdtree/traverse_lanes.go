@@ -133,12 +133,10 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 			if !t.leafThenPop(l, d, n, anyHit) {
 				continue
 			}
-			h := l.best
-			if !anyHit && h.Prim != NoHit {
-				v := &d.tris[h.Prim]
-				h.N = geometricNormal(v[0], v[1], v[2])
+			if !anyHit && l.best.Prim != NoHit {
+				d.setNormal(&l.best)
 			}
-			out.put(l.ray, h)
+			out.put(l.ray, l.best)
 			if !fill(l) {
 				active--
 			}

@@ -63,7 +63,7 @@ type packet struct {
 // ray, the hit trace returns), packetSize consecutive rays at a time. The
 // rays of a group that descendFinite takes and that point the same way
 // along every axis as the group's first such ray walk the tree together,
-// each with its own interval; the others go through trace one by one.
+// each with its own interval; the others walk one by one.
 //
 // At an interior node each ray's parts of the two children are
 // descendFinite's (packetStep). The packet visits a child where some ray's
@@ -82,6 +82,9 @@ func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, out 
 	for i := lo; i < hi; i += packetSize {
 		tmin, tmax, n := t.fillPacket(p, d, rays, i, min(i+packetSize, hi), anyHit, out)
 		if n < packetMin {
+			// Too few rays to share a walk: each walks alone. (Keeping
+			// every lane's rayAxes to spare trace's setup here made the
+			// packet larger and the whole walk 10% slower.)
 			for k := range packetSize {
 				if j := p.ray[k]; j >= 0 {
 					out.put(j, t.trace(&rays[j], anyHit, nil, true))
@@ -100,12 +103,10 @@ func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, out 
 			if p.ray[k] < 0 {
 				continue
 			}
-			h := p.best[k]
-			if !anyHit && h.Prim != NoHit {
-				v := &d.tris[h.Prim]
-				h.N = geometricNormal(v[0], v[1], v[2])
+			if !anyHit && p.best[k].Prim != NoHit {
+				d.setNormal(&p.best[k])
 			}
-			out.put(p.ray[k], h)
+			out.put(p.ray[k], p.best[k])
 		}
 	}
 }
@@ -113,7 +114,8 @@ func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, out 
 // fillPacket lays out rays[lo:hi] (at most packetSize) in p's lanes and
 // returns their intervals and how many lanes are in use. A ray that
 // misses the box, or that the packet cannot take, is answered at once
-// (through trace), and its lane left empty.
+// (a finite ray pointing another way by descendFinite, other rays through
+// trace), and its lane left empty.
 func (t *Tree) fillPacket(p *packet, d *traceData, rays []Ray, lo, hi int, anyHit bool, out *answers) (tmin, tmax [packetSize]float32, n int) {
 	inf := float32(math.Inf(1))
 	var ax rayAxes
@@ -140,8 +142,17 @@ func (t *Tree) fillPacket(p *packet, d *traceData, rays []Ray, lo, hi int, anyHi
 		if n == 0 {
 			p.flip = [3]uint32(ax.flip[:3])
 		}
-		if !ax.finite() || [3]uint32(ax.flip[:3]) != p.flip {
+		if !ax.finite() {
 			out.put(i, t.trace(r, anyHit, nil, true))
+			continue
+		}
+		if [3]uint32(ax.flip[:3]) != p.flip {
+			pre := prepare(r)
+			h := t.descendFinite(d, &ax, &pre, t0, t1, anyHit)
+			if !anyHit && h.Prim != NoHit {
+				d.setNormal(&h)
+			}
+			out.put(i, h)
 			continue
 		}
 		for a := range 3 {
