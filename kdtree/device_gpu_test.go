@@ -278,13 +278,20 @@ func TestDeviceBuffers(t *testing.T) {
 	tree := deviceTree(t, ex, s)
 	rays := PrimaryRays(s.Bounds)
 	rb, hb, ob := deviceBuffers(t, ex, rays)
-	require.NoError(t, hb.Dev().Memset32(0x7fbadbad)) // poison: every record must be written
-	require.NoError(t, tree.IntersectDevice(ctx, rb, hb))
-	require.NoError(t, tree.OccludedDevice(ctx, rb, ob))
-	hw, err := hb.ToHost()
-	require.NoError(t, err)
-	occ, err := ob.ToHost()
-	require.NoError(t, err)
+	// trace poisons the outputs (every record must be written), traces
+	// every ray both ways and returns the hit words and any-hit bytes.
+	trace := func() ([]float32, []uint8) {
+		require.NoError(t, hb.Dev().Memset32(0x7fbadbad))
+		require.NoError(t, ob.Dev().Memset8(7))
+		require.NoError(t, tree.IntersectDevice(ctx, rb, hb))
+		require.NoError(t, tree.OccludedDevice(ctx, rb, ob))
+		hw, err := hb.ToHost()
+		require.NoError(t, err)
+		occ, err := ob.ToHost()
+		require.NoError(t, err)
+		return hw, occ
+	}
+	hw, occ := trace()
 	want, ok, wantOcc := hostAnswers(tree, rays)
 	for i := range rays {
 		w := hw[i*DeviceHitWords : (i+1)*DeviceHitWords]
@@ -302,14 +309,7 @@ func TestDeviceBuffers(t *testing.T) {
 	// The incoherent kernel writes the same words.
 	tree.SetDeviceRays(IncoherentRays)
 	defer tree.SetDeviceRays(CoherentRays)
-	require.NoError(t, hb.Dev().Memset32(0x7fbadbad))
-	require.NoError(t, ob.Dev().Memset8(7))
-	require.NoError(t, tree.IntersectDevice(ctx, rb, hb))
-	require.NoError(t, tree.OccludedDevice(ctx, rb, ob))
-	hw2, err := hb.ToHost()
-	require.NoError(t, err)
-	occ2, err := ob.ToHost()
-	require.NoError(t, err)
+	hw2, occ2 := trace()
 	for i := range hw {
 		require.Equal(t, math.Float32bits(hw[i]), math.Float32bits(hw2[i]), "IncoherentRays: hit word %d", i)
 	}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kdbuild/kdbuild/scenes"
 )
 
 // mapsHere reports whether ReadTreeFile maps regular files on this host.
@@ -32,6 +34,21 @@ func readFileOf(t testing.TB, path string, data []byte) (*Tree, error) {
 	return loadFile(t, path)
 }
 
+// builtAndLoaded builds s's tree and returns it with the same tree saved
+// to a file and loaded back with ReadTreeFile.
+func builtAndLoaded(t *testing.T, s *scenes.Scene) (built, loaded *Tree) {
+	t.Helper()
+	built, err := Build(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err = readFileOf(t, filepath.Join(t.TempDir(), "t.kdt"), saveTree(t, built))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return built, loaded
+}
+
 // loadFile is ReadTreeFile(path), the tree unmapped at the test's end.
 func loadFile(t testing.TB, path string) (*Tree, error) {
 	t.Helper()
@@ -49,14 +66,7 @@ func TestTreeFileMappedRoundTrip(t *testing.T) {
 	for _, spec := range []string{"icosphere:0", "icosphere:4", "soup:500:7", "soup:0"} {
 		t.Run(spec, func(t *testing.T) {
 			s := icoScene(t, spec)
-			tree, err := Build(context.Background(), s, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := readFileOf(t, filepath.Join(t.TempDir(), "t.kdt"), saveTree(t, tree))
-			if err != nil {
-				t.Fatal(err)
-			}
+			tree, got := builtAndLoaded(t, s)
 			if got.Mapped() != mapsHere() {
 				t.Fatalf("Mapped %v on %s", got.Mapped(), runtime.GOOS)
 			}
@@ -163,14 +173,7 @@ func TestTreeFileMappedShared(t *testing.T) {
 	for _, file := range sharedFiles {
 		t.Run(file, func(t *testing.T) {
 			s := loadShared(t, file)
-			tree, err := Build(context.Background(), s, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := readFileOf(t, filepath.Join(t.TempDir(), "t.kdt"), saveTree(t, tree))
-			if err != nil {
-				t.Fatal(err)
-			}
+			tree, got := builtAndLoaded(t, s)
 			checkSameTree(t, tree, got, strided(RandomRays(s.Bounds, anchorRandomRays), 5000))
 		})
 	}
