@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "f8ab9230403c3337afd11ee95589eff98f8f41c6c8ed4d15471cbf850b7d0245"
+const SourcesSHA256 = "33c8f7e1270480ba9fde923ad9e2ac03155667a865a58cc944066fdc7932c015"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -36,5 +36,5 @@ var SourceSHA256 = map[string]string{
 	"trace.cu":           "c4d762963f57414a994d8e3218a4ef562b3d510ffcf786cc02671fce4f655d75",
 	"trace_dynamic.cuh":  "b2792c0d78defc115c91b188ac952f8475a840ad36ccd636040e5376641d3bb1",
 	"trace_test.cuh":     "a7894fbac60b67344c3f749e52c173b292cd04e02401064501321de7b59dfb40",
-	"trace_walk.cuh":     "ed16f5876b7e901140b22dbb257a6a90e9aed5e89b1661de69f38cad29591dc2",
+	"trace_walk.cuh":     "43b2d526878b98d75781accaf1a42535679396aa7b9237a5d8017a6b5fd413ca",
 }

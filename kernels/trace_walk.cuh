@@ -318,35 +318,40 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 	}
 }
 
-// store_hit writes ray i's hit record of words (8: kdtree.DeviceHitWords,
-// T U V Prim N 0 as two float4; 7: kdtree.Hit's memory, T U V Prim N) at
-// out, with the normal (B−A)×(C−A) of the hit triangle (kdtree
-// geometricNormal: each product rounded on its own).
-__device__ __forceinline__ void store_hit(const float4 *__restrict__ tris, float *__restrict__ out, unsigned words,
-                                          unsigned i, const Best &b) {
-	float nx = 0.0f, ny = 0.0f, nz = 0.0f;
-	if (b.found) {
-		float4 A = tris[3 * b.ref], B = tris[3 * b.ref + 1], C = tris[3 * b.ref + 2];
-		float e1x = B.x - A.x, e1y = B.y - A.y, e1z = B.z - A.z;
-		float e2x = C.x - A.x, e2y = C.y - A.y, e2z = C.z - A.z;
-		nx = e1y * e2z - e1z * e2y;
-		ny = e1z * e2x - e1x * e2z;
-		nz = e1x * e2y - e1y * e2x;
-	}
-	if (words == 8) {
-		float4 *h = (float4 *)out + 2 * (size_t)i;
-		h[0] = make_float4(b.t, b.u, b.v, __uint_as_float(b.prim));
-		h[1] = make_float4(nx, ny, nz, 0.0f);
-		return;
-	}
-	float *h = out + 7 * (size_t)i;
+// hit_normal is the normal (B−A)×(C−A) of b's triangle (kdtree
+// geometricNormal: each product rounded on its own), 0 for a miss.
+__device__ __forceinline__ float3 hit_normal(const float4 *__restrict__ tris, const Best &b) {
+	if (!b.found) return make_float3(0.0f, 0.0f, 0.0f);
+	float4 A = tris[3 * b.ref], B = tris[3 * b.ref + 1], C = tris[3 * b.ref + 2];
+	float e1x = B.x - A.x, e1y = B.y - A.y, e1z = B.z - A.z;
+	float e2x = C.x - A.x, e2y = C.y - A.y, e2z = C.z - A.z;
+	return make_float3(e1y * e2z - e1z * e2y, e1z * e2x - e1x * e2z, e1x * e2y - e1y * e2x);
+}
+
+// put_hit7 writes b's record in kdtree.Hit's 7 words at h: T U V Prim N.
+__device__ __forceinline__ void put_hit7(float *h, const Best &b, float3 n) {
 	h[0] = b.t;
 	h[1] = b.u;
 	h[2] = b.v;
 	h[3] = __uint_as_float(b.prim);
-	h[4] = nx;
-	h[5] = ny;
-	h[6] = nz;
+	h[4] = n.x;
+	h[5] = n.y;
+	h[6] = n.z;
+}
+
+// store_hit writes ray i's hit record of words (8: kdtree.DeviceHitWords,
+// T U V Prim N 0 as two float4; 7: kdtree.Hit's memory, T U V Prim N) at
+// out, with hit_normal.
+__device__ __forceinline__ void store_hit(const float4 *__restrict__ tris, float *__restrict__ out, unsigned words,
+                                          unsigned i, const Best &b) {
+	float3 n = hit_normal(tris, b);
+	if (words == 8) {
+		float4 *h = (float4 *)out + 2 * (size_t)i;
+		h[0] = make_float4(b.t, b.u, b.v, __uint_as_float(b.prim));
+		h[1] = make_float4(n.x, n.y, n.z, 0.0f);
+		return;
+	}
+	put_hit7(out + 7 * (size_t)i, b, n);
 }
 
 // store_hits_warp writes the closest-hit records of a warp's 32
@@ -358,23 +363,7 @@ __device__ __forceinline__ void store_hit(const float4 *__restrict__ tris, float
 __device__ __forceinline__ void store_hits_warp(const float4 *__restrict__ tris, float *__restrict__ out,
                                                 float *stage, unsigned i, unsigned n, const Best &b) {
 	unsigned lane = threadIdx.x & 31u;
-	float nx = 0.0f, ny = 0.0f, nz = 0.0f;
-	if (b.found) {
-		float4 A = tris[3 * b.ref], B = tris[3 * b.ref + 1], C = tris[3 * b.ref + 2];
-		float e1x = B.x - A.x, e1y = B.y - A.y, e1z = B.z - A.z;
-		float e2x = C.x - A.x, e2y = C.y - A.y, e2z = C.z - A.z;
-		nx = e1y * e2z - e1z * e2y;
-		ny = e1z * e2x - e1x * e2z;
-		nz = e1x * e2y - e1y * e2x;
-	}
-	float *s = stage + 7 * lane;  // stride 7: no two lanes share a bank
-	s[0] = b.t;
-	s[1] = b.u;
-	s[2] = b.v;
-	s[3] = __uint_as_float(b.prim);
-	s[4] = nx;
-	s[5] = ny;
-	s[6] = nz;
+	put_hit7(stage + 7 * lane, b, hit_normal(tris, b));  // stride 7: no two lanes share a bank
 	__syncwarp();
 	unsigned first = i - lane;
 	unsigned cnt = first < n ? min(32u, n - first) : 0u;
