@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kdbuild/kdbuild/kdtree/internal/gputrace"
+	"github.com/kdbuild/kdbuild/kernels/cuda"
 	"github.com/kdbuild/kdbuild/kernels/exec"
 	"github.com/kdbuild/kdbuild/scenes"
 )
@@ -40,6 +41,7 @@ func BenchmarkDeviceTrace(b *testing.B) {
 			name string
 			rays []Ray
 		}{{"primary", PrimaryRays(s.Bounds)}, {"random", RandomRays(s.Bounds, anchorRandomRays)}}
+		benchPairLayout(b, ex, tree, file)
 		for _, set := range sets {
 			benchDeviceSet(b, ex, tree, file, set.name, set.rays)
 		}
@@ -61,6 +63,34 @@ func BenchmarkDeviceTrace(b *testing.B) {
 			tt.Close()
 		}
 	}
+}
+
+// benchPairLayout reports what the device copy's pair layout costs: the
+// conversion from the host's node words (gputrace.PairLayout) and its
+// upload (allocation and copy), the median of 5 each.
+func benchPairLayout(b *testing.B, ex exec.Executor, tree *Tree, file string) {
+	b.Run(file+"/tree/pair-layout", func(b *testing.B) {
+		nodes := nodeWordsOf(tree.Nodes)
+		var conv, up []float64
+		for i := 0; i < max(b.N, 5); i++ {
+			t0 := time.Now()
+			pairs, err := gputrace.PairLayout(nodes)
+			require.NoError(b, err)
+			t1 := time.Now()
+			buf, err := cuda.NewBuffer[uint32](ex.CUDA(), len(pairs))
+			require.NoError(b, err)
+			require.NoError(b, buf.CopyFromHost(pairs))
+			require.NoError(b, ex.CUDA().Synchronize())
+			t2 := time.Now()
+			require.NoError(b, buf.Free())
+			conv = append(conv, float64(t1.Sub(t0).Microseconds())/1e3)
+			up = append(up, float64(t2.Sub(t1).Microseconds())/1e3)
+			b.ReportMetric(float64(len(pairs)*4), "bytes")
+		}
+		b.ReportMetric(float64(len(tree.Nodes)), "nodes")
+		b.ReportMetric(median(conv), "layout-ms")
+		b.ReportMetric(median(up), "upload-ms")
+	})
 }
 
 // benchTraversalCosts are the traversal costs of the extra trees that

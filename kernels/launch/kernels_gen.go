@@ -313,6 +313,30 @@ var KdTraceAnyDyn = Kernel[KdTraceAnyDynArgs]{name: "kd_trace_any_dyn"}
 // KdTraceAnyDynArgs are kd_trace_any_dyn's arguments, the same fields as KdTraceAnyArgs.
 type KdTraceAnyDynArgs = KdTraceAnyArgs
 
+// KdTraceAnyDynPair launches kd_trace_any_dyn_pair(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynPair = Kernel[KdTraceAnyDynPairArgs]{name: "kd_trace_any_dyn_pair"}
+
+// KdTraceAnyDynPairArgs are kd_trace_any_dyn_pair's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyDynPairArgs = KdTraceAnyArgs
+
+// KdTraceAnyDynPairR56 launches kd_trace_any_dyn_pair_r56(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynPairR56 = Kernel[KdTraceAnyDynPairR56Args]{name: "kd_trace_any_dyn_pair_r56"}
+
+// KdTraceAnyDynPairR56Args are kd_trace_any_dyn_pair_r56's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyDynPairR56Args = KdTraceAnyArgs
+
+// KdTraceAnyDynR56 launches kd_trace_any_dyn_r56(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynR56 = Kernel[KdTraceAnyDynR56Args]{name: "kd_trace_any_dyn_r56"}
+
+// KdTraceAnyDynR56Args are kd_trace_any_dyn_r56's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyDynR56Args = KdTraceAnyArgs
+
+// KdTraceAnyPair launches kd_trace_any_pair(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyPair = Kernel[KdTraceAnyPairArgs]{name: "kd_trace_any_pair"}
+
+// KdTraceAnyPairArgs are kd_trace_any_pair's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyPairArgs = KdTraceAnyArgs
+
 // KdTraceClosest launches kd_trace_closest(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceClosest = Kernel[KdTraceClosestArgs]{name: "kd_trace_closest"}
 
@@ -324,6 +348,30 @@ var KdTraceClosestDyn = Kernel[KdTraceClosestDynArgs]{name: "kd_trace_closest_dy
 
 // KdTraceClosestDynArgs are kd_trace_closest_dyn's arguments, the same fields as KdTraceAnyArgs.
 type KdTraceClosestDynArgs = KdTraceAnyArgs
+
+// KdTraceClosestDynPair launches kd_trace_closest_dyn_pair(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynPair = Kernel[KdTraceClosestDynPairArgs]{name: "kd_trace_closest_dyn_pair"}
+
+// KdTraceClosestDynPairArgs are kd_trace_closest_dyn_pair's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceClosestDynPairArgs = KdTraceAnyArgs
+
+// KdTraceClosestDynPairR56 launches kd_trace_closest_dyn_pair_r56(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynPairR56 = Kernel[KdTraceClosestDynPairR56Args]{name: "kd_trace_closest_dyn_pair_r56"}
+
+// KdTraceClosestDynPairR56Args are kd_trace_closest_dyn_pair_r56's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceClosestDynPairR56Args = KdTraceAnyArgs
+
+// KdTraceClosestDynR56 launches kd_trace_closest_dyn_r56(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynR56 = Kernel[KdTraceClosestDynR56Args]{name: "kd_trace_closest_dyn_r56"}
+
+// KdTraceClosestDynR56Args are kd_trace_closest_dyn_r56's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceClosestDynR56Args = KdTraceAnyArgs
+
+// KdTraceClosestPair launches kd_trace_closest_pair(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestPair = Kernel[KdTraceClosestPairArgs]{name: "kd_trace_closest_pair"}
+
+// KdTraceClosestPairArgs are kd_trace_closest_pair's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceClosestPairArgs = KdTraceAnyArgs
 
 // KdTraceGatherF32 launches kd_trace_gather_f32(const float* __restrict__ tv, const unsigned* __restrict__ refs, unsigned nrefs, float4* __restrict__ tris).
 var KdTraceGatherF32 = Kernel[KdTraceGatherF32Args]{name: "kd_trace_gather_f32"}
@@ -2182,8 +2230,16 @@ var byName = map[string]any{
 	"iota_u32":                            IotaU32,
 	"kd_trace_any":                        KdTraceAny,
 	"kd_trace_any_dyn":                    KdTraceAnyDyn,
+	"kd_trace_any_dyn_pair":               KdTraceAnyDynPair,
+	"kd_trace_any_dyn_pair_r56":           KdTraceAnyDynPairR56,
+	"kd_trace_any_dyn_r56":                KdTraceAnyDynR56,
+	"kd_trace_any_pair":                   KdTraceAnyPair,
 	"kd_trace_closest":                    KdTraceClosest,
 	"kd_trace_closest_dyn":                KdTraceClosestDyn,
+	"kd_trace_closest_dyn_pair":           KdTraceClosestDynPair,
+	"kd_trace_closest_dyn_pair_r56":       KdTraceClosestDynPairR56,
+	"kd_trace_closest_dyn_r56":            KdTraceClosestDynR56,
+	"kd_trace_closest_pair":               KdTraceClosestPair,
 	"kd_trace_gather_f32":                 KdTraceGatherF32,
 	"kdtree_addresses_u32":                KdtreeAddressesU32,
 	"kdtree_bin_u32":                      KdtreeBinU32,

@@ -21,6 +21,13 @@ type Kernel struct {
 	Dynamic     bool
 	BlocksPerSM int
 	Refill      int
+	// Pairs: the walk reads the nodes in the pair layout (PairLayout),
+	// both children of a node in one 16-byte load; else kdtree.Node's
+	// depth-first layout.
+	Pairs bool
+	// Regs56: the kernel compiled for at most 56 registers (18 blocks of
+	// 64 threads per multiprocessor) instead of 64; dynamic fetch only.
+	Regs56 bool
 }
 
 // Block is the threads per block of every trace kernel (kTraceBlock in
@@ -38,16 +45,23 @@ var IncoherentKernel = Kernel{Dynamic: true, Block: Block, BlocksPerSM: 16, Refi
 
 // String names the variant for benchmark tables.
 func (k Kernel) String() string {
+	s := fmt.Sprintf("grid-b%d", k.Block)
 	if k.Dynamic {
-		return fmt.Sprintf("dynamic-b%d-x%d-r%d", k.Block, k.BlocksPerSM, k.Refill)
+		s = fmt.Sprintf("dynamic-b%d-x%d-r%d", k.Block, k.BlocksPerSM, k.Refill)
 	}
-	return fmt.Sprintf("grid-b%d", k.Block)
+	if k.Pairs {
+		s += "-pair"
+	}
+	if k.Regs56 {
+		s += "-reg56"
+	}
+	return s
 }
 
 // check reports a variant the kernels cannot run.
 func (k Kernel) check() error {
-	if k.Block != Block || k.Dynamic && (k.Refill < 1 || k.Refill > 32) || k.BlocksPerSM < 0 {
-		return fmt.Errorf("gputrace: %v: blocks of %d threads, refill 1 to 32", k, Block)
+	if k.Block != Block || k.Dynamic && (k.Refill < 1 || k.Refill > 32) || k.BlocksPerSM < 0 || k.Regs56 && !k.Dynamic {
+		return fmt.Errorf("gputrace: %v: blocks of %d threads, refill 1 to 32, 56 registers with dynamic fetch only", k, Block)
 	}
 	return nil
 }
@@ -105,7 +119,11 @@ func (t *Tree) launch(k Kernel, anyHit bool, rays, out cuda.DevPtr, words uint32
 	if err != nil {
 		return err
 	}
-	a := launch.KdTraceClosestArgs{Nodes: t.nodes.Ptr(), Nnodes: t.nnodes, Tris: t.tris.Ptr(), Box: t.box.Ptr(),
+	nodes := t.nodes
+	if k.Pairs {
+		nodes = t.pairs
+	}
+	a := launch.KdTraceClosestArgs{Nodes: nodes.Ptr(), Nnodes: t.nnodes, Tris: t.tris.Ptr(), Box: t.box.Ptr(),
 		Rays: rays, Out: out, HitWords: words, N: uint32(n), Counter: t.counter.Ptr(), Refill: uint32(k.Refill)}
 	if !k.Dynamic {
 		return kern.Launch(t.ctx, cuda.GridFor(n, k.Block), cuda.Linear(k.Block), 0, a)
@@ -131,8 +149,18 @@ func kernelName(k Kernel, anyHit bool) string {
 	if k.Dynamic {
 		name += "_dyn"
 	}
+	if k.Pairs {
+		name += "_pair"
+	}
+	if k.Regs56 {
+		name += "_r56"
+	}
 	return name
 }
 
 // Variants are the kernels that BenchmarkDeviceTrace measures.
-var Variants = []Kernel{DefaultKernel, IncoherentKernel}
+var Variants = []Kernel{DefaultKernel, IncoherentKernel,
+	{Block: Block, Pairs: true},
+	{Dynamic: true, Block: Block, BlocksPerSM: 18, Refill: 24, Regs56: true},
+	{Dynamic: true, Block: Block, BlocksPerSM: 16, Refill: 24, Pairs: true},
+	{Dynamic: true, Block: Block, BlocksPerSM: 18, Refill: 24, Pairs: true, Regs56: true}}

@@ -80,6 +80,7 @@ type Input struct {
 type Tree struct {
 	ctx     *cuda.Context
 	nodes   *cuda.Buffer[uint32]
+	pairs   *cuda.Buffer[uint32]
 	tris    *cuda.Buffer[float32]
 	box     *cuda.Buffer[float32]
 	counter *cuda.Buffer[uint32]
@@ -176,13 +177,23 @@ func FromDevice(ctx *cuda.Context, in Input, nodes, refs *cuda.Buffer[uint32], t
 	return t, nil
 }
 
-// newTree makes the Tree around nodes (freed on error) with its box words
-// and work counter, without triangles.
+// newTree makes the Tree around nodes (freed on error) with its box words,
+// its nodes in the pair layout (made from in.Nodes and uploaded) and work
+// counter, without triangles.
 func newTree(ctx *cuda.Context, in Input, nodes *cuda.Buffer[uint32]) (*Tree, error) {
 	t := &Tree{ctx: ctx, nodes: nodes, nnodes: uint32(len(in.Nodes) / 2), hostNodes: in.Nodes, Kernel: DefaultKernel,
 		HostKernel: DefaultKernel}
-	var err error
-	if t.box, err = cuda.NewBuffer[float32](ctx, 9); err == nil {
+	pairs, err := PairLayout(in.Nodes)
+	if err == nil {
+		t.pairs, err = cuda.NewBuffer[uint32](ctx, max(len(pairs), 4))
+	}
+	if err == nil {
+		err = t.pairs.CopyFromHost(pairs)
+	}
+	if err == nil {
+		t.box, err = cuda.NewBuffer[float32](ctx, 9)
+	}
+	if err == nil {
 		box := traceBox(in)
 		err = t.box.CopyFromHost(box[:])
 	}
@@ -260,7 +271,7 @@ func (t *Tree) Close() error {
 	if t == nil {
 		return nil
 	}
-	return errors.Join(t.nodes.Free(), t.tris.Free(), t.box.Free(), t.counter.Free())
+	return errors.Join(t.nodes.Free(), t.pairs.Free(), t.tris.Free(), t.box.Free(), t.counter.Free())
 }
 
 // Context returns the device context that holds the tree.
@@ -271,6 +282,6 @@ func (t *Tree) DeviceBytes() uint64 {
 	if t.nodes == nil {
 		return 0
 	}
-	n := t.nodes.Bytes() + t.counter.Bytes() + t.tris.Bytes() + t.box.Bytes()
+	n := t.nodes.Bytes() + t.pairs.Bytes() + t.counter.Bytes() + t.tris.Bytes() + t.box.Bytes()
 	return n
 }
