@@ -48,7 +48,13 @@ __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsi
 	Best b = no_hit();
 	RayAxes r;
 	shared_axes(r);
-	if (i < n && nnodes != 0) b = trace_ray<ANY, PAIR>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], r, stack);
+	if (i < n && nnodes != 0) {
+		if constexpr (PAIR) {
+			b = trace_ray_pair<ANY>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], r, stack);
+		} else {
+			b = trace_ray<ANY>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], r, stack);
+		}
+	}
 	if (!ANY && words == 7) {
 		store_hits_warp(tris, (float *)out, stage[threadIdx.x >> 5], i, n, b);
 	} else if (i < n) {
@@ -63,8 +69,10 @@ __device__ __forceinline__ void trace_grid(const uint2 *__restrict__ nodes, unsi
                                            const float4 *__restrict__ tris, const float *__restrict__ box,
                                            const float4 *__restrict__ rays, void *__restrict__ out, unsigned words,
                                            unsigned n) {
-	Entry buf[kTraceMaxDepth + 1];
-	LocalStack stack{buf, 0};
+	using E = typename std::conditional<PAIR, PairEntry, Entry>::type;
+	using S = typename std::conditional<PAIR, PairStack, LocalStack>::type;
+	E buf[kTraceMaxDepth + 1];
+	S stack{buf, 0};
 	trace_warp<ANY, PAIR>(nodes, nnodes, tris, box, rays, out, words, blockIdx.x * blockDim.x + threadIdx.x, n, stack);
 }
 
@@ -91,8 +99,8 @@ extern "C" __global__ void kd_trace_gather_f32(const float *__restrict__ tv, con
 // dynamic-fetch kernels only (trace_dynamic.cuh). Blocks of
 // kTraceBlock threads. Names: kd_trace_closest or kd_trace_any, then _dyn
 // for dynamic fetch (else a thread a ray, trace_grid), _pair for nodes in
-// the pair layout, _r56 for at most 56 registers (18 blocks per SM; else
-// 64, kTraceBlocksMin).
+// the pair layout, _r56 or _r48 for at most 56 registers (18 blocks per
+// SM) or 48 (20 blocks; else 64, kTraceBlocksMin).
 #define KD_TRACE_KERNEL(name, blocks, call)                                                                      \
 	extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, blocks)                                  \
 	    name(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,                  \
@@ -116,7 +124,7 @@ KD_TRACE_DYN(kd_trace_closest_dyn, kd_trace::kTraceBlocksMin, false, false)
 KD_TRACE_DYN(kd_trace_any_dyn, kd_trace::kTraceBlocksMin, true, false)
 KD_TRACE_DYN(kd_trace_closest_dyn_pair, kd_trace::kTraceBlocksMin, false, true)
 KD_TRACE_DYN(kd_trace_any_dyn_pair, kd_trace::kTraceBlocksMin, true, true)
-KD_TRACE_DYN(kd_trace_closest_dyn_r56, 18, false, false)
-KD_TRACE_DYN(kd_trace_any_dyn_r56, 18, true, false)
 KD_TRACE_DYN(kd_trace_closest_dyn_pair_r56, 18, false, true)
 KD_TRACE_DYN(kd_trace_any_dyn_pair_r56, 18, true, true)
+KD_TRACE_DYN(kd_trace_closest_dyn_pair_r48, 20, false, true)
+KD_TRACE_DYN(kd_trace_any_dyn_pair_r48, 20, true, true)

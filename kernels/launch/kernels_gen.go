@@ -319,17 +319,17 @@ var KdTraceAnyDynPair = Kernel[KdTraceAnyDynPairArgs]{name: "kd_trace_any_dyn_pa
 // KdTraceAnyDynPairArgs are kd_trace_any_dyn_pair's arguments, the same fields as KdTraceAnyArgs.
 type KdTraceAnyDynPairArgs = KdTraceAnyArgs
 
+// KdTraceAnyDynPairR48 launches kd_trace_any_dyn_pair_r48(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceAnyDynPairR48 = Kernel[KdTraceAnyDynPairR48Args]{name: "kd_trace_any_dyn_pair_r48"}
+
+// KdTraceAnyDynPairR48Args are kd_trace_any_dyn_pair_r48's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceAnyDynPairR48Args = KdTraceAnyArgs
+
 // KdTraceAnyDynPairR56 launches kd_trace_any_dyn_pair_r56(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceAnyDynPairR56 = Kernel[KdTraceAnyDynPairR56Args]{name: "kd_trace_any_dyn_pair_r56"}
 
 // KdTraceAnyDynPairR56Args are kd_trace_any_dyn_pair_r56's arguments, the same fields as KdTraceAnyArgs.
 type KdTraceAnyDynPairR56Args = KdTraceAnyArgs
-
-// KdTraceAnyDynR56 launches kd_trace_any_dyn_r56(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynR56 = Kernel[KdTraceAnyDynR56Args]{name: "kd_trace_any_dyn_r56"}
-
-// KdTraceAnyDynR56Args are kd_trace_any_dyn_r56's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyDynR56Args = KdTraceAnyArgs
 
 // KdTraceAnyPair launches kd_trace_any_pair(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceAnyPair = Kernel[KdTraceAnyPairArgs]{name: "kd_trace_any_pair"}
@@ -355,17 +355,17 @@ var KdTraceClosestDynPair = Kernel[KdTraceClosestDynPairArgs]{name: "kd_trace_cl
 // KdTraceClosestDynPairArgs are kd_trace_closest_dyn_pair's arguments, the same fields as KdTraceAnyArgs.
 type KdTraceClosestDynPairArgs = KdTraceAnyArgs
 
+// KdTraceClosestDynPairR48 launches kd_trace_closest_dyn_pair_r48(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
+var KdTraceClosestDynPairR48 = Kernel[KdTraceClosestDynPairR48Args]{name: "kd_trace_closest_dyn_pair_r48"}
+
+// KdTraceClosestDynPairR48Args are kd_trace_closest_dyn_pair_r48's arguments, the same fields as KdTraceAnyArgs.
+type KdTraceClosestDynPairR48Args = KdTraceAnyArgs
+
 // KdTraceClosestDynPairR56 launches kd_trace_closest_dyn_pair_r56(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceClosestDynPairR56 = Kernel[KdTraceClosestDynPairR56Args]{name: "kd_trace_closest_dyn_pair_r56"}
 
 // KdTraceClosestDynPairR56Args are kd_trace_closest_dyn_pair_r56's arguments, the same fields as KdTraceAnyArgs.
 type KdTraceClosestDynPairR56Args = KdTraceAnyArgs
-
-// KdTraceClosestDynR56 launches kd_trace_closest_dyn_r56(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynR56 = Kernel[KdTraceClosestDynR56Args]{name: "kd_trace_closest_dyn_r56"}
-
-// KdTraceClosestDynR56Args are kd_trace_closest_dyn_r56's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestDynR56Args = KdTraceAnyArgs
 
 // KdTraceClosestPair launches kd_trace_closest_pair(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceClosestPair = Kernel[KdTraceClosestPairArgs]{name: "kd_trace_closest_pair"}
@@ -2231,14 +2231,14 @@ var byName = map[string]any{
 	"kd_trace_any":                        KdTraceAny,
 	"kd_trace_any_dyn":                    KdTraceAnyDyn,
 	"kd_trace_any_dyn_pair":               KdTraceAnyDynPair,
+	"kd_trace_any_dyn_pair_r48":           KdTraceAnyDynPairR48,
 	"kd_trace_any_dyn_pair_r56":           KdTraceAnyDynPairR56,
-	"kd_trace_any_dyn_r56":                KdTraceAnyDynR56,
 	"kd_trace_any_pair":                   KdTraceAnyPair,
 	"kd_trace_closest":                    KdTraceClosest,
 	"kd_trace_closest_dyn":                KdTraceClosestDyn,
 	"kd_trace_closest_dyn_pair":           KdTraceClosestDynPair,
+	"kd_trace_closest_dyn_pair_r48":       KdTraceClosestDynPairR48,
 	"kd_trace_closest_dyn_pair_r56":       KdTraceClosestDynPairR56,
-	"kd_trace_closest_dyn_r56":            KdTraceClosestDynR56,
 	"kd_trace_closest_pair":               KdTraceClosestPair,
 	"kd_trace_gather_f32":                 KdTraceGatherF32,
 	"kdtree_addresses_u32":                KdtreeAddressesU32,

@@ -25,9 +25,10 @@ type Kernel struct {
 	// both children of a node in one 16-byte load; else kdtree.Node's
 	// depth-first layout.
 	Pairs bool
-	// Regs56: the kernel compiled for at most 56 registers (18 blocks of
-	// 64 threads per multiprocessor) instead of 64; dynamic fetch only.
-	Regs56 bool
+	// Regs: the kernel compiled for at most 56 registers (18 blocks of 64
+	// threads per multiprocessor) or 48 (20 blocks) instead of 64 (0);
+	// dynamic fetch in the pair layout only.
+	Regs int
 }
 
 // Block is the threads per block of every trace kernel (kTraceBlock in
@@ -52,16 +53,17 @@ func (k Kernel) String() string {
 	if k.Pairs {
 		s += "-pair"
 	}
-	if k.Regs56 {
-		s += "-reg56"
+	if k.Regs != 0 {
+		s += fmt.Sprintf("-reg%d", k.Regs)
 	}
 	return s
 }
 
 // check reports a variant the kernels cannot run.
 func (k Kernel) check() error {
-	if k.Block != Block || k.Dynamic && (k.Refill < 1 || k.Refill > 32) || k.BlocksPerSM < 0 || k.Regs56 && !k.Dynamic {
-		return fmt.Errorf("gputrace: %v: blocks of %d threads, refill 1 to 32, 56 registers with dynamic fetch only", k, Block)
+	if k.Block != Block || k.Dynamic && (k.Refill < 1 || k.Refill > 32) || k.BlocksPerSM < 0 ||
+		k.Regs != 0 && (k.Regs != 56 && k.Regs != 48 || !k.Dynamic || !k.Pairs) {
+		return fmt.Errorf("gputrace: %v: blocks of %d threads, refill 1 to 32, 56 or 48 registers with dynamic fetch in pairs only", k, Block)
 	}
 	return nil
 }
@@ -152,8 +154,8 @@ func kernelName(k Kernel, anyHit bool) string {
 	if k.Pairs {
 		name += "_pair"
 	}
-	if k.Regs56 {
-		name += "_r56"
+	if k.Regs != 0 {
+		name += fmt.Sprintf("_r%d", k.Regs)
 	}
 	return name
 }
@@ -161,6 +163,6 @@ func kernelName(k Kernel, anyHit bool) string {
 // Variants are the kernels that BenchmarkDeviceTrace measures.
 var Variants = []Kernel{DefaultKernel, IncoherentKernel,
 	{Block: Block, Pairs: true},
-	{Dynamic: true, Block: Block, BlocksPerSM: 18, Refill: 24, Regs56: true},
 	{Dynamic: true, Block: Block, BlocksPerSM: 16, Refill: 24, Pairs: true},
-	{Dynamic: true, Block: Block, BlocksPerSM: 18, Refill: 24, Pairs: true, Regs56: true}}
+	{Dynamic: true, Block: Block, BlocksPerSM: 18, Refill: 24, Pairs: true, Regs: 56},
+	{Dynamic: true, Block: Block, BlocksPerSM: 20, Refill: 24, Pairs: true, Regs: 48}}
