@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "9ea273df56ec287c01c9724d6ffb192d74541b262a1412e7dcc0626a497efe35"
+const SourcesSHA256 = "8158857318fb592a524818ca52dc7e23a4bb76bfcea5e914e1b816254a7d0ded"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -33,9 +33,8 @@ var SourceSHA256 = map[string]string{
 	"sort.cu":            "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":           "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
 	"split.cuh":          "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
-	"trace.cu":           "07b97f92da262c9b0f472f14374ae9a7b1f7104e002746ff8a0b13ce7582d6bd",
-	"trace_dynamic.cuh":  "20f644cdab137f19473bec31d4e22003a946ab5e9b8713d929bb8495a2cb8596",
-	"trace_pair.cuh":     "216acc47dcf645917c4072a3dbe9d8a1493364796c04a6bfa47329647e052648",
+	"trace.cu":           "0ac0fd1d18dde174dc2ce3801df9ebff1be947c87edec5b0733b230100fdf570",
+	"trace_dynamic.cuh":  "d6c2a1461dd06192230f2bf3360bb53f9e04b595d7ce13f8af9876da3203de5c",
 	"trace_test.cuh":     "a7894fbac60b67344c3f749e52c173b292cd04e02401064501321de7b59dfb40",
-	"trace_walk.cuh":     "43b2d526878b98d75781accaf1a42535679396aa7b9237a5d8017a6b5fd413ca",
+	"trace_walk.cuh":     "55a8190bef01e03cf258e125c972b76af200522f9c344c50e2964623c2a29f93",
 }

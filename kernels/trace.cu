@@ -39,7 +39,7 @@ constexpr int kWarpsMax = kTraceBlock / 32;
 // trace_warp traces ray i (none when i >= n) and writes its answer; every
 // lane of the warp calls it (the lanes' rays are consecutive), so that
 // 7-word hit records go out through the warp's stage.
-template <bool ANY, bool PAIR, class Stack>
+template <bool ANY, bool PAIR, bool SKIP, class Stack>
 __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsigned nnodes,
                                            const float4 *__restrict__ tris, const float *__restrict__ box,
                                            const float4 *__restrict__ rays, void *__restrict__ out, unsigned words,
@@ -48,13 +48,7 @@ __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsi
 	Best b = no_hit();
 	RayAxes r;
 	shared_axes(r);
-	if (i < n && nnodes != 0) {
-		if constexpr (PAIR) {
-			b = trace_ray_pair<ANY>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], r, stack);
-		} else {
-			b = trace_ray<ANY>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], r, stack);
-		}
-	}
+	if (i < n && nnodes != 0) b = trace_ray<ANY, PAIR, SKIP>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], r, stack);
 	if (!ANY && words == 7) {
 		store_hits_warp(tris, (float *)out, stage[threadIdx.x >> 5], i, n, b);
 	} else if (i < n) {
@@ -64,16 +58,14 @@ __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsi
 
 // trace_grid: one thread per ray (blocks of whole warps), the stack in
 // local memory.
-template <bool ANY, bool PAIR>
+template <bool ANY, bool PAIR, bool SKIP>
 __device__ __forceinline__ void trace_grid(const uint2 *__restrict__ nodes, unsigned nnodes,
                                            const float4 *__restrict__ tris, const float *__restrict__ box,
                                            const float4 *__restrict__ rays, void *__restrict__ out, unsigned words,
                                            unsigned n) {
-	using E = typename std::conditional<PAIR, PairEntry, Entry>::type;
-	using S = typename std::conditional<PAIR, PairStack, LocalStack>::type;
-	E buf[kTraceMaxDepth + 1];
-	S stack{buf, 0};
-	trace_warp<ANY, PAIR>(nodes, nnodes, tris, box, rays, out, words, blockIdx.x * blockDim.x + threadIdx.x, n, stack);
+	Entry buf[kTraceMaxDepth + 1];
+	LocalStack stack{buf, 0};
+	trace_warp<ANY, PAIR, SKIP>(nodes, nnodes, tris, box, rays, out, words, blockIdx.x * blockDim.x + threadIdx.x, n, stack);
 }
 
 } // namespace kd_trace
@@ -99,7 +91,8 @@ extern "C" __global__ void kd_trace_gather_f32(const float *__restrict__ tv, con
 // dynamic-fetch kernels only (trace_dynamic.cuh). Blocks of
 // kTraceBlock threads. Names: kd_trace_closest or kd_trace_any, then _dyn
 // for dynamic fetch (else a thread a ray, trace_grid), _pair for nodes in
-// the pair layout, _r56 or _r48 for at most 56 registers (18 blocks per
+// the pair layout, _skip for the pair walk that skips empty leaves
+// (finite_skip_step), _r56 or _r48 for at most 56 registers (18 blocks per
 // SM) or 48 (20 blocks; else 64, kTraceBlocksMin).
 #define KD_TRACE_KERNEL(name, blocks, call)                                                                      \
 	extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, blocks)                                  \
@@ -108,23 +101,27 @@ extern "C" __global__ void kd_trace_gather_f32(const float *__restrict__ tv, con
 	         unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {                               \
 		call;                                                                                                    \
 	}
-#define KD_TRACE_GRID(name, any, pair) \
+#define KD_TRACE_GRID(name, any, pair, skip)        \
 	KD_TRACE_KERNEL(name, kd_trace::kTraceBlocksMin, \
-	                (kd_trace::trace_grid<any, pair>(nodes, nnodes, tris, box, rays, out, any ? 0 : hit_words, n)))
-#define KD_TRACE_DYN(name, blocks, any, pair)                                                                  \
-	KD_TRACE_KERNEL(name, blocks,                                                                              \
-	                (kd_trace::trace_dynamic<any, pair>(nodes, nnodes, tris, box, rays, out, any ? 0 : hit_words, n, \
-	                                                    counter, refill)))
+	                (kd_trace::trace_grid<any, pair, skip>(nodes, nnodes, tris, box, rays, out, any ? 0 : hit_words, n)))
+#define KD_TRACE_DYN(name, blocks, any, pair, skip)                                                                \
+	KD_TRACE_KERNEL(name, blocks,                                                                                  \
+	                (kd_trace::trace_dynamic<any, pair, skip>(nodes, nnodes, tris, box, rays, out, any ? 0 : hit_words, \
+	                                                          n, counter, refill)))
 
-KD_TRACE_GRID(kd_trace_closest, false, false)
-KD_TRACE_GRID(kd_trace_any, true, false)
-KD_TRACE_GRID(kd_trace_closest_pair, false, true)
-KD_TRACE_GRID(kd_trace_any_pair, true, true)
-KD_TRACE_DYN(kd_trace_closest_dyn, kd_trace::kTraceBlocksMin, false, false)
-KD_TRACE_DYN(kd_trace_any_dyn, kd_trace::kTraceBlocksMin, true, false)
-KD_TRACE_DYN(kd_trace_closest_dyn_pair, kd_trace::kTraceBlocksMin, false, true)
-KD_TRACE_DYN(kd_trace_any_dyn_pair, kd_trace::kTraceBlocksMin, true, true)
-KD_TRACE_DYN(kd_trace_closest_dyn_pair_r56, 18, false, true)
-KD_TRACE_DYN(kd_trace_any_dyn_pair_r56, 18, true, true)
-KD_TRACE_DYN(kd_trace_closest_dyn_pair_r48, 20, false, true)
-KD_TRACE_DYN(kd_trace_any_dyn_pair_r48, 20, true, true)
+KD_TRACE_GRID(kd_trace_closest, false, false, false)
+KD_TRACE_GRID(kd_trace_any, true, false, false)
+KD_TRACE_GRID(kd_trace_closest_pair, false, true, false)
+KD_TRACE_GRID(kd_trace_any_pair, true, true, false)
+KD_TRACE_GRID(kd_trace_closest_pair_skip, false, true, true)
+KD_TRACE_GRID(kd_trace_any_pair_skip, true, true, true)
+KD_TRACE_DYN(kd_trace_closest_dyn, kd_trace::kTraceBlocksMin, false, false, false)
+KD_TRACE_DYN(kd_trace_any_dyn, kd_trace::kTraceBlocksMin, true, false, false)
+KD_TRACE_DYN(kd_trace_closest_dyn_pair, kd_trace::kTraceBlocksMin, false, true, false)
+KD_TRACE_DYN(kd_trace_any_dyn_pair, kd_trace::kTraceBlocksMin, true, true, false)
+KD_TRACE_DYN(kd_trace_closest_dyn_pair_r56, 18, false, true, false)
+KD_TRACE_DYN(kd_trace_any_dyn_pair_r56, 18, true, true, false)
+KD_TRACE_DYN(kd_trace_closest_dyn_pair_r48, 20, false, true, false)
+KD_TRACE_DYN(kd_trace_any_dyn_pair_r48, 20, true, true, false)
+KD_TRACE_DYN(kd_trace_closest_dyn_pair_skip_r56, 18, false, true, true)
+KD_TRACE_DYN(kd_trace_any_dyn_pair_skip_r56, 18, true, true, true)

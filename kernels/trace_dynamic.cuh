@@ -4,9 +4,7 @@
 // the walk, the layouts and the bit-for-bit contract are trace.cu's.
 #pragma once
 
-#include <type_traits>
-
-#include "trace_pair.cuh"
+#include "trace_walk.cuh"
 
 namespace kd_trace {
 
@@ -15,18 +13,13 @@ namespace kd_trace {
 // the warp are live, the idle ones take new rays from *counter (zero
 // before the launch) together, so that a warp is not held by its longest
 // ray. A lane stops for good once the rays are used up.
-template <bool ANY, bool PAIR>
+template <bool ANY, bool PAIR, bool SKIP>
 __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, unsigned nnodes,
                                               const float4 *__restrict__ tris, const float *__restrict__ box,
                                               const float4 *__restrict__ rays, void *__restrict__ out,
                                               unsigned words, unsigned n, unsigned *counter, unsigned refill) {
-	// PAIR: the pair layout's walk (trace_pair.cuh), the node carried by
-	// its words (cur); else by its index (node).
-	using E = typename std::conditional<PAIR, PairEntry, Entry>::type;
-	using S = typename std::conditional<PAIR, PairStack, LocalStack>::type;
-	E buf[kTraceMaxDepth + 1];
-	S stack{buf, 0};
-	uint2 cur = make_uint2(0, 3);
+	Entry buf[kTraceMaxDepth + 1];
+	LocalStack stack{buf, 0};
 	const unsigned lane = threadIdx.x & 31u;
 	Pre pre;
 	RayAxes r;
@@ -54,7 +47,6 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 							live = true;
 							stack.init();
 							node = 0;
-							if (PAIR) cur = nodes[0];
 						} else {
 							store_result<ANY>(tris, out, words, i, best);
 						}
@@ -65,31 +57,17 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 		}
 		if (!live) continue;
 		bool end = false;
-		if constexpr (PAIR) {
-			if (tmin <= best.t) {  // as trace_ray's test
-				if (!descend_pair((const uint4 *)nodes, cur, r, pre, tmin, tmax, best.t, stack)) continue;
-				end = leaf_test<ANY>(cur, pre, tris, best);
-			}
-			if (!end && !stack.empty()) {
-				PairEntry e = stack.pop();
-				cur = e.w;
-				tmin = e.tmin;
-				tmax = e.tmax;
-				continue;
-			}
-		} else {
-			if (tmin <= best.t) {  // as trace_ray's test
-				uint2 nd = nodes[node];
-				if (!descend(nodes, nd, r, pre, node, tmin, tmax, best.t, stack)) continue;
-				end = leaf_test<ANY>(nd, pre, tris, best);
-			}
-			if (!end && !stack.empty()) {
-				Entry e = stack.pop();
-				node = e.node;
-				tmin = e.tmin;
-				tmax = e.tmax;
-				continue;
-			}
+		if (tmin <= best.t) {  // as trace_ray's test
+			uint2 nd = nodes[node];
+			if (!descend<PAIR, SKIP>(nodes, nd, r, pre, node, tmin, tmax, best.t, stack)) continue;
+			end = leaf_test<ANY>(nd, pre, tris, best);
+		}
+		if (!end && !stack.empty()) {
+			Entry e = stack.pop();
+			node = e.node;
+			tmin = e.tmin;
+			tmax = e.tmax;
+			continue;
 		}
 		store_result<ANY>(tris, out, words, i, best);
 		live = false;

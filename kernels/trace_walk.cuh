@@ -102,19 +102,31 @@ __device__ __forceinline__ void shared_axes(RayAxes &r) {
 	r.ax = &axes[0][threadIdx.x];
 }
 
+// Children of interior node node (words n) in the two node layouts
+// (trace.cu): kdtree.Node's, below child node + 1 and above child w1>>2;
+// PAIR, the pair layout, below child 2·(w1>>2) and above child the next.
+template <bool PAIR>
+__device__ __forceinline__ unsigned below_child(unsigned node, uint2 n) {
+	return PAIR ? (n.y >> 2) * 2u : node + 1;
+}
+template <bool PAIR>
+__device__ __forceinline__ unsigned above_child(unsigned node, uint2 n) {
+	return PAIR ? (n.y >> 2) * 2u + 1u : n.y >> 2;
+}
+
 // safe_step is one step of traverse.go descendSafe at interior node n
-// (kdtree.Node's words: below child node+1, above child w1>>2) for any
+// (children as below_child and above_child give them) for any
 // ray, given the ray's origin, direction, 1/direction and wide bound on
 // the node's axis: the children ordered by the origin's side of the plane, a zero
 // direction and NaN crossings handled. It sets the next node and interval
 // and pushes the other child when both may hold the hit. Its slack,
 // kSlack·|tp| + sla, is wider than traverse.go's (sla is the wide bound):
 // the walk may visit more nodes, never fewer, so the hits are the same.
-template <class Stack>
+template <bool PAIR, class Stack>
 __device__ __forceinline__ void safe_step(uint2 n, float oa, float da, float inva, float sla, unsigned &node,
                                           float &tmin, float &tmax, Stack &stack) {
 	float s = __uint_as_float(n.x);
-	unsigned nearc = node + 1, farc = n.y >> 2;
+	unsigned nearc = below_child<PAIR>(node, n), farc = above_child<PAIR>(node, n);
 	if (oa > s || (oa == s && da > 0.0f)) {
 		unsigned x = nearc;
 		nearc = farc;
@@ -167,11 +179,11 @@ __device__ __forceinline__ void safe_step(uint2 n, float oa, float da, float inv
 // visited (one of them always is); when both are, second is pushed.
 // These are safe_step's nodes and order for such a ray, with intervals as
 // wide or wider.
-template <class Stack>
+template <bool PAIR, class Stack>
 __device__ __forceinline__ void finite_step(uint2 n, float tp, float slack, unsigned m, unsigned &node, float &tmin,
                                             float &tmax, Stack &stack) {
 	float lo = tp - slack, hi = tp + slack;
-	unsigned below = node + 1, above = n.y >> 2;
+	unsigned below = below_child<PAIR>(node, n), above = above_child<PAIR>(node, n);
 	unsigned swap = (below ^ above) & m;
 	unsigned first = below ^ swap, second = above ^ swap;
 	// No NaN reaches these minima and maxima.
@@ -185,14 +197,45 @@ __device__ __forceinline__ void finite_step(uint2 n, float tp, float slack, unsi
 	}
 }
 
+// kEmptyLeaf is the words of a leaf without references.
+__device__ __forceinline__ uint2 empty_leaf() { return make_uint2(0u, 3u); }
+
+// finite_skip_step is finite_step in the pair layout given the children's
+// words nb (below) and na (above), neither visiting nor pushing a child
+// that is an empty leaf (it holds no hit: the walk's hits stay the same).
+// n becomes the next node's words: an empty leaf when neither child is
+// left, which ends the descent.
+template <class Stack>
+__device__ __forceinline__ void finite_skip_step(uint2 &n, float tp, float slack, unsigned m, uint2 nb, uint2 na,
+                                                 unsigned &node, float &tmin, float &tmax, Stack &stack) {
+	float lo = tp - slack, hi = tp + slack;
+	unsigned below = (n.y >> 2) * 2u;
+	unsigned side = m & 1u;  // first: below + side, second: the other
+	bool fe = (side ? na.y : nb.y) == 3u, se = (side ? nb.y : na.y) == 3u;
+	bool f = !(hi < tmin);
+	bool s = !f || !(lo > tmax);  // one of them always is visited
+	if (f && !fe) {
+		if (s && !se) stack.push(Entry{below + (side ^ 1u), fmaxf(lo, tmin), tmax});
+		node = below + side;
+		n = side ? na : nb;
+		tmax = fminf(hi, tmax);
+	} else if (s && !se) {
+		node = below + (side ^ 1u);
+		n = side ? nb : na;
+		tmin = fmaxf(lo, tmin);
+	} else {
+		n = empty_leaf();
+	}
+}
+
 // safe_walk_step is safe_step at interior node n with the ray's constants
 // on the node's axis from shared memory (the origin from pre).
-template <class Stack>
+template <bool PAIR, class Stack>
 __device__ __forceinline__ void safe_walk_step(uint2 n, const RayAxes &r, const Pre &pre, unsigned &node, float &tmin,
                                                float &tmax, Stack &stack) {
 	unsigned axis = n.y & 3u;
 	float4 k = r.ax[axis * kTraceBlock];
-	safe_step(n, pick(pre.ox, pre.oy, pre.oz, axis), k.w, k.y, k.z, node, tmin, tmax, stack);
+	safe_step<PAIR>(n, pick(pre.ox, pre.oy, pre.oz, axis), k.w, k.y, k.z, node, tmin, tmax, stack);
 }
 
 // descend goes down from node (its words n) through interior nodes, one
@@ -205,23 +248,37 @@ __device__ __forceinline__ void safe_walk_step(uint2 n, const RayAxes &r, const 
 // docs/performance.md "GPU tracing"). A finite ray's step loads both
 // children's words before it works out which one it takes, so that the
 // next node's load overlaps the step instead of following it.
-template <class Stack>
+template <bool PAIR, bool SKIP, class Stack>
 __device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &n, const RayAxes &r, const Pre &pre,
                                         unsigned &node, float &tmin, float &tmax, float bestT, Stack &stack) {
 	if (r.finite) {
 		while ((n.y & 3u) != 3u) {
-			unsigned below = node + 1;
-			uint2 nb = nodes[below], na = nodes[n.y >> 2];
+			unsigned below = below_child<PAIR>(node, n);
+			uint2 nb, na;
+			if (PAIR) {
+				// Both children in one 16-byte load.
+				uint4 c = ((const uint4 *)nodes)[n.y >> 2];
+				nb = make_uint2(c.x, c.y);
+				na = make_uint2(c.z, c.w);
+			} else {
+				nb = nodes[below];
+				na = nodes[n.y >> 2];
+			}
 			float4 k = r.ax[(n.y & 3u) * kTraceBlock];
 			float tp = __fmaf_rn(__uint_as_float(n.x), k.y, k.x);
-			finite_step(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), node, tmin, tmax, stack);
+			if (SKIP) {
+				finite_skip_step(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), nb, na, node, tmin, tmax, stack);
+				if (!(tmin <= bestT)) return false;
+				continue;
+			}
+			finite_step<PAIR>(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), node, tmin, tmax, stack);
 			if (!(tmin <= bestT)) return false;
 			n = node == below ? nb : na;
 		}
 		return true;
 	}
 	while ((n.y & 3u) != 3u) {
-		safe_walk_step(n, r, pre, node, tmin, tmax, stack);
+		safe_walk_step<PAIR>(n, r, pre, node, tmin, tmax, stack);
 		if (!(tmin <= bestT)) return false;
 		n = nodes[node];
 	}
@@ -292,7 +349,7 @@ __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 
 // Each iteration takes a descent to a leaf, then the leaf, or a pop (the
 // speculative while-while loop of Aila and Laine, which postpones leaves,
 // ran slower here, see docs/performance.md).
-template <bool ANY, class Stack>
+template <bool ANY, bool PAIR, bool SKIP, class Stack>
 __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const float4 *__restrict__ tris,
                                           const float *__restrict__ box, float4 r0, float4 r1, RayAxes &r,
                                           Stack &stack) {
@@ -307,7 +364,7 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 		// is traverse.go's test.
 		if (tmin <= best.t) {
 			uint2 n = nodes[node];
-			if (!descend(nodes, n, r, pre, node, tmin, tmax, best.t, stack)) continue;
+			if (!descend<PAIR, SKIP>(nodes, n, r, pre, node, tmin, tmax, best.t, stack)) continue;
 			if (leaf_test<ANY>(n, pre, tris, best)) return best;
 		}
 		if (stack.empty()) return best;

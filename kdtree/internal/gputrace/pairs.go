@@ -35,37 +35,44 @@ func PairLayout(nodes []uint32) ([]uint32, error) {
 	// slot[i]: the slot of interior node i's children.
 	slot := make([]uint32, n)
 	slots := uint32(1) // slot 0: the root and an empty leaf
-	var pending, queue []uint32
+	// pending: the nodes whose slots start a later line, the next one
+	// last; queue: the current line's breadth-first queue (at most one
+	// pull from pending and two children per slot of the line).
+	var pending []uint32
+	var queue [3 * PairLineSlots]uint32
 	if interior(0) {
 		pending = append(pending, 0)
 	}
 	for len(pending) > 0 {
 		end := (slots/PairLineSlots + 1) * PairLineSlots
-		queue = queue[:0]
+		head, tail := 0, 0
 		for slots < end {
-			if len(queue) == 0 {
+			if head == tail {
 				if len(pending) == 0 {
 					break
 				}
-				queue = append(queue, pending[len(pending)-1])
+				queue[tail] = pending[len(pending)-1]
+				tail++
 				pending = pending[:len(pending)-1]
 			}
-			x := queue[0]
-			queue = queue[1:]
+			x := queue[head]
+			head++
 			if slots >= maxPairSlots {
 				return nil, fmt.Errorf("gputrace: %d nodes need more than %d node pairs", n, maxPairSlots)
 			}
 			slot[x] = slots
 			slots++
 			if below := x + 1; interior(below) {
-				queue = append(queue, below)
+				queue[tail] = below
+				tail++
 			}
 			if above := nodes[2*x+1] >> 2; interior(above) {
-				queue = append(queue, above)
+				queue[tail] = above
+				tail++
 			}
 		}
 		// The rest starts the next lines, the first of it first.
-		for i := len(queue) - 1; i >= 0; i-- {
+		for i := tail - 1; i >= head; i-- {
 			pending = append(pending, queue[i])
 		}
 	}

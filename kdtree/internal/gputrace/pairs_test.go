@@ -107,3 +107,14 @@ func TestPairLayout(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkPairLayout(b *testing.B) {
+	nodes := randomTree(rand.New(rand.NewSource(3)), 300_000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := PairLayout(nodes); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(nodes)/2), "nodes")
+}

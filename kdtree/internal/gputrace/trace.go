@@ -25,6 +25,9 @@ type Kernel struct {
 	// both children of a node in one 16-byte load; else kdtree.Node's
 	// depth-first layout.
 	Pairs bool
+	// Skip: the pair walk neither visits nor pushes a child that is an
+	// empty leaf (Pairs only).
+	Skip bool
 	// Regs: the kernel compiled for at most 56 registers (18 blocks of 64
 	// threads per multiprocessor) or 48 (20 blocks) instead of 64 (0);
 	// dynamic fetch in the pair layout only.
@@ -53,6 +56,9 @@ func (k Kernel) String() string {
 	if k.Pairs {
 		s += "-pair"
 	}
+	if k.Skip {
+		s += "-skip"
+	}
 	if k.Regs != 0 {
 		s += fmt.Sprintf("-reg%d", k.Regs)
 	}
@@ -62,7 +68,7 @@ func (k Kernel) String() string {
 // check reports a variant the kernels cannot run.
 func (k Kernel) check() error {
 	if k.Block != Block || k.Dynamic && (k.Refill < 1 || k.Refill > 32) || k.BlocksPerSM < 0 ||
-		k.Regs != 0 && (k.Regs != 56 && k.Regs != 48 || !k.Dynamic || !k.Pairs) {
+		k.Regs != 0 && (k.Regs != 56 && k.Regs != 48 || !k.Dynamic || !k.Pairs) || k.Skip && !k.Pairs {
 		return fmt.Errorf("gputrace: %v: blocks of %d threads, refill 1 to 32, 56 or 48 registers with dynamic fetch in pairs only", k, Block)
 	}
 	return nil
@@ -154,6 +160,9 @@ func kernelName(k Kernel, anyHit bool) string {
 	if k.Pairs {
 		name += "_pair"
 	}
+	if k.Skip {
+		name += "_skip"
+	}
 	if k.Regs != 0 {
 		name += fmt.Sprintf("_r%d", k.Regs)
 	}
@@ -163,6 +172,8 @@ func kernelName(k Kernel, anyHit bool) string {
 // Variants are the kernels that BenchmarkDeviceTrace measures.
 var Variants = []Kernel{DefaultKernel, IncoherentKernel,
 	{Block: Block, Pairs: true},
+	{Block: Block, Pairs: true, Skip: true},
 	{Dynamic: true, Block: Block, BlocksPerSM: 16, Refill: 24, Pairs: true},
 	{Dynamic: true, Block: Block, BlocksPerSM: 18, Refill: 24, Pairs: true, Regs: 56},
-	{Dynamic: true, Block: Block, BlocksPerSM: 20, Refill: 24, Pairs: true, Regs: 48}}
+	{Dynamic: true, Block: Block, BlocksPerSM: 20, Refill: 24, Pairs: true, Regs: 48},
+	{Dynamic: true, Block: Block, BlocksPerSM: 18, Refill: 24, Pairs: true, Skip: true, Regs: 56}}
