@@ -53,18 +53,17 @@ func (t *Tree) Upload(ex exec.Executor) error {
 }
 
 // keepOnDevice makes the device copy of a tree that Build laid out on
-// ex's device from the build's buffers (kept: they stay the caller's), or
+// ex's device from the build's buffers (kept: they stay the caller's; the
+// nodes are uploaded in the kernels' layout), or
 // by Upload when the build left none (its small phase ran in Go, or no
 // triangle was kept).
 func (t *Tree) keepOnDevice(ex exec.Executor, kept *gpubuild.Kept) error {
 	if kept == nil || len(t.Nodes) == 0 {
 		return t.Upload(ex)
 	}
-	in := t.traceInput()
-	// The tree takes the nodes over: kept no longer frees them.
-	nodes := kept.Nodes.Dev()
-	kept.Nodes = nil
-	d, err := gputrace.FromDevice(ex.CUDA(), in, nodes, kept.Refs.Dev(), kept.Corners.Dev())
+	// The triangles are gathered from the build's buffers; the nodes go up
+	// in the pair layout, made from the host copy.
+	d, err := gputrace.FromDevice(ex.CUDA(), t.traceInput(), kept.Refs.Dev(), kept.Corners.Dev())
 	if err != nil {
 		return fmt.Errorf("kdtree: KeepOnDevice: %w", err)
 	}

@@ -57,7 +57,7 @@ func TestDeviceKeepEqualsUpload(t *testing.T) {
 			require.NoError(t, err, what)
 			uw, err := up.dev.tree.NodeWords()
 			require.NoError(t, err, what)
-			require.Equal(t, uw, kw, "%s: node layout made on the device", what)
+			require.Equal(t, uw, kw, "%s: the pair layout of the kept tree and of the uploaded one", what)
 			require.NoError(t, kept.IntersectDevice(ctx, rb, hb), what)
 			require.NoError(t, kept.OccludedDevice(ctx, rb, ob), what)
 			require.NoError(t, up.IntersectDevice(ctx, rb, hu), what)

@@ -10,7 +10,13 @@
 //
 // Layouts (device memory, or mapped page-locked host memory for rays and
 // results):
-//   nodes: kdtree.Node, 8 bytes (w0, w1), read as uint2.
+//   nodes: the pair layout (kdtree/internal/gputrace PairLayout) of
+//          kdtree.Node's 8-byte words (w0, w1), read as uint2: the root at
+//          place 0; an interior node's w1 is slot<<2 | axis, its below
+//          child at place 2·slot and its above child at 2·slot + 1 (read
+//          together as one uint4); a leaf's words are kdtree.Node's (first
+//          reference, count<<2 | 3). Places index uint2 words; slots fill
+//          128-byte lines three levels deep (treelets).
 //   tris:  three float4 per reference, in the order of Tree.Refs (so a
 //          leaf's triangles are contiguous): (a.xyz, prim as bits),
 //          (b.xyz, 0), (c.xyz, 0); kd_trace_gather_f32 makes them on the
@@ -39,7 +45,7 @@ constexpr int kWarpsMax = kTraceBlock / 32;
 // trace_warp traces ray i (none when i >= n) and writes its answer; every
 // lane of the warp calls it (the lanes' rays are consecutive), so that
 // 7-word hit records go out through the warp's stage.
-template <bool ANY, bool PAIR, bool SKIP, class Stack>
+template <bool ANY, class Stack>
 __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsigned nnodes,
                                            const float4 *__restrict__ tris, const float *__restrict__ box,
                                            const float4 *__restrict__ rays, void *__restrict__ out, unsigned words,
@@ -48,7 +54,7 @@ __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsi
 	Best b = no_hit();
 	RayAxes r;
 	shared_axes(r);
-	if (i < n && nnodes != 0) b = trace_ray<ANY, PAIR, SKIP>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], r, stack);
+	if (i < n && nnodes != 0) b = trace_ray<ANY>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], r, stack);
 	if (!ANY && words == 7) {
 		store_hits_warp(tris, (float *)out, stage[threadIdx.x >> 5], i, n, b);
 	} else if (i < n) {
@@ -58,14 +64,14 @@ __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsi
 
 // trace_grid: one thread per ray (blocks of whole warps), the stack in
 // local memory.
-template <bool ANY, bool PAIR, bool SKIP>
+template <bool ANY>
 __device__ __forceinline__ void trace_grid(const uint2 *__restrict__ nodes, unsigned nnodes,
                                            const float4 *__restrict__ tris, const float *__restrict__ box,
                                            const float4 *__restrict__ rays, void *__restrict__ out, unsigned words,
                                            unsigned n) {
 	Entry buf[kTraceMaxDepth + 1];
 	LocalStack stack{buf, 0};
-	trace_warp<ANY, PAIR, SKIP>(nodes, nnodes, tris, box, rays, out, words, blockIdx.x * blockDim.x + threadIdx.x, n, stack);
+	trace_warp<ANY>(nodes, nnodes, tris, box, rays, out, words, blockIdx.x * blockDim.x + threadIdx.x, n, stack);
 }
 
 } // namespace kd_trace
@@ -89,39 +95,32 @@ extern "C" __global__ void kd_trace_gather_f32(const float *__restrict__ tv, con
 // box, rays (the layouts above); out, the hit records (hit_words words a
 // ray) or occlusion bytes; n rays; counter and refill, read by the
 // dynamic-fetch kernels only (trace_dynamic.cuh). Blocks of
-// kTraceBlock threads. Names: kd_trace_closest or kd_trace_any, then _dyn
-// for dynamic fetch (else a thread a ray, trace_grid), _pair for nodes in
-// the pair layout, _skip for the pair walk that skips empty leaves
-// (finite_skip_step), _r56 or _r48 for at most 56 registers (18 blocks per
-// SM) or 48 (20 blocks; else 64, kTraceBlocksMin).
-#define KD_TRACE_KERNEL(name, blocks, call)                                                                      \
-	extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, blocks)                                  \
-	    name(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,                  \
-	         const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,             \
-	         unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {                               \
-		call;                                                                                                    \
-	}
-#define KD_TRACE_GRID(name, any, pair, skip)        \
-	KD_TRACE_KERNEL(name, kd_trace::kTraceBlocksMin, \
-	                (kd_trace::trace_grid<any, pair, skip>(nodes, nnodes, tris, box, rays, out, any ? 0 : hit_words, n)))
-#define KD_TRACE_DYN(name, blocks, any, pair, skip)                                                                \
-	KD_TRACE_KERNEL(name, blocks,                                                                                  \
-	                (kd_trace::trace_dynamic<any, pair, skip>(nodes, nnodes, tris, box, rays, out, any ? 0 : hit_words, \
-	                                                          n, counter, refill)))
+// kTraceBlock threads. A thread a ray (trace_grid):
+extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksMin)
+    kd_trace_closest(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                     const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
+                     unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
+	kd_trace::trace_grid<false>(nodes, nnodes, tris, box, rays, out, hit_words, n);
+}
 
-KD_TRACE_GRID(kd_trace_closest, false, false, false)
-KD_TRACE_GRID(kd_trace_any, true, false, false)
-KD_TRACE_GRID(kd_trace_closest_pair, false, true, false)
-KD_TRACE_GRID(kd_trace_any_pair, true, true, false)
-KD_TRACE_GRID(kd_trace_closest_pair_skip, false, true, true)
-KD_TRACE_GRID(kd_trace_any_pair_skip, true, true, true)
-KD_TRACE_DYN(kd_trace_closest_dyn, kd_trace::kTraceBlocksMin, false, false, false)
-KD_TRACE_DYN(kd_trace_any_dyn, kd_trace::kTraceBlocksMin, true, false, false)
-KD_TRACE_DYN(kd_trace_closest_dyn_pair, kd_trace::kTraceBlocksMin, false, true, false)
-KD_TRACE_DYN(kd_trace_any_dyn_pair, kd_trace::kTraceBlocksMin, true, true, false)
-KD_TRACE_DYN(kd_trace_closest_dyn_pair_r56, 18, false, true, false)
-KD_TRACE_DYN(kd_trace_any_dyn_pair_r56, 18, true, true, false)
-KD_TRACE_DYN(kd_trace_closest_dyn_pair_r48, 20, false, true, false)
-KD_TRACE_DYN(kd_trace_any_dyn_pair_r48, 20, true, true, false)
-KD_TRACE_DYN(kd_trace_closest_dyn_pair_skip_r56, 18, false, true, true)
-KD_TRACE_DYN(kd_trace_any_dyn_pair_skip_r56, 18, true, true, true)
+extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksMin)
+    kd_trace_any(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                 const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
+                 unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
+	kd_trace::trace_grid<true>(nodes, nnodes, tris, box, rays, out, 0, n);
+}
+
+// Dynamic fetch, at most 56 registers (kTraceBlocksDyn):
+extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksDyn)
+    kd_trace_closest_dyn(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                         const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
+                         unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
+	kd_trace::trace_dynamic<false>(nodes, nnodes, tris, box, rays, out, hit_words, n, counter, refill);
+}
+
+extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksDyn)
+    kd_trace_any_dyn(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
+                     const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
+                     unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
+	kd_trace::trace_dynamic<true>(nodes, nnodes, tris, box, rays, out, 0, n, counter, refill);
+}

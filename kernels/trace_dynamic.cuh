@@ -13,7 +13,7 @@ namespace kd_trace {
 // the warp are live, the idle ones take new rays from *counter (zero
 // before the launch) together, so that a warp is not held by its longest
 // ray. A lane stops for good once the rays are used up.
-template <bool ANY, bool PAIR, bool SKIP>
+template <bool ANY>
 __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, unsigned nnodes,
                                               const float4 *__restrict__ tris, const float *__restrict__ box,
                                               const float4 *__restrict__ rays, void *__restrict__ out,
@@ -59,7 +59,7 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 		bool end = false;
 		if (tmin <= best.t) {  // as trace_ray's test
 			uint2 nd = nodes[node];
-			if (!descend<PAIR, SKIP>(nodes, nd, r, pre, node, tmin, tmax, best.t, stack)) continue;
+			if (!descend(nodes, nd, r, pre, node, tmin, tmax, best.t, stack)) continue;
 			end = leaf_test<ANY>(nd, pre, tris, best);
 		}
 		if (!end && !stack.empty()) {

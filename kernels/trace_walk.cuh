@@ -8,7 +8,9 @@
 
 namespace kd_trace {
 
-// A node left for later with its ray interval.
+// A node left for later (its place in the pair layout) with its ray
+// interval: 12 bytes (entries of the node's words instead, 16 bytes that
+// spare the node load after a pop, ran 9-11% slower on random rays).
 struct Entry {
 	unsigned node;
 	float tmin, tmax;
@@ -102,31 +104,23 @@ __device__ __forceinline__ void shared_axes(RayAxes &r) {
 	r.ax = &axes[0][threadIdx.x];
 }
 
-// Children of interior node node (words n) in the two node layouts
-// (trace.cu): kdtree.Node's, below child node + 1 and above child w1>>2;
-// PAIR, the pair layout, below child 2·(w1>>2) and above child the next.
-template <bool PAIR>
-__device__ __forceinline__ unsigned below_child(unsigned node, uint2 n) {
-	return PAIR ? (n.y >> 2) * 2u : node + 1;
-}
-template <bool PAIR>
-__device__ __forceinline__ unsigned above_child(unsigned node, uint2 n) {
-	return PAIR ? (n.y >> 2) * 2u + 1u : n.y >> 2;
-}
+// The children of interior node n in the pair layout (trace.cu): below
+// at place 2·(w1>>2), above at the next place.
+__device__ __forceinline__ unsigned below_child(uint2 n) { return (n.y >> 2) * 2u; }
 
 // safe_step is one step of traverse.go descendSafe at interior node n
-// (children as below_child and above_child give them) for any
-// ray, given the ray's origin, direction, 1/direction and wide bound on
-// the node's axis: the children ordered by the origin's side of the plane, a zero
+// (children at below_child(n) and the next place) for any ray, given the
+// ray's origin, direction, 1/direction and wide bound on the node's axis:
+// the children ordered by the origin's side of the plane, a zero
 // direction and NaN crossings handled. It sets the next node and interval
 // and pushes the other child when both may hold the hit. Its slack,
 // kSlack·|tp| + sla, is wider than traverse.go's (sla is the wide bound):
 // the walk may visit more nodes, never fewer, so the hits are the same.
-template <bool PAIR, class Stack>
+template <class Stack>
 __device__ __forceinline__ void safe_step(uint2 n, float oa, float da, float inva, float sla, unsigned &node,
                                           float &tmin, float &tmax, Stack &stack) {
 	float s = __uint_as_float(n.x);
-	unsigned nearc = below_child<PAIR>(node, n), farc = above_child<PAIR>(node, n);
+	unsigned nearc = below_child(n), farc = nearc + 1u;
 	if (oa > s || (oa == s && da > 0.0f)) {
 		unsigned x = nearc;
 		nearc = farc;
@@ -171,49 +165,29 @@ __device__ __forceinline__ void safe_step(uint2 n, float oa, float da, float inv
 }
 
 // finite_step is traverse.go descendFinite's step at interior node n for a
-// finite ray: the plane crossed at tp, widened by the ray's bound on the
-// slack to [lo, hi]; m is all ones when the direction is negative on the
-// node's axis (traverse.go rayAxes.flip); first (below for a positive direction, above
-// otherwise, picked with the sign as a mask) holds [tmin, min(tmax, hi)],
-// second [max(tmin, lo), tmax]; a child whose part is empty is not
-// visited (one of them always is); when both are, second is pushed.
-// These are safe_step's nodes and order for such a ray, with intervals as
-// wide or wider.
-template <bool PAIR, class Stack>
-__device__ __forceinline__ void finite_step(uint2 n, float tp, float slack, unsigned m, unsigned &node, float &tmin,
-                                            float &tmax, Stack &stack) {
-	float lo = tp - slack, hi = tp + slack;
-	unsigned below = below_child<PAIR>(node, n), above = above_child<PAIR>(node, n);
-	unsigned swap = (below ^ above) & m;
-	unsigned first = below ^ swap, second = above ^ swap;
-	// No NaN reaches these minima and maxima.
-	if (!(hi < tmin)) {
-		if (!(lo > tmax)) stack.push(Entry{second, fmaxf(lo, tmin), tmax});
-		node = first;
-		tmax = fminf(hi, tmax);
-	} else {
-		node = second;
-		tmin = fmaxf(lo, tmin);
-	}
-}
-
-// kEmptyLeaf is the words of a leaf without references.
-__device__ __forceinline__ uint2 empty_leaf() { return make_uint2(0u, 3u); }
-
-// finite_skip_step is finite_step in the pair layout given the children's
-// words nb (below) and na (above), neither visiting nor pushing a child
-// that is an empty leaf (it holds no hit: the walk's hits stay the same).
-// n becomes the next node's words: an empty leaf when neither child is
-// left, which ends the descent.
+// finite ray, given its children's words nb (below) and na (above): the
+// plane crossed at tp, widened by the ray's bound on the slack to
+// [lo, hi]; m is all ones when the direction is negative on the node's
+// axis (traverse.go rayAxes.flip); first (below for a positive direction,
+// above otherwise) holds [tmin, min(tmax, hi)], second [max(tmin, lo),
+// tmax]; a child whose part is empty is not visited (one of them always
+// is); when both are, second is pushed. These are safe_step's nodes and
+// order for such a ray, with intervals as wide or wider, less the
+// children that are empty leaves: those are neither visited nor pushed
+// (they hold no hit, so the hits stay the same; on random rays most leaves
+// a ray reaches are empty). node and n become the next node's place and
+// words, or n an empty leaf when no child is left, which ends the descent.
 template <class Stack>
-__device__ __forceinline__ void finite_skip_step(uint2 &n, float tp, float slack, unsigned m, uint2 nb, uint2 na,
-                                                 unsigned &node, float &tmin, float &tmax, Stack &stack) {
+__device__ __forceinline__ void finite_step(uint2 &n, float tp, float slack, unsigned m, uint2 nb, uint2 na,
+                                            unsigned &node, float &tmin, float &tmax, Stack &stack) {
 	float lo = tp - slack, hi = tp + slack;
-	unsigned below = (n.y >> 2) * 2u;
-	unsigned side = m & 1u;  // first: below + side, second: the other
+	unsigned below = below_child(n);
+	unsigned side = m & 1u;  // first at below + side, second at the other place
+	// An empty leaf's w1 is 0<<2 | 3.
 	bool fe = (side ? na.y : nb.y) == 3u, se = (side ? nb.y : na.y) == 3u;
+	// No NaN reaches these comparisons, minima and maxima.
 	bool f = !(hi < tmin);
-	bool s = !f || !(lo > tmax);  // one of them always is visited
+	bool s = !f || !(lo > tmax);
 	if (f && !fe) {
 		if (s && !se) stack.push(Entry{below + (side ^ 1u), fmaxf(lo, tmin), tmax});
 		node = below + side;
@@ -224,61 +198,46 @@ __device__ __forceinline__ void finite_skip_step(uint2 &n, float tp, float slack
 		n = side ? nb : na;
 		tmin = fmaxf(lo, tmin);
 	} else {
-		n = empty_leaf();
+		n = make_uint2(0u, 3u);
 	}
 }
 
 // safe_walk_step is safe_step at interior node n with the ray's constants
 // on the node's axis from shared memory (the origin from pre).
-template <bool PAIR, class Stack>
+template <class Stack>
 __device__ __forceinline__ void safe_walk_step(uint2 n, const RayAxes &r, const Pre &pre, unsigned &node, float &tmin,
                                                float &tmax, Stack &stack) {
 	unsigned axis = n.y & 3u;
 	float4 k = r.ax[axis * kTraceBlock];
-	safe_step<PAIR>(n, pick(pre.ox, pre.oy, pre.oz, axis), k.w, k.y, k.z, node, tmin, tmax, stack);
+	safe_step(n, pick(pre.ox, pre.oy, pre.oz, axis), k.w, k.y, k.z, node, tmin, tmax, stack);
 }
 
-// descend goes down from node (its words n) through interior nodes, one
-// step each, in a loop of its own: true when it reaches a leaf, whose
-// words n then holds, with tmin <= best t; false when a step leaves an
-// interval starting after best t: the walk goes on with a pop. The walk's
-// loop thus alternates whole descents with leaves and pops (with one
-// interior step per iteration of the walk's loop, lanes of a warp at
-// different kinds of iteration wait on each other more: 5-29% slower,
-// docs/performance.md "GPU tracing"). A finite ray's step loads both
-// children's words before it works out which one it takes, so that the
-// next node's load overlaps the step instead of following it.
-template <bool PAIR, bool SKIP, class Stack>
+// descend goes down from node (its place node, its words n) through
+// interior nodes, one step each, in a loop of its own: true when it
+// reaches a leaf, whose words n then holds, with tmin <= best t; false
+// when a step leaves an interval starting after best t: the walk goes on
+// with a pop. The walk's loop thus alternates whole descents with leaves
+// and pops (with one interior step per iteration of the walk's loop,
+// lanes of a warp at different kinds of iteration wait on each other
+// more: 5-29% slower, docs/performance.md "GPU tracing"). A finite ray's
+// step loads both children's words in one 16-byte load before it works
+// out which one it takes, so that the next node's load overlaps the step.
+template <class Stack>
 __device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &n, const RayAxes &r, const Pre &pre,
                                         unsigned &node, float &tmin, float &tmax, float bestT, Stack &stack) {
 	if (r.finite) {
 		while ((n.y & 3u) != 3u) {
-			unsigned below = below_child<PAIR>(node, n);
-			uint2 nb, na;
-			if (PAIR) {
-				// Both children in one 16-byte load.
-				uint4 c = ((const uint4 *)nodes)[n.y >> 2];
-				nb = make_uint2(c.x, c.y);
-				na = make_uint2(c.z, c.w);
-			} else {
-				nb = nodes[below];
-				na = nodes[n.y >> 2];
-			}
+			uint4 c = ((const uint4 *)nodes)[n.y >> 2];
 			float4 k = r.ax[(n.y & 3u) * kTraceBlock];
 			float tp = __fmaf_rn(__uint_as_float(n.x), k.y, k.x);
-			if (SKIP) {
-				finite_skip_step(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), nb, na, node, tmin, tmax, stack);
-				if (!(tmin <= bestT)) return false;
-				continue;
-			}
-			finite_step<PAIR>(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), node, tmin, tmax, stack);
+			finite_step(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), make_uint2(c.x, c.y), make_uint2(c.z, c.w),
+			            node, tmin, tmax, stack);
 			if (!(tmin <= bestT)) return false;
-			n = node == below ? nb : na;
 		}
 		return true;
 	}
 	while ((n.y & 3u) != 3u) {
-		safe_walk_step<PAIR>(n, r, pre, node, tmin, tmax, stack);
+		safe_walk_step(n, r, pre, node, tmin, tmax, stack);
 		if (!(tmin <= bestT)) return false;
 		n = nodes[node];
 	}
@@ -349,7 +308,7 @@ __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 
 // Each iteration takes a descent to a leaf, then the leaf, or a pop (the
 // speculative while-while loop of Aila and Laine, which postpones leaves,
 // ran slower here, see docs/performance.md).
-template <bool ANY, bool PAIR, bool SKIP, class Stack>
+template <bool ANY, class Stack>
 __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const float4 *__restrict__ tris,
                                           const float *__restrict__ box, float4 r0, float4 r1, RayAxes &r,
                                           Stack &stack) {
@@ -364,7 +323,7 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 		// is traverse.go's test.
 		if (tmin <= best.t) {
 			uint2 n = nodes[node];
-			if (!descend<PAIR, SKIP>(nodes, n, r, pre, node, tmin, tmax, best.t, stack)) continue;
+			if (!descend(nodes, n, r, pre, node, tmin, tmax, best.t, stack)) continue;
 			if (leaf_test<ANY>(n, pre, tris, best)) return best;
 		}
 		if (stack.empty()) return best;

@@ -313,42 +313,6 @@ var KdTraceAnyDyn = Kernel[KdTraceAnyDynArgs]{name: "kd_trace_any_dyn"}
 // KdTraceAnyDynArgs are kd_trace_any_dyn's arguments, the same fields as KdTraceAnyArgs.
 type KdTraceAnyDynArgs = KdTraceAnyArgs
 
-// KdTraceAnyDynPair launches kd_trace_any_dyn_pair(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynPair = Kernel[KdTraceAnyDynPairArgs]{name: "kd_trace_any_dyn_pair"}
-
-// KdTraceAnyDynPairArgs are kd_trace_any_dyn_pair's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyDynPairArgs = KdTraceAnyArgs
-
-// KdTraceAnyDynPairR48 launches kd_trace_any_dyn_pair_r48(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynPairR48 = Kernel[KdTraceAnyDynPairR48Args]{name: "kd_trace_any_dyn_pair_r48"}
-
-// KdTraceAnyDynPairR48Args are kd_trace_any_dyn_pair_r48's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyDynPairR48Args = KdTraceAnyArgs
-
-// KdTraceAnyDynPairR56 launches kd_trace_any_dyn_pair_r56(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynPairR56 = Kernel[KdTraceAnyDynPairR56Args]{name: "kd_trace_any_dyn_pair_r56"}
-
-// KdTraceAnyDynPairR56Args are kd_trace_any_dyn_pair_r56's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyDynPairR56Args = KdTraceAnyArgs
-
-// KdTraceAnyDynPairSkipR56 launches kd_trace_any_dyn_pair_skip_r56(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynPairSkipR56 = Kernel[KdTraceAnyDynPairSkipR56Args]{name: "kd_trace_any_dyn_pair_skip_r56"}
-
-// KdTraceAnyDynPairSkipR56Args are kd_trace_any_dyn_pair_skip_r56's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyDynPairSkipR56Args = KdTraceAnyArgs
-
-// KdTraceAnyPair launches kd_trace_any_pair(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyPair = Kernel[KdTraceAnyPairArgs]{name: "kd_trace_any_pair"}
-
-// KdTraceAnyPairArgs are kd_trace_any_pair's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyPairArgs = KdTraceAnyArgs
-
-// KdTraceAnyPairSkip launches kd_trace_any_pair_skip(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyPairSkip = Kernel[KdTraceAnyPairSkipArgs]{name: "kd_trace_any_pair_skip"}
-
-// KdTraceAnyPairSkipArgs are kd_trace_any_pair_skip's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyPairSkipArgs = KdTraceAnyArgs
-
 // KdTraceClosest launches kd_trace_closest(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceClosest = Kernel[KdTraceClosestArgs]{name: "kd_trace_closest"}
 
@@ -360,42 +324,6 @@ var KdTraceClosestDyn = Kernel[KdTraceClosestDynArgs]{name: "kd_trace_closest_dy
 
 // KdTraceClosestDynArgs are kd_trace_closest_dyn's arguments, the same fields as KdTraceAnyArgs.
 type KdTraceClosestDynArgs = KdTraceAnyArgs
-
-// KdTraceClosestDynPair launches kd_trace_closest_dyn_pair(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynPair = Kernel[KdTraceClosestDynPairArgs]{name: "kd_trace_closest_dyn_pair"}
-
-// KdTraceClosestDynPairArgs are kd_trace_closest_dyn_pair's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestDynPairArgs = KdTraceAnyArgs
-
-// KdTraceClosestDynPairR48 launches kd_trace_closest_dyn_pair_r48(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynPairR48 = Kernel[KdTraceClosestDynPairR48Args]{name: "kd_trace_closest_dyn_pair_r48"}
-
-// KdTraceClosestDynPairR48Args are kd_trace_closest_dyn_pair_r48's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestDynPairR48Args = KdTraceAnyArgs
-
-// KdTraceClosestDynPairR56 launches kd_trace_closest_dyn_pair_r56(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynPairR56 = Kernel[KdTraceClosestDynPairR56Args]{name: "kd_trace_closest_dyn_pair_r56"}
-
-// KdTraceClosestDynPairR56Args are kd_trace_closest_dyn_pair_r56's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestDynPairR56Args = KdTraceAnyArgs
-
-// KdTraceClosestDynPairSkipR56 launches kd_trace_closest_dyn_pair_skip_r56(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynPairSkipR56 = Kernel[KdTraceClosestDynPairSkipR56Args]{name: "kd_trace_closest_dyn_pair_skip_r56"}
-
-// KdTraceClosestDynPairSkipR56Args are kd_trace_closest_dyn_pair_skip_r56's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestDynPairSkipR56Args = KdTraceAnyArgs
-
-// KdTraceClosestPair launches kd_trace_closest_pair(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestPair = Kernel[KdTraceClosestPairArgs]{name: "kd_trace_closest_pair"}
-
-// KdTraceClosestPairArgs are kd_trace_closest_pair's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestPairArgs = KdTraceAnyArgs
-
-// KdTraceClosestPairSkip launches kd_trace_closest_pair_skip(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestPairSkip = Kernel[KdTraceClosestPairSkipArgs]{name: "kd_trace_closest_pair_skip"}
-
-// KdTraceClosestPairSkipArgs are kd_trace_closest_pair_skip's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestPairSkipArgs = KdTraceAnyArgs
 
 // KdTraceGatherF32 launches kd_trace_gather_f32(const float* __restrict__ tv, const unsigned* __restrict__ refs, unsigned nrefs, float4* __restrict__ tris).
 var KdTraceGatherF32 = Kernel[KdTraceGatherF32Args]{name: "kd_trace_gather_f32"}
@@ -2254,20 +2182,8 @@ var byName = map[string]any{
 	"iota_u32":                            IotaU32,
 	"kd_trace_any":                        KdTraceAny,
 	"kd_trace_any_dyn":                    KdTraceAnyDyn,
-	"kd_trace_any_dyn_pair":               KdTraceAnyDynPair,
-	"kd_trace_any_dyn_pair_r48":           KdTraceAnyDynPairR48,
-	"kd_trace_any_dyn_pair_r56":           KdTraceAnyDynPairR56,
-	"kd_trace_any_dyn_pair_skip_r56":      KdTraceAnyDynPairSkipR56,
-	"kd_trace_any_pair":                   KdTraceAnyPair,
-	"kd_trace_any_pair_skip":              KdTraceAnyPairSkip,
 	"kd_trace_closest":                    KdTraceClosest,
 	"kd_trace_closest_dyn":                KdTraceClosestDyn,
-	"kd_trace_closest_dyn_pair":           KdTraceClosestDynPair,
-	"kd_trace_closest_dyn_pair_r48":       KdTraceClosestDynPairR48,
-	"kd_trace_closest_dyn_pair_r56":       KdTraceClosestDynPairR56,
-	"kd_trace_closest_dyn_pair_skip_r56":  KdTraceClosestDynPairSkipR56,
-	"kd_trace_closest_pair":               KdTraceClosestPair,
-	"kd_trace_closest_pair_skip":          KdTraceClosestPairSkip,
 	"kd_trace_gather_f32":                 KdTraceGatherF32,
 	"kdtree_addresses_u32":                KdtreeAddressesU32,
 	"kdtree_bin_u32":                      KdtreeBinU32,

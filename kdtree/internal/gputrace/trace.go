@@ -21,17 +21,6 @@ type Kernel struct {
 	Dynamic     bool
 	BlocksPerSM int
 	Refill      int
-	// Pairs: the walk reads the nodes in the pair layout (PairLayout),
-	// both children of a node in one 16-byte load; else kdtree.Node's
-	// depth-first layout.
-	Pairs bool
-	// Skip: the pair walk neither visits nor pushes a child that is an
-	// empty leaf (Pairs only).
-	Skip bool
-	// Regs: the kernel compiled for at most 56 registers (18 blocks of 64
-	// threads per multiprocessor) or 48 (20 blocks) instead of 64 (0);
-	// dynamic fetch in the pair layout only.
-	Regs int
 }
 
 // Block is the threads per block of every trace kernel (kTraceBlock in
@@ -44,32 +33,22 @@ var DefaultKernel = Kernel{Block: Block}
 
 // IncoherentKernel is the variant for batches known to be incoherent
 // (rays that start and point anywhere: ambient occlusion, diffuse
-// bounces): the fastest measured on random rays.
-var IncoherentKernel = Kernel{Dynamic: true, Block: Block, BlocksPerSM: 16, Refill: 24}
+// bounces): the fastest measured on random rays. Its kernels keep 56
+// registers, so that 18 blocks fit an SM (kernels/trace_test.cuh).
+var IncoherentKernel = Kernel{Dynamic: true, Block: Block, BlocksPerSM: 18, Refill: 24}
 
 // String names the variant for benchmark tables.
 func (k Kernel) String() string {
-	s := fmt.Sprintf("grid-b%d", k.Block)
 	if k.Dynamic {
-		s = fmt.Sprintf("dynamic-b%d-x%d-r%d", k.Block, k.BlocksPerSM, k.Refill)
+		return fmt.Sprintf("dynamic-b%d-x%d-r%d", k.Block, k.BlocksPerSM, k.Refill)
 	}
-	if k.Pairs {
-		s += "-pair"
-	}
-	if k.Skip {
-		s += "-skip"
-	}
-	if k.Regs != 0 {
-		s += fmt.Sprintf("-reg%d", k.Regs)
-	}
-	return s
+	return fmt.Sprintf("grid-b%d", k.Block)
 }
 
 // check reports a variant the kernels cannot run.
 func (k Kernel) check() error {
-	if k.Block != Block || k.Dynamic && (k.Refill < 1 || k.Refill > 32) || k.BlocksPerSM < 0 ||
-		k.Regs != 0 && (k.Regs != 56 && k.Regs != 48 || !k.Dynamic || !k.Pairs) || k.Skip && !k.Pairs {
-		return fmt.Errorf("gputrace: %v: blocks of %d threads, refill 1 to 32, 56 or 48 registers with dynamic fetch in pairs only", k, Block)
+	if k.Block != Block || k.Dynamic && (k.Refill < 1 || k.Refill > 32) || k.BlocksPerSM < 0 {
+		return fmt.Errorf("gputrace: %v: blocks of %d threads, refill 1 to 32", k, Block)
 	}
 	return nil
 }
@@ -127,11 +106,7 @@ func (t *Tree) launch(k Kernel, anyHit bool, rays, out cuda.DevPtr, words uint32
 	if err != nil {
 		return err
 	}
-	nodes := t.nodes
-	if k.Pairs {
-		nodes = t.pairs
-	}
-	a := launch.KdTraceClosestArgs{Nodes: nodes.Ptr(), Nnodes: t.nnodes, Tris: t.tris.Ptr(), Box: t.box.Ptr(),
+	a := launch.KdTraceClosestArgs{Nodes: t.nodes.Ptr(), Nnodes: t.nnodes, Tris: t.tris.Ptr(), Box: t.box.Ptr(),
 		Rays: rays, Out: out, HitWords: words, N: uint32(n), Counter: t.counter.Ptr(), Refill: uint32(k.Refill)}
 	if !k.Dynamic {
 		return kern.Launch(t.ctx, cuda.GridFor(n, k.Block), cuda.Linear(k.Block), 0, a)
@@ -157,23 +132,8 @@ func kernelName(k Kernel, anyHit bool) string {
 	if k.Dynamic {
 		name += "_dyn"
 	}
-	if k.Pairs {
-		name += "_pair"
-	}
-	if k.Skip {
-		name += "_skip"
-	}
-	if k.Regs != 0 {
-		name += fmt.Sprintf("_r%d", k.Regs)
-	}
 	return name
 }
 
 // Variants are the kernels that BenchmarkDeviceTrace measures.
-var Variants = []Kernel{DefaultKernel, IncoherentKernel,
-	{Block: Block, Pairs: true},
-	{Block: Block, Pairs: true, Skip: true},
-	{Dynamic: true, Block: Block, BlocksPerSM: 16, Refill: 24, Pairs: true},
-	{Dynamic: true, Block: Block, BlocksPerSM: 18, Refill: 24, Pairs: true, Regs: 56},
-	{Dynamic: true, Block: Block, BlocksPerSM: 20, Refill: 24, Pairs: true, Regs: 48},
-	{Dynamic: true, Block: Block, BlocksPerSM: 18, Refill: 24, Pairs: true, Skip: true, Regs: 56}}
+var Variants = []Kernel{DefaultKernel, IncoherentKernel}

@@ -2,7 +2,8 @@
 // kernels/trace.cu): closest hit and any hit, for rays and hits in device
 // memory or in host slices. It knows the tree only as plain arrays (the
 // 8-byte node words of kdtree.Node, the reference list, each triangle's
-// corners, the root box), so it depends on no builder package.
+// corners, the root box), so it depends on no builder package. On the
+// device the nodes are in the pair layout (PairLayout), made on the host.
 //
 // The kernels repeat kdtree's watertight test and traversal operation for
 // operation (kernels/trace.cu says how), so that every hit has the bits of
@@ -79,15 +80,11 @@ type Input struct {
 // Its tracing methods may be called from one goroutine at a time.
 type Tree struct {
 	ctx     *cuda.Context
-	nodes   *cuda.Buffer[uint32]
-	pairs   *cuda.Buffer[uint32]
+	nodes   *cuda.Buffer[uint32] // the pair layout (PairLayout)
 	tris    *cuda.Buffer[float32]
 	box     *cuda.Buffer[float32]
 	counter *cuda.Buffer[uint32]
 	nnodes  uint32
-	// hostNodes is the host copy of the node words (the caller's, not
-	// changed).
-	hostNodes []uint32
 	// Kernel is the traversal variant of rays in device memory
 	// (DefaultKernel unless set), HostKernel that of host slices
 	// (DefaultKernel: the dynamic-fetch kernels write a hit record when
@@ -102,8 +99,9 @@ type Tree struct {
 var ErrNoDevice = errors.New("gputrace: the executor has no GPU")
 
 // Upload checks in (child and reference indices in range, depth at most
-// MaxDepth) and copies it to ex's device: the nodes, and the triangles
-// re-laid out in reference order with their index (see kernels/trace.cu).
+// MaxDepth) and copies it to ex's device: the nodes in the pair layout,
+// and the triangles re-laid out in reference order with their index (see
+// kernels/trace.cu).
 func Upload(ex exec.Executor, in Input) (*Tree, error) {
 	ctx := ex.CUDA()
 	if ctx == nil {
@@ -112,15 +110,7 @@ func Upload(ex exec.Executor, in Input) (*Tree, error) {
 	if err := check(in); err != nil {
 		return nil, err
 	}
-	nodes, err := cuda.NewBuffer[uint32](ctx, max(len(in.Nodes), 2))
-	if err != nil {
-		return nil, err
-	}
-	if err = nodes.CopyFromHost(in.Nodes); err != nil {
-		nodes.Free()
-		return nil, err
-	}
-	t, err := newTree(ctx, in, nodes)
+	t, err := newTree(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -142,26 +132,24 @@ func Upload(ex exec.Executor, in Input) (*Tree, error) {
 	return t, nil
 }
 
-// FromDevice makes the Tree of a tree that is already on the device (a
-// GPU build's output), with no upload of nodes or triangles: in is the
-// host copy (checked as by Upload; its Corners is not used), nodes the
-// same node words on the device, which the Tree takes over (Close frees
-// them); refs (len(in.Refs) references at least) and tv (9 floats per
-// scene triangle: its corners A, B, C) are the build's, from which
-// kd_trace_gather_f32 lays the triangles out on the device. refs and tv
-// stay the caller's: it may free them once FromDevice returns (the
+// FromDevice makes the Tree of a tree whose triangles are already on the
+// device (a GPU build's output), with no upload of triangles: in is the
+// host copy (checked as by Upload; its Corners is not used), whose nodes
+// are laid out in the pair layout and uploaded (the kernels do not read
+// kdtree.Node's layout); refs (len(in.Refs) references at least) and tv
+// (9 floats per scene triangle: its corners A, B, C) are the build's, from
+// which kd_trace_gather_f32 lays the triangles out on the device. refs and
+// tv stay the caller's: it may free them once FromDevice returns (the
 // context's frees wait for the queued gather).
-func FromDevice(ctx *cuda.Context, in Input, nodes, refs *cuda.Buffer[uint32], tv *cuda.Buffer[float32]) (*Tree, error) {
+func FromDevice(ctx *cuda.Context, in Input, refs *cuda.Buffer[uint32], tv *cuda.Buffer[float32]) (*Tree, error) {
 	if err := check(in); err != nil {
-		nodes.Free()
 		return nil, err
 	}
-	if nodes.Len() < len(in.Nodes) || refs.Len() < len(in.Refs) || tv.Len() < 9*in.Tris {
-		nodes.Free()
-		return nil, fmt.Errorf("gputrace: FromDevice: %d node words, %d references, %d corner words for a tree of %d, %d and %d",
-			nodes.Len(), refs.Len(), tv.Len(), len(in.Nodes), len(in.Refs), 9*in.Tris)
+	if refs.Len() < len(in.Refs) || tv.Len() < 9*in.Tris {
+		return nil, fmt.Errorf("gputrace: FromDevice: %d references, %d corner words for a tree of %d and %d",
+			refs.Len(), tv.Len(), len(in.Refs), 9*in.Tris)
 	}
-	t, err := newTree(ctx, in, nodes)
+	t, err := newTree(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -177,18 +165,17 @@ func FromDevice(ctx *cuda.Context, in Input, nodes, refs *cuda.Buffer[uint32], t
 	return t, nil
 }
 
-// newTree makes the Tree around nodes (freed on error) with its box words,
-// its nodes in the pair layout (made from in.Nodes and uploaded) and work
-// counter, without triangles.
-func newTree(ctx *cuda.Context, in Input, nodes *cuda.Buffer[uint32]) (*Tree, error) {
-	t := &Tree{ctx: ctx, nodes: nodes, nnodes: uint32(len(in.Nodes) / 2), hostNodes: in.Nodes, Kernel: DefaultKernel,
-		HostKernel: DefaultKernel}
+// newTree makes the Tree of in with its nodes in the pair layout (made
+// from in.Nodes and uploaded), box words and work counter, without
+// triangles.
+func newTree(ctx *cuda.Context, in Input) (*Tree, error) {
+	t := &Tree{ctx: ctx, nnodes: uint32(len(in.Nodes) / 2), Kernel: DefaultKernel, HostKernel: DefaultKernel}
 	pairs, err := PairLayout(in.Nodes)
 	if err == nil {
-		t.pairs, err = cuda.NewBuffer[uint32](ctx, max(len(pairs), 4))
+		t.nodes, err = cuda.NewBuffer[uint32](ctx, max(len(pairs), 4))
 	}
 	if err == nil {
-		err = t.pairs.CopyFromHost(pairs)
+		err = t.nodes.CopyFromHost(pairs)
 	}
 	if err == nil {
 		t.box, err = cuda.NewBuffer[float32](ctx, 9)
@@ -271,7 +258,7 @@ func (t *Tree) Close() error {
 	if t == nil {
 		return nil
 	}
-	return errors.Join(t.nodes.Free(), t.pairs.Free(), t.tris.Free(), t.box.Free(), t.counter.Free())
+	return errors.Join(t.nodes.Free(), t.tris.Free(), t.box.Free(), t.counter.Free())
 }
 
 // Context returns the device context that holds the tree.
@@ -282,6 +269,6 @@ func (t *Tree) DeviceBytes() uint64 {
 	if t.nodes == nil {
 		return 0
 	}
-	n := t.nodes.Bytes() + t.pairs.Bytes() + t.counter.Bytes() + t.tris.Bytes() + t.box.Bytes()
+	n := t.nodes.Bytes() + t.counter.Bytes() + t.tris.Bytes() + t.box.Bytes()
 	return n
 }
