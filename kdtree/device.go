@@ -116,8 +116,8 @@ const (
 	CoherentRays RayCoherence = iota
 	// IncoherentRays: rays that start and point anywhere (ambient
 	// occlusion, diffuse bounces). Persistent warps whose lanes take new
-	// rays as theirs end (Aila and Laine's dynamic fetch): 12-15% faster
-	// on such rays, 13-27% slower on camera rays (docs/performance.md,
+	// rays as theirs end (Aila and Laine's dynamic fetch): 18-36% faster
+	// on such rays, 11-26% slower on camera rays (docs/performance.md,
 	// "GPU tracing").
 	IncoherentRays
 )
