@@ -32,21 +32,26 @@ func PairLayout(nodes []uint32) ([]uint32, error) {
 		return nil, nil
 	}
 	interior := func(i uint32) bool { return nodes[2*i+1]&3 != 3 }
-	// slot[i]: the slot of interior node i's children.
-	slot := make([]uint32, n)
-	slots := uint32(1) // slot 0: the root and an empty leaf
+	// A node whose children's slot is still to come, and its place.
+	type item struct{ node, place uint32 }
+	// Slot s is out[4s : 4s+4], appended in slot order; slot 0 holds the
+	// root and an empty leaf. An interior node's w1 is set when its
+	// children get their slot.
+	out := make([]uint32, 4, 4*(n/2+2))
+	out[0], out[1], out[3] = nodes[0], nodes[1], 3
 	// pending: the nodes whose slots start a later line, the next one
 	// last; queue: the current line's breadth-first queue (at most one
 	// pull from pending and two children per slot of the line).
-	var pending []uint32
-	var queue [3 * PairLineSlots]uint32
+	var pending []item
+	var queue [3 * PairLineSlots]item
 	if interior(0) {
-		pending = append(pending, 0)
+		pending = append(pending, item{0, 0})
 	}
 	for len(pending) > 0 {
+		slots := uint32(len(out) / 4)
 		end := (slots/PairLineSlots + 1) * PairLineSlots
 		head, tail := 0, 0
-		for slots < end {
+		for ; slots < end; slots++ {
 			if head == tail {
 				if len(pending) == 0 {
 					break
@@ -60,14 +65,16 @@ func PairLayout(nodes []uint32) ([]uint32, error) {
 			if slots >= maxPairSlots {
 				return nil, fmt.Errorf("gputrace: %d nodes need more than %d node pairs", n, maxPairSlots)
 			}
-			slot[x] = slots
-			slots++
-			if below := x + 1; interior(below) {
-				queue[tail] = below
+			w1 := nodes[2*x.node+1]
+			out[2*x.place+1] = slots<<2 | w1&3
+			below, above := x.node+1, w1>>2
+			out = append(out, nodes[2*below], nodes[2*below+1], nodes[2*above], nodes[2*above+1])
+			if interior(below) {
+				queue[tail] = item{below, 2 * slots}
 				tail++
 			}
-			if above := nodes[2*x+1] >> 2; interior(above) {
-				queue[tail] = above
+			if interior(above) {
+				queue[tail] = item{above, 2*slots + 1}
 				tail++
 			}
 		}
@@ -75,21 +82,6 @@ func PairLayout(nodes []uint32) ([]uint32, error) {
 		for i := tail - 1; i >= head; i-- {
 			pending = append(pending, queue[i])
 		}
-	}
-	out := make([]uint32, 4*slots)
-	out[3] = 3 // place 1: an empty leaf
-	// place[i] of node i, set before i is visited (depth-first order puts
-	// every parent before its children).
-	place := make([]uint32, n)
-	for i := uint32(0); i < uint32(n); i++ {
-		w0, w1 := nodes[2*i], nodes[2*i+1]
-		p := place[i]
-		if w1&3 != 3 {
-			s := slot[i]
-			place[i+1], place[w1>>2] = 2*s, 2*s+1
-			w1 = s<<2 | w1&3
-		}
-		out[2*p], out[2*p+1] = w0, w1
 	}
 	return out, nil
 }
