@@ -24,3 +24,18 @@ func packetStep(split float32, o, inv, w, tmin, tmax, fmax, smin *[packetSize]fl
 	}
 	return packetStepGo(split, o, inv, w, tmin, tmax, fmax, smin)
 }
+
+// packetClipAVX2 is packetClipGo in AVX2 (packet_clip_amd64.s); box is
+// traceData.lo, with hi and mag after it.
+//
+//go:noescape
+func packetClipAVX2(rays *[packetSize]Ray, box *[4]float32, c *packetClip)
+
+// clipPacket is packetClipGo's contract, with AVX2 where packetAVX2 says.
+func clipPacket(rays *[packetSize]Ray, d *traceData, c *packetClip) {
+	if packetAVX2 {
+		packetClipAVX2(rays, &d.lo, c)
+		return
+	}
+	packetClipGo(rays, d, c)
+}

@@ -51,12 +51,12 @@ type packetEntry struct {
 // packet is the state of tracePackets, one per goroutine of a batch: the
 // rays' axes in the layout packetStep reads (per axis, one float per ray).
 type packet struct {
-	org, inv, wide [3][packetSize]float32
-	flip           [3]uint32
-	ray            [packetSize]int // batch index; -1 for an empty lane
-	pre            [packetSize]rayPre
-	best           [packetSize]Hit
-	stack          [MaxTreeDepth + 1]packetEntry
+	packetClip
+	flip  [3]uint32
+	ray   [packetSize]int // batch index; -1 for an empty lane
+	pre   [packetSize]rayPre
+	best  [packetSize]Hit
+	stack [MaxTreeDepth + 1]packetEntry
 }
 
 // tracePackets traces rays[lo:hi] like traceLanes (out's answer for each
@@ -117,6 +117,14 @@ func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, out 
 // (a finite ray pointing another way by descendFinite, other rays through
 // trace), and its lane left empty.
 func (t *Tree) fillPacket(p *packet, d *traceData, rays []Ray, lo, hi int, anyHit bool, out *answers) (tmin, tmax [packetSize]float32, n int) {
+	if packetAVX2 {
+		return t.fillPacketClip(p, d, rays, lo, hi, anyHit, out)
+	}
+	return t.fillPacketGo(p, d, rays, lo, hi, anyHit, out)
+}
+
+// fillPacketGo is fillPacket one ray at a time.
+func (t *Tree) fillPacketGo(p *packet, d *traceData, rays []Ray, lo, hi int, anyHit bool, out *answers) (tmin, tmax [packetSize]float32, n int) {
 	inf := float32(math.Inf(1))
 	var ax rayAxes
 	for k := range packetSize {
