@@ -20,11 +20,28 @@ type packetClip struct {
 	// component: the other fields of the lane mean nothing, and the ray
 	// goes through trace.
 	in, fin, odd uint32
+	// prepare's fields for each lane not in odd: the origin's and the
+	// direction's components permuted, and kz − 2 (pre).
+	pox, poy, poz, psx, psy, psz [packetSize]float32
+	kz                           [packetSize]int32
+}
+
+// pre returns lane k's rayPre, prepare(r) for its ray r.
+func (c *packetClip) pre(k int, r *Ray) rayPre {
+	kz := uint(2+c.kz[k]) & 3
+	kx := next3[kz]
+	return rayPre{
+		kx: kx, ky: next3[kx], kz: kz,
+		ox: c.pox[k], oy: c.poy[k], oz: c.poz[k],
+		sx: c.psx[k], sy: c.psy[k], sz: c.psz[k],
+		tmin: r.TMin, tmax: r.TMax,
+	}
 }
 
 // packetClipGo fills c for rays with rayAxes.start, one lane at a time.
 // For a lane not in odd, signs is set; for a lane in in (and not odd),
-// fin, tmin, tmax, org, inv and wide are start's. packetClipAVX2 gives the
+// fin, tmin, tmax, org, inv and wide are start's, and the prepare fields
+// prepare's. packetClipAVX2 gives the
 // same bits for those fields and lanes (TestPacketClip).
 func packetClipGo(rays *[packetSize]Ray, d *traceData, c *packetClip) {
 	c.signs, c.in, c.fin, c.odd = [3]uint32{}, 0, 0, 0
@@ -46,6 +63,9 @@ func packetClipGo(rays *[packetSize]Ray, d *traceData, c *packetClip) {
 		if ax.finite() {
 			c.fin |= 1 << k
 		}
+		pre := prepare(r)
+		c.kz[k] = int32(pre.kz) - 2
+		c.pox[k], c.poy[k], c.poz[k], c.psx[k], c.psy[k], c.psz[k] = pre.ox, pre.oy, pre.oz, pre.sx, pre.sy, pre.sz
 		c.tmin[k], c.tmax[k] = t0, t1
 		for a := range 3 {
 			c.org[a][k], c.inv[a][k], c.wide[a][k] = ax.org[a], ax.inv[a], ax.wide[a]
@@ -94,7 +114,7 @@ func (t *Tree) fillPacketClip(p *packet, d *traceData, rays []Ray, lo, hi int, a
 	for m := accept; m != 0; m &= m - 1 {
 		k := bits.TrailingZeros32(m) % packetSize
 		i := lo + k
-		p.ray[k], p.pre[k], p.best[k] = i, prepare(&rays[i]), missHit()
+		p.ray[k], p.pre[k], p.best[k] = i, c.pre(k, &rays[i]), missHit()
 	}
 	tmin, tmax = c.tmin, c.tmax
 	inf := float32(math.Inf(1))

@@ -12,6 +12,13 @@
 #define IN 716
 #define FIN 720
 #define ODD 724
+#define POX 728
+#define POY 792
+#define POZ 856
+#define PSX 920
+#define PSY 984
+#define PSZ 1048
+#define KZ 1112
 
 // CLIP_AXIS clips the lanes' interval (Y6, Y7) to the box on one axis and
 // writes inv and wide, as rayAxes.start does for one ray: inv = 1/dir
@@ -58,6 +65,56 @@
 	VMULPS Y11, Y5, Y5; \
 	VMOVUPS Y2, INV+AOFF(DI); \
 	VMOVUPS Y5, WIDE+AOFF(DI)
+
+// PREPARE is prepare for eight lanes (Dir waits in the inv rows): kz is
+// x where |Dx| beats |Dy| and |Dz| (m0), else y where |Dy| is not beaten by
+// |Dx| and beats |Dz| (m1), else z; kz − 2 goes to KZ (−2, −1 or 0), the
+// origin's and the direction's components on kx = kz+1 and ky = kz+2
+// (mod 3) and on kz are picked by two blends each, and sx = (−D[kx])/D[kz],
+// sy = (−D[ky])/D[kz], sz = 1/D[kz]. Y6, Y7 and Y11-Y15 are kept.
+#define PREPARE \
+	VMOVUPS INV(DI), Y0; \
+	VMOVUPS INV+64(DI), Y1; \
+	VMOVUPS INV+128(DI), Y2; \
+	VANDPS Y14, Y0, Y3; \
+	VANDPS Y14, Y1, Y4; \
+	VANDPS Y14, Y2, Y5; \
+	VCMPPS $0x1e, Y4, Y3, Y8; \
+	VCMPPS $0x1e, Y5, Y3, Y9; \
+	VANDPS Y9, Y8, Y9; \
+	VCMPPS $0x1e, Y5, Y4, Y10; \
+	VANDNPS Y10, Y8, Y8; \
+	VPADDD Y9, Y9, Y3; \
+	VPADDD Y8, Y3, Y3; \
+	VMOVDQU Y3, KZ(DI); \
+	VBLENDVPS Y8, Y1, Y2, Y3; \
+	VBLENDVPS Y9, Y0, Y3, Y3; \
+	VBLENDVPS Y8, Y2, Y0, Y4; \
+	VBLENDVPS Y9, Y1, Y4, Y4; \
+	VBLENDVPS Y8, Y0, Y1, Y5; \
+	VBLENDVPS Y9, Y2, Y5, Y5; \
+	VDIVPS Y3, Y15, Y0; \
+	VPCMPEQD Y1, Y1, Y1; \
+	VXORPS Y14, Y1, Y1; \
+	VXORPS Y1, Y4, Y4; \
+	VDIVPS Y3, Y4, Y4; \
+	VXORPS Y1, Y5, Y5; \
+	VDIVPS Y3, Y5, Y5; \
+	VMOVUPS Y4, PSX(DI); \
+	VMOVUPS Y5, PSY(DI); \
+	VMOVUPS Y0, PSZ(DI); \
+	VMOVUPS ORG(DI), Y0; \
+	VMOVUPS ORG+64(DI), Y1; \
+	VMOVUPS ORG+128(DI), Y2; \
+	VBLENDVPS Y8, Y1, Y2, Y3; \
+	VBLENDVPS Y9, Y0, Y3, Y3; \
+	VBLENDVPS Y8, Y2, Y0, Y4; \
+	VBLENDVPS Y9, Y1, Y4, Y4; \
+	VBLENDVPS Y8, Y0, Y1, Y5; \
+	VBLENDVPS Y9, Y2, Y5, Y5; \
+	VMOVUPS Y4, POX(DI); \
+	VMOVUPS Y5, POY(DI); \
+	VMOVUPS Y3, POZ(DI)
 
 // TRANSPOSE4 loads four floats of each of eight 32-byte rays at byte OFF
 // (rays 0-3 in the low 128 bits, 4-7 in the high) and leaves float j of
@@ -144,6 +201,7 @@ half:
 	ORL R8, BX
 	VMAXPS Y4, Y2, Y6 // tmin = TMin > 0 ? TMin : 0
 	VMOVAPS Y3, Y7
+	PREPARE
 	VPCMPEQD Y10, Y10, Y10
 
 	CLIP_AXIS(0, 0, R8)

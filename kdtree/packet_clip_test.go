@@ -24,6 +24,13 @@ func TestPacketClipLayout(t *testing.T) {
 		{"in", unsafe.Offsetof(c.in), 716},
 		{"fin", unsafe.Offsetof(c.fin), 720},
 		{"odd", unsafe.Offsetof(c.odd), 724},
+		{"pox", unsafe.Offsetof(c.pox), 728},
+		{"poy", unsafe.Offsetof(c.poy), 792},
+		{"poz", unsafe.Offsetof(c.poz), 856},
+		{"psx", unsafe.Offsetof(c.psx), 920},
+		{"psy", unsafe.Offsetof(c.psy), 984},
+		{"psz", unsafe.Offsetof(c.psz), 1048},
+		{"kz", unsafe.Offsetof(c.kz), 1112},
 		{"traceData.hi after lo", unsafe.Offsetof(d.hi) - unsafe.Offsetof(d.lo), 16},
 		{"traceData.mag after lo", unsafe.Offsetof(d.mag) - unsafe.Offsetof(d.lo), 32},
 		{"Ray size", unsafe.Sizeof(Ray{}), 32},
@@ -95,7 +102,9 @@ func TestPacketClip(t *testing.T) {
 			if want.in>>k&1 == 0 {
 				continue
 			}
-			ok := same(got.tmin[k], want.tmin[k]) && same(got.tmax[k], want.tmax[k])
+			ok := same(got.tmin[k], want.tmin[k]) && same(got.tmax[k], want.tmax[k]) && got.pre(k, &rays[k]) == want.pre(k, &rays[k]) &&
+				same(got.psx[k], want.psx[k]) && same(got.psy[k], want.psy[k]) && same(got.psz[k], want.psz[k]) &&
+				same(got.pox[k], want.pox[k]) && same(got.poy[k], want.poy[k]) && same(got.poz[k], want.poz[k])
 			for a := range 3 {
 				ok = ok && same(got.org[a][k], want.org[a][k]) && same(got.inv[a][k], want.inv[a][k]) && same(got.wide[a][k], want.wide[a][k])
 			}
