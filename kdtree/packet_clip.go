@@ -78,16 +78,8 @@ func packetClipGo(rays *[packetSize]Ray, d *traceData, c *packetClip) {
 // rays in the box that point the same way as the first of them; the
 // others are answered here: a miss, or trace's answer.
 func (t *Tree) fillPacketClip(p *packet, d *traceData, rays []Ray, lo, hi int, anyHit bool, out *answers) (tmin, tmax [packetSize]float32, n int) {
-	var buf [packetSize]Ray
-	src := &buf
-	if hi-lo == packetSize {
-		src = (*[packetSize]Ray)(rays[lo:hi])
-	} else {
-		copy(buf[:], rays[lo:hi])
-	}
 	c := &p.packetClip
-	clipPacket(src, d, c)
-	valid := uint32(1)<<(hi-lo) - 1
+	valid := clipRays(rays[lo:hi], d, c)
 	odd := c.odd & valid
 	in := c.in & valid &^ odd
 	var accept uint32

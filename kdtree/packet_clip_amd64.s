@@ -32,7 +32,7 @@
 // Y15 = 1.
 #define CLIP_AXIS(AOFF, BOFF, SGN) \
 	VMOVUPS ORG+AOFF(DI), Y0; \
-	VMOVUPS INV+AOFF(DI), Y1; \
+	VMOVUPS PSX+AOFF(DI), Y1; \
 	VMOVMSKPS Y1, SGN; \
 	VDIVPS Y1, Y15, Y2; \
 	VBROADCASTSS BOFF(SI), Y3; \
@@ -66,16 +66,17 @@
 	VMOVUPS Y2, INV+AOFF(DI); \
 	VMOVUPS Y5, WIDE+AOFF(DI)
 
-// PREPARE is prepare for eight lanes (Dir waits in the inv rows): kz is
+// PREPARE is prepare for eight lanes (Dir waits in the psx, psy and psz
+// rows): kz is
 // x where |Dx| beats |Dy| and |Dz| (m0), else y where |Dy| is not beaten by
 // |Dx| and beats |Dz| (m1), else z; kz − 2 goes to KZ (−2, −1 or 0), the
 // origin's and the direction's components on kx = kz+1 and ky = kz+2
 // (mod 3) and on kz are picked by two blends each, and sx = (−D[kx])/D[kz],
 // sy = (−D[ky])/D[kz], sz = 1/D[kz]. Y6, Y7 and Y11-Y15 are kept.
 #define PREPARE \
-	VMOVUPS INV(DI), Y0; \
-	VMOVUPS INV+64(DI), Y1; \
-	VMOVUPS INV+128(DI), Y2; \
+	VMOVUPS PSX(DI), Y0; \
+	VMOVUPS PSY(DI), Y1; \
+	VMOVUPS PSZ(DI), Y2; \
 	VANDPS Y14, Y0, Y3; \
 	VANDPS Y14, Y1, Y4; \
 	VANDPS Y14, Y2, Y5; \
@@ -171,12 +172,12 @@ TEXT ·packetClipAVX2(SB), NOSPLIT, $0-24
 	XORL CX, CX // this half's first lane
 
 half:
-	// Org and Dir.x: org rows to c.org, dir rows wait in c.inv.
+	// Org and Dir.x: org rows to c.org, dir rows wait in c.psx, psy, psz.
 	TRANSPOSE4(0)
 	VMOVUPS Y0, ORG(DI)
 	VMOVUPS Y1, ORG+64(DI)
 	VMOVUPS Y2, ORG+128(DI)
-	VMOVUPS Y3, INV(DI)
+	VMOVUPS Y3, PSX(DI)
 	VCMPPS $3, Y1, Y0, Y8 // NaN in org
 	VCMPPS $3, Y3, Y2, Y4
 	VORPS Y4, Y8, Y8
@@ -185,8 +186,8 @@ half:
 	VORPS Y4, Y8, Y8
 	// Dir.y, Dir.z, TMin, TMax.
 	TRANSPOSE4(16)
-	VMOVUPS Y0, INV+64(DI)
-	VMOVUPS Y1, INV+128(DI)
+	VMOVUPS Y0, PSY(DI)
+	VMOVUPS Y1, PSZ(DI)
 	VCMPPS $3, Y1, Y0, Y4
 	VORPS Y4, Y8, Y8
 	VCMPPS $3, Y3, Y2, Y4 // NaN in TMin or TMax
@@ -201,7 +202,6 @@ half:
 	ORL R8, BX
 	VMAXPS Y4, Y2, Y6 // tmin = TMin > 0 ? TMin : 0
 	VMOVAPS Y3, Y7
-	PREPARE
 	VPCMPEQD Y10, Y10, Y10
 
 	CLIP_AXIS(0, 0, R8)
@@ -220,12 +220,16 @@ half:
 	VXORPS Y4, Y4, Y4
 	VCMPPS $0x1e, Y4, Y7, Y4 // tmax > 0
 	VANDPS Y4, Y3, Y3
-	VMOVMSKPS Y3, R8
-	SHLL CX, R8
-	ORL R8, R12
 	VMOVMSKPS Y10, R8
 	SHLL CX, R8
 	ORL R8, R13
+	VMOVMSKPS Y3, R8
+	TESTL R8, R8
+	JZ noprep // no lane in the box: prepare's fields are not read
+	PREPARE
+noprep:
+	SHLL CX, R8
+	ORL R8, R12
 
 	ADDQ $256, AX
 	ADDQ $32, DI
