@@ -26,16 +26,15 @@ type packetClip struct {
 	kz                           [packetSize]int32
 }
 
-// pre returns lane k's rayPre, prepare(r) for its ray r.
-func (c *packetClip) pre(k int, r *Ray) rayPre {
+// setPre sets *pre to lane k's rayPre, prepare(r) for its ray r (field by
+// field: a rayPre value built and copied cost 9 ns a ray).
+func (c *packetClip) setPre(k int, r *Ray, pre *rayPre) {
 	kz := uint(2+c.kz[k]) & 3
 	kx := next3[kz]
-	return rayPre{
-		kx: kx, ky: next3[kx], kz: kz,
-		ox: c.pox[k], oy: c.poy[k], oz: c.poz[k],
-		sx: c.psx[k], sy: c.psy[k], sz: c.psz[k],
-		tmin: r.TMin, tmax: r.TMax,
-	}
+	pre.kx, pre.ky, pre.kz = kx, next3[kx], kz
+	pre.ox, pre.oy, pre.oz = c.pox[k], c.poy[k], c.poz[k]
+	pre.sx, pre.sy, pre.sz = c.psx[k], c.psy[k], c.psz[k]
+	pre.tmin, pre.tmax = r.TMin, r.TMax
 }
 
 // packetClipGo fills c for rays with rayAxes.start, one lane at a time.
@@ -106,7 +105,9 @@ func (t *Tree) fillPacketClip(p *packet, d *traceData, rays []Ray, lo, hi int, a
 	for m := accept; m != 0; m &= m - 1 {
 		k := bits.TrailingZeros32(m) % packetSize
 		i := lo + k
-		p.ray[k], p.pre[k], p.best[k] = i, c.pre(k, &rays[i]), missHit()
+		p.ray[k] = i
+		c.setPre(k, &rays[i], &p.pre[k])
+		p.best[k] = missHit()
 	}
 	tmin, tmax = c.tmin, c.tmax
 	inf := float32(math.Inf(1))

@@ -69,7 +69,7 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 					if l.fromClip(&blk, k) {
 						l.ray, l.node, l.n, l.sp = i, 0, t.Nodes[0], 0
 						l.best = missHit()
-						l.pre = blk.pre(k, &rays[i])
+						blk.setPre(k, &rays[i], &l.pre)
 						return true
 					} else if blk.in>>k&1 == 0 {
 						out.put(i, missHit())
