@@ -2,15 +2,18 @@ package kdtree
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
 )
 
-// TestPacketClipLayout checks the offsets packet_clip_amd64.s uses.
+// TestPacketClipLayout checks the offsets packet_clip_amd64.s and
+// packet_tri_amd64.s use.
 func TestPacketClipLayout(t *testing.T) {
 	var c packetClip
 	var d traceData
+	var pp packetPre
 	for _, tc := range []struct {
 		name      string
 		got, want uintptr
@@ -31,6 +34,15 @@ func TestPacketClipLayout(t *testing.T) {
 		{"psy", unsafe.Offsetof(c.psy), 984},
 		{"psz", unsafe.Offsetof(c.psz), 1048},
 		{"kz", unsafe.Offsetof(c.kz), 1112},
+		{"packetPre.oz", unsafe.Offsetof(pp.oz), 128},
+		{"packetPre.sx", unsafe.Offsetof(pp.sx), 192},
+		{"packetPre.tmin", unsafe.Offsetof(pp.tmin), 384},
+		{"packetPre.tmax", unsafe.Offsetof(pp.tmax), 448},
+		{"packetPre.bestT", unsafe.Offsetof(pp.bestT), 512},
+		{"packetPre.scratch", unsafe.Offsetof(pp.scratch), 576},
+		{"packetPre.t", unsafe.Offsetof(pp.t), 1088},
+		{"packetPre.u", unsafe.Offsetof(pp.u), 1152},
+		{"packetPre.w", unsafe.Offsetof(pp.w), 1216},
 		{"traceData.hi after lo", unsafe.Offsetof(d.hi) - unsafe.Offsetof(d.lo), 16},
 		{"traceData.mag after lo", unsafe.Offsetof(d.mag) - unsafe.Offsetof(d.lo), 32},
 		{"Ray size", unsafe.Sizeof(Ray{}), 32},
@@ -113,5 +125,86 @@ func TestPacketClip(t *testing.T) {
 					got.tmin[k], got.tmax[k], got.inv[0][k], got.wide[0][k], want.tmin[k], want.tmax[k], want.inv[0][k], want.wide[0][k])
 			}
 		}
+	}
+}
+
+// TestPacketTri compares packetTri (AVX2 where the CPU has it) with
+// packetTriGo on random rays and triangles: triangles crossed, missed,
+// touched at an edge or a vertex (zero edge functions), degenerate, behind
+// the ray, beyond TMax or the best hit, and lanes left out of the mask.
+func TestPacketTri(t *testing.T) {
+	if !packetAVX2 {
+		t.Skip("no AVX2 here: packetTri is packetTriGo")
+	}
+	rng := rand.New(rand.NewPCG(13, 14))
+	inf := float32(math.Inf(1))
+	coord := func() float32 {
+		if rng.IntN(8) == 0 {
+			return float32(rng.IntN(3) - 1) // lattice points: exact zeros
+		}
+		return float32(rng.NormFloat64())
+	}
+	hits := 0
+	for it := 0; it < 100000; it++ {
+		var pre packetPre
+		var lanes uint32
+		var k [4]uint32
+		dir := [3]float32{coord(), coord(), 1 + float32(math.Abs(rng.NormFloat64()))} // kz = z mostly
+		// Every third packet starts at one height with the triangle a
+		// hair above it, at a scale where t is near deltaT's bound.
+		near, scale := it%3 == 0, float32(1+rng.IntN(2)*1000)
+		oz := coord() * scale
+		for l := range packetSize {
+			var r Ray
+			for a := range 3 {
+				r.Org[a], r.Dir[a] = coord()*scale, dir[a]+0.1*coord()
+			}
+			if near {
+				r.Org[2] = oz
+			}
+			r.TMin, r.TMax = 0, inf
+			if rng.IntN(4) == 0 {
+				r.TMin, r.TMax = float32(rng.Float64()), float32(rng.Float64()*4)
+			}
+			rp := prepare(&r)
+			if l == 0 {
+				k = [4]uint32{uint32(rp.kx), uint32(rp.ky), uint32(rp.kz)}
+			}
+			if uint32(rp.kz) != k[2] || rng.IntN(6) == 0 {
+				continue
+			}
+			lanes |= 1 << l
+			pre.ox[l], pre.oy[l], pre.oz[l], pre.sx[l], pre.sy[l], pre.sz[l] = rp.ox, rp.oy, rp.oz, rp.sx, rp.sy, rp.sz
+			pre.tmin[l], pre.tmax[l], pre.bestT[l] = rp.tmin, rp.tmax, []float32{inf, 1, 0.5, 4}[rng.IntN(4)]
+		}
+		var v triVerts
+		for i := range v {
+			for a := range 3 {
+				v[i][a] = coord() * scale
+			}
+			v[i][2] += 2 * scale
+			if near {
+				v[i][2] = oz + float32(rng.NormFloat64())*scale*0x1p-20
+			}
+		}
+		if it%7 == 0 {
+			v[2] = v[1] // degenerate
+		}
+		want := pre
+		gh, gs := packetTri(&v, &k, &pre, lanes)
+		wh, ws := packetTriGo(&v, &k, &want, lanes)
+		if gh != wh || gs != ws {
+			t.Fatalf("iteration %d: hit %016b slow %016b, want %016b %016b (lanes %016b, triangle %v)", it, gh, gs, wh, ws, lanes, v)
+		}
+		same := func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) }
+		for l := range packetSize {
+			if wh>>l&1 != 0 && !(same(pre.t[l], want.t[l]) && same(pre.u[l], want.u[l]) && same(pre.w[l], want.w[l])) {
+				t.Fatalf("iteration %d lane %d: t %v u %v w %v, want %v %v %v", it, l, pre.t[l], pre.u[l], pre.w[l], want.t[l], want.u[l], want.w[l])
+			}
+		}
+		hits += bits.OnesCount32(wh)
+	}
+	if hits < 1000 {
+		t.Fatalf("only %d hits: the test does not reach finish's accepting path", hits)
 	}
 }

@@ -14,3 +14,8 @@ func packetStep(split float32, o, inv, w, tmin, tmax, fmax, smin *[packetSize]fl
 func clipPacket(rays *[packetSize]Ray, d *traceData, c *packetClip) {
 	packetClipGo(rays, d, c)
 }
+
+// packetTri is packetTriGo where there is no assembly form.
+func packetTri(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, slow uint32) {
+	return packetTriGo(v, k, pre, lanes)
+}

@@ -52,11 +52,16 @@ type packetEntry struct {
 // rays' axes in the layout packetStep reads (per axis, one float per ray).
 type packet struct {
 	packetClip
-	flip  [3]uint32
-	ray   [packetSize]int // batch index; -1 for an empty lane
-	pre   [packetSize]rayPre
-	best  [packetSize]Hit
-	stack [MaxTreeDepth + 1]packetEntry
+	// spre, kperm and sameKz: the lanes that test a leaf's triangles
+	// together (shareAxes, testLeafPacket).
+	spre   packetPre
+	kperm  [4]uint32
+	sameKz uint32
+	flip   [3]uint32
+	ray    [packetSize]int // batch index; -1 for an empty lane
+	pre    [packetSize]rayPre
+	best   [packetSize]Hit
+	stack  [MaxTreeDepth + 1]packetEntry
 }
 
 // tracePackets traces rays[lo:hi] like traceLanes (out's answer for each
@@ -97,6 +102,9 @@ func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, out 
 			if p.ray[k] >= 0 {
 				live |= 1 << k
 			}
+		}
+		if packetAVX2 {
+			p.shareAxes(live)
 		}
 		t.walkPacket(p, d, tmin, tmax, live, anyHit)
 		for k := range packetSize {
@@ -213,11 +221,17 @@ func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float3
 		}
 		if cnt := n.W1 >> 2; cnt != 0 {
 			leaf := refs[n.W0 : n.W0+cnt]
-			for m := live &^ finished; m != 0; m &= m - 1 {
+			todo := live &^ finished
+			if vec := todo & p.sameKz; packetAVX2 && bits.OnesCount32(vec) >= packetTriMin {
+				todo &^= vec
+				finished |= p.testLeafPacket(leaf, d.tris, vec, anyHit)
+			}
+			for m := todo; m != 0; m &= m - 1 {
 				k := bits.TrailingZeros32(m) % packetSize
 				if _, found := testLeaf(leaf, d.tris, &p.pre[k], &p.best[k], anyHit); found {
 					finished |= 1 << k
 				}
+				p.spre.bestT[k] = p.best[k].T
 			}
 		}
 		if live = t.popPacket(p, &sp, &node, &tmin, cur, finished); live == 0 {
