@@ -24,3 +24,31 @@ func packetStep(split float32, o, inv, w, tmin, tmax, fmax, smin *[packetSize]fl
 	}
 	return packetStepGo(split, o, inv, w, tmin, tmax, fmax, smin)
 }
+
+// packetClipAVX2 is packetClipGo in AVX2 (packet_clip_amd64.s); box is
+// traceData.lo, with hi and mag after it.
+//
+//go:noescape
+func packetClipAVX2(rays *[packetSize]Ray, box *[4]float32, c *packetClip)
+
+// clipPacket is packetClipGo's contract, with AVX2 where packetAVX2 says.
+func clipPacket(rays *[packetSize]Ray, d *traceData, c *packetClip) {
+	if packetAVX2 {
+		packetClipAVX2(rays, &d.lo, c)
+		return
+	}
+	packetClipGo(rays, d, c)
+}
+
+// packetTriAVX2 is packetTriGo in AVX2 (packet_tri_amd64.s).
+//
+//go:noescape
+func packetTriAVX2(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, slow uint32)
+
+// packetTri is packetTriGo's contract, with AVX2 where packetAVX2 says.
+func packetTri(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, slow uint32) {
+	if packetAVX2 {
+		return packetTriAVX2(v, k, pre, lanes)
+	}
+	return packetTriGo(v, k, pre, lanes)
+}

@@ -9,3 +9,13 @@ var packetAVX2 = false
 func packetStep(split float32, o, inv, w, tmin, tmax, fmax, smin *[packetSize]float32) (first, second uint32) {
 	return packetStepGo(split, o, inv, w, tmin, tmax, fmax, smin)
 }
+
+// clipPacket is packetClipGo where there is no assembly form.
+func clipPacket(rays *[packetSize]Ray, d *traceData, c *packetClip) {
+	packetClipGo(rays, d, c)
+}
+
+// packetTri is packetTriGo where there is no assembly form.
+func packetTri(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, slow uint32) {
+	return packetTriGo(v, k, pre, lanes)
+}

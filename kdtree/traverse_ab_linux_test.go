@@ -13,7 +13,7 @@ import (
 
 var (
 	traceAB     = flag.String("trace-ab", "", "TestTraceAB: scenes to time (bunny, sponza, conference, comma-separated, or all)")
-	traceABWhat = flag.String("trace-ab-walks", "safe,finite", "TestTraceAB: the two walks to compare, A,B, of safe (descendSafe), finite (descendFinite, one ray at a time), lanes (traceLanes) and packets (tracePackets)")
+	traceABWhat = flag.String("trace-ab-walks", "safe,finite", "TestTraceAB: the two walks to compare, A,B, of safe (descendSafe), finite (descendFinite, one ray at a time), lanes (traceLanes) and packets (tracePackets), and lanes-go and packets-go (the same without AVX2)")
 )
 
 // threadCPU returns the calling thread's CPU time in nanoseconds (the
@@ -51,9 +51,11 @@ func TestTraceAB(t *testing.T) {
 			for i := range rs {
 				tree.trace(&rs[i], anyHit, nil, name == "finite")
 			}
-		case "lanes":
+		case "lanes", "lanes-go":
+			defer setAVX2(name == "lanes")()
 			tree.traceLanes(&ls, rs, 0, len(rs), anyHit, &sink)
-		case "packets":
+		case "packets", "packets-go":
+			defer setAVX2(name == "packets")()
 			tree.tracePackets(&p, rs, 0, len(rs), anyHit, &sink)
 		default:
 			t.Fatalf("-trace-ab-walks: unknown walk %q", name)
@@ -96,4 +98,12 @@ func TestTraceAB(t *testing.T) {
 			}
 		}
 	}
+}
+
+// setAVX2 sets packetAVX2 to on where the CPU has AVX2 and returns what
+// puts it back.
+func setAVX2(on bool) func() {
+	saved := packetAVX2
+	packetAVX2 = on && saved
+	return func() { packetAVX2 = saved }
 }

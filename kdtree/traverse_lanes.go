@@ -1,6 +1,9 @@
 package kdtree
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // laneCount is the number of rays traceLanes walks at once. Measured on the
 // shared scenes' random rays, 4 lanes beat 8 and 16 (docs/performance.md,
@@ -43,12 +46,40 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 	}
 	d := t.traceData()
 	next := lo
+	// With AVX2 the rays are set up sixteen at a time (clipPacket, the
+	// same bits as rayAxes.start): blk holds the setup of rays
+	// base..base+15, todo the ones of them not handed out yet.
+	var blk packetClip
+	var base int
+	var todo uint32
 	// fill starts in l the next ray that needs a walk, answering on the
 	// way the ones that do not; false (and l idle) when none is left.
 	fill := func(l *lane) bool {
 		for next < hi {
 			i := next
-			next++
+			if packetAVX2 {
+				if todo == 0 {
+					base, todo = next, clipRays(rays[next:min(next+packetSize, hi)], d, &blk)
+				}
+				k := bits.TrailingZeros32(todo) % packetSize
+				todo &= todo - 1
+				i = base + k
+				if blk.odd>>k&1 == 0 {
+					next = i + 1
+					if l.fromClip(&blk, k) {
+						l.ray, l.node, l.n, l.sp = i, 0, t.Nodes[0], 0
+						l.best = missHit()
+						blk.setPre(k, &rays[i], &l.pre)
+						return true
+					} else if blk.in>>k&1 == 0 {
+						out.put(i, missHit())
+					} else {
+						out.put(i, t.trace(&rays[i], anyHit, nil, true))
+					}
+					continue
+				}
+			}
+			next = i + 1
 			r := &rays[i]
 			if unusable(r) {
 				out.put(i, missHit())
@@ -186,4 +217,33 @@ func missAll(lo, hi int, out *answers) {
 	for i := lo; i < hi; i++ {
 		out.put(i, missHit())
 	}
+}
+
+// clipRays sets up rays (at most packetSize) with clipPacket and returns
+// the mask of their lanes.
+func clipRays(rays []Ray, d *traceData, c *packetClip) uint32 {
+	if len(rays) == packetSize {
+		clipPacket((*[packetSize]Ray)(rays), d, c)
+	} else {
+		var buf [packetSize]Ray
+		copy(buf[:], rays)
+		clipPacket(&buf, d, c)
+	}
+	return uint32(1)<<len(rays) - 1
+}
+
+// fromClip starts l's walk from lane k of c when the ray is in the box and
+// finite (descendFinite takes it): its interval and the rayAxes fields the
+// interior step reads (org, inv, wide, flip; not dir and slack). It
+// reports whether it did. c.odd must not have bit k.
+func (l *lane) fromClip(c *packetClip, k int) bool {
+	if (c.in&c.fin)>>k&1 == 0 {
+		return false
+	}
+	for a := range 3 {
+		l.ax.org[a], l.ax.inv[a], l.ax.wide[a] = c.org[a][k], c.inv[a][k], c.wide[a][k]
+		l.ax.flip[a] = -(c.signs[a] >> k & 1)
+	}
+	l.tmin, l.tmax = c.tmin[k], c.tmax[k]
+	return true
 }

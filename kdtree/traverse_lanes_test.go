@@ -37,9 +37,8 @@ func laneRays(s *scenes.Scene, n int, seed uint64) []Ray {
 // groupWalk is traceLanes or tracePackets with its state bound.
 type groupWalk func(tree *Tree, rays []Ray, lo, hi int, anyHit bool, out *answers)
 
-// groupWalks are the walks checkLanes checks, by name: the lanes, the
-// packets with packetStep (AVX2 where the CPU has it) and with
-// packetStepGo.
+// groupWalks are the walks checkLanes checks, by name: the lanes and the
+// packets, each with AVX2 where the CPU has it and in Go.
 func groupWalks() map[string]groupWalk {
 	var ls lanes
 	var p packet
@@ -51,10 +50,17 @@ func groupWalks() map[string]groupWalk {
 			tree.tracePackets(&p, rays, lo, hi, anyHit, out)
 		}
 	}
-	return map[string]groupWalk{
-		"lanes": func(tree *Tree, rays []Ray, lo, hi int, anyHit bool, out *answers) {
+	lanesWalk := func(avx2 bool) groupWalk {
+		return func(tree *Tree, rays []Ray, lo, hi int, anyHit bool, out *answers) {
+			saved := packetAVX2
+			packetAVX2 = avx2 && saved
+			defer func() { packetAVX2 = saved }()
 			tree.traceLanes(&ls, rays, lo, hi, anyHit, out)
-		},
+		}
+	}
+	return map[string]groupWalk{
+		"lanes":      lanesWalk(true),
+		"lanes-go":   lanesWalk(false),
 		"packets":    packets(true),
 		"packets-go": packets(false),
 	}

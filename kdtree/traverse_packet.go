@@ -51,12 +51,17 @@ type packetEntry struct {
 // packet is the state of tracePackets, one per goroutine of a batch: the
 // rays' axes in the layout packetStep reads (per axis, one float per ray).
 type packet struct {
-	org, inv, wide [3][packetSize]float32
-	flip           [3]uint32
-	ray            [packetSize]int // batch index; -1 for an empty lane
-	pre            [packetSize]rayPre
-	best           [packetSize]Hit
-	stack          [MaxTreeDepth + 1]packetEntry
+	packetClip
+	// spre, kperm and sameKz: the lanes that test a leaf's triangles
+	// together (shareAxes, testLeafPacket).
+	spre   packetPre
+	kperm  [4]uint32
+	sameKz uint32
+	flip   [3]uint32
+	ray    [packetSize]int // batch index; -1 for an empty lane
+	pre    [packetSize]rayPre
+	best   [packetSize]Hit
+	stack  [MaxTreeDepth + 1]packetEntry
 }
 
 // tracePackets traces rays[lo:hi] like traceLanes (out's answer for each
@@ -98,6 +103,9 @@ func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, out 
 				live |= 1 << k
 			}
 		}
+		if packetAVX2 {
+			p.shareAxes(live)
+		}
 		t.walkPacket(p, d, tmin, tmax, live, anyHit)
 		for k := range packetSize {
 			if p.ray[k] < 0 {
@@ -117,6 +125,14 @@ func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, out 
 // (a finite ray pointing another way by descendFinite, other rays through
 // trace), and its lane left empty.
 func (t *Tree) fillPacket(p *packet, d *traceData, rays []Ray, lo, hi int, anyHit bool, out *answers) (tmin, tmax [packetSize]float32, n int) {
+	if packetAVX2 {
+		return t.fillPacketClip(p, d, rays, lo, hi, anyHit, out)
+	}
+	return t.fillPacketGo(p, d, rays, lo, hi, anyHit, out)
+}
+
+// fillPacketGo is fillPacket one ray at a time.
+func (t *Tree) fillPacketGo(p *packet, d *traceData, rays []Ray, lo, hi int, anyHit bool, out *answers) (tmin, tmax [packetSize]float32, n int) {
 	inf := float32(math.Inf(1))
 	var ax rayAxes
 	for k := range packetSize {
@@ -205,11 +221,17 @@ func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float3
 		}
 		if cnt := n.W1 >> 2; cnt != 0 {
 			leaf := refs[n.W0 : n.W0+cnt]
-			for m := live &^ finished; m != 0; m &= m - 1 {
+			todo := live &^ finished
+			if vec := todo & p.sameKz; packetAVX2 && bits.OnesCount32(vec) >= packetTriMin {
+				todo &^= vec
+				finished |= p.testLeafPacket(leaf, d.tris, vec, anyHit)
+			}
+			for m := todo; m != 0; m &= m - 1 {
 				k := bits.TrailingZeros32(m) % packetSize
 				if _, found := testLeaf(leaf, d.tris, &p.pre[k], &p.best[k], anyHit); found {
 					finished |= 1 << k
 				}
+				p.spre.bestT[k] = p.best[k].T
 			}
 		}
 		if live = t.popPacket(p, &sp, &node, &tmin, cur, finished); live == 0 {
