@@ -81,8 +81,9 @@ func packetTriGo(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, 
 
 // testLeafPacket runs testLeaf on the leaf's triangles for the lanes of
 // vec (which share p.kperm, with p.spre set), a triangle at a time for all
-// of them (packetTri). It returns the lanes that found a hit with anyHit
-// (they stop there). Each lane tests the triangles testLeaf would and
+// of them (packetTri), and sets the normal of each new best hit (not with
+// anyHit). It returns the lanes that found a hit with anyHit (they stop
+// there). Each lane tests the triangles testLeaf would and
 // keeps the same best hit: Hit.closer does not depend on the order.
 func (p *packet) testLeafPacket(leaf []uint32, tris []triVerts, vec uint32, anyHit bool) (found uint32) {
 	s := &p.spre
@@ -96,20 +97,39 @@ func (p *packet) testLeafPacket(leaf []uint32, tris []triVerts, vec uint32, anyH
 				if anyHit {
 					found |= 1 << k
 					vec &^= 1 << k
+				} else {
+					v := &tris[prim]
+					b.N = geometricNormal(v[0], v[1], v[2])
 				}
 			}
 		}
 		for m := slow; m != 0; m &= m - 1 {
 			k := bits.TrailingZeros32(m) % packetSize
-			if _, ok := testLeaf(leaf[j:j+1], tris, &p.pre[k], &p.best[k], anyHit); ok {
+			if p.testOne(leaf[j:j+1], tris, k, anyHit) {
 				found |= 1 << k
 				vec &^= 1 << k
 			}
-			s.bestT[k] = p.best[k].T
 		}
 		if vec == 0 {
 			break
 		}
 	}
+	return found
+}
+
+// testOne runs testLeaf on prims for lane k, keeping p.spre.bestT and,
+// without anyHit, the best hit's normal up to date (the walk of a packet
+// sets each lane's normal when its best hit changes, with the triangle's
+// vertices fresh in cache). It returns whether testLeaf found a hit with
+// anyHit.
+func (p *packet) testOne(prims []uint32, tris []triVerts, k int, anyHit bool) bool {
+	b := &p.best[k]
+	before := b.Prim
+	_, found := testLeaf(prims, tris, &p.pre[k], b, anyHit)
+	if !anyHit && b.Prim != before {
+		v := &tris[b.Prim]
+		b.N = geometricNormal(v[0], v[1], v[2])
+	}
+	p.spre.bestT[k] = b.T
 	return found
 }

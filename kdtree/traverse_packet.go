@@ -111,10 +111,7 @@ func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, out 
 			if p.ray[k] < 0 {
 				continue
 			}
-			if !anyHit && p.best[k].Prim != NoHit {
-				d.setNormal(&p.best[k])
-			}
-			out.put(p.ray[k], p.best[k])
+			out.put(p.ray[k], p.best[k]) // with its normal (testOne, testLeafPacket)
 		}
 	}
 }
@@ -228,10 +225,9 @@ func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float3
 			}
 			for m := todo; m != 0; m &= m - 1 {
 				k := bits.TrailingZeros32(m) % packetSize
-				if _, found := testLeaf(leaf, d.tris, &p.pre[k], &p.best[k], anyHit); found {
+				if p.testOne(leaf, d.tris, k, anyHit) {
 					finished |= 1 << k
 				}
-				p.spre.bestT[k] = p.best[k].T
 			}
 		}
 		if live = t.popPacket(p, &sp, &node, &tmin, cur, finished); live == 0 {
