@@ -91,8 +91,12 @@ func (t *Tree) fillPacketClip(p *packet, d *traceData, rays []Ray, lo, hi int, a
 			p.flip[a] = ref
 		}
 	}
-	for m := valid &^ odd &^ in; m != 0; m &= m - 1 {
-		out.put(lo+bits.TrailingZeros32(m), missHit())
+	if miss := valid &^ odd &^ in; miss == valid {
+		out.missRun(lo, hi)
+	} else {
+		for ; miss != 0; miss &= miss - 1 {
+			out.put(lo+bits.TrailingZeros32(miss), missHit())
+		}
 	}
 	for m := odd | in&^accept; m != 0; m &= m - 1 {
 		i := lo + bits.TrailingZeros32(m)

@@ -212,6 +212,24 @@ func (a *answers) put(i int, h Hit) {
 	a.occluded[i] = h.Prim != NoHit
 }
 
+// missRun answers rays lo to hi−1 (at most packetSize) with a miss: one
+// copy, for a group of camera rays that all miss the box.
+func (a *answers) missRun(lo, hi int) {
+	if a.hits != nil {
+		copy(a.hits[lo:hi], missHits[:])
+		return
+	}
+	clear(a.occluded[lo:hi])
+}
+
+// missHits is packetSize misses.
+var missHits = func() (m [packetSize]Hit) {
+	for i := range m {
+		m[i] = missHit()
+	}
+	return m
+}()
+
 // missAll answers rays lo to hi−1 with a miss (a tree with no nodes).
 func missAll(lo, hi int, out *answers) {
 	for i := lo; i < hi; i++ {
