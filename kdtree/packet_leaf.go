@@ -12,7 +12,7 @@ type packetPre struct {
 	t, u, w                                   [packetSize]float32
 }
 
-// triGammas are deltaT's constants as packetTriAVX2 reads them.
+// triGammas are deltaT's constants, passed to packetTriAVX2.
 var triGammas = [4]float32{gamma2, gamma3, gamma5, 3}
 
 // packetTriMin is the fewest rays at a leaf that test its triangles

@@ -43,12 +43,12 @@ func clipPacket(rays *[packetSize]Ray, d *traceData, c *packetClip) {
 // packetTriAVX2 is packetTriGo in AVX2 (packet_tri_amd64.s).
 //
 //go:noescape
-func packetTriAVX2(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, slow uint32)
+func packetTriAVX2(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32, gam *[4]float32) (hit, slow uint32)
 
 // packetTri is packetTriGo's contract, with AVX2 where packetAVX2 says.
 func packetTri(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, slow uint32) {
 	if packetAVX2 {
-		return packetTriAVX2(v, k, pre, lanes)
+		return packetTriAVX2(v, k, pre, lanes, &triGammas)
 	}
 	return packetTriGo(v, k, pre, lanes)
 }

@@ -118,7 +118,7 @@
 // the rejections by det's sign against tScaled and tmax·det, t =
 // tScaled·(1/det), t > bestT, and deltaT's bound, operation by operation.
 // It writes t, u = e1/det·, w = e2/det· to the out rows and leaves in R13
-// the lanes whose test accepts t. Y14 = 1, Y15 = abs mask.
+// the lanes whose test accepts t. Y14 = 1, Y15 = abs mask, SI = triGammas.
 #define FINISH \
 	VMOVUPS E0(DI), Y0; \
 	VMOVUPS E1(DI), Y1; \
@@ -165,16 +165,16 @@
 	VPMAXUD Y11, Y10, Y10; \
 	VMULPS Y3, Y1, Y1; \
 	VMULPS Y3, Y2, Y2; \
-	VBROADCASTSS ·triGammas+4(SB), Y11; \
+	VBROADCASTSS 4(SI), Y11; \
 	VMULPS Y8, Y11, Y4; \
 	VMOVUPS MX(DI), Y12; \
 	VMOVUPS MY(DI), Y13; \
-	VBROADCASTSS ·triGammas+8(SB), Y6; \
+	VBROADCASTSS 8(SI), Y6; \
 	VADDPS Y8, Y12, Y7; \
 	VMULPS Y6, Y7, Y7; \
 	VADDPS Y8, Y13, Y0; \
 	VMULPS Y6, Y0, Y0; \
-	VBROADCASTSS ·triGammas+0(SB), Y6; \
+	VBROADCASTSS 0(SI), Y6; \
 	VMULPS Y12, Y6, Y6; \
 	VMULPS Y13, Y6, Y6; \
 	VMULPS Y12, Y0, Y0; \
@@ -188,7 +188,7 @@
 	VADDPS Y6, Y11, Y11; \
 	VMULPS Y10, Y4, Y4; \
 	VADDPS Y4, Y11, Y11; \
-	VBROADCASTSS ·triGammas+12(SB), Y0; \
+	VBROADCASTSS 12(SI), Y0; \
 	VMULPS Y0, Y11, Y11; \
 	VANDPS Y15, Y3, Y0; \
 	VMULPS Y0, Y11, Y11; \
@@ -201,25 +201,26 @@
 	VMOVUPS Y1, OU(DI); \
 	VMOVUPS Y2, OW(DI)
 
-// func packetTriAVX2(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, slow uint32)
+// func packetTriAVX2(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32, gam *[4]float32) (hit, slow uint32)
 // packetTriGo's contract, eight lanes at a time; a half with no lane of
 // lanes is skipped, and FINISH runs only for a half with a lane that
 // passes the sign test.
-TEXT ·packetTriAVX2(SB), NOSPLIT, $0-40
+TEXT ·packetTriAVX2(SB), NOSPLIT, $0-48
 	MOVQ v+0(FP), AX
 	MOVQ k+8(FP), SI
 	MOVQ pre+16(FP), DI
 	MOVL 0(SI), R9
 	MOVL 4(SI), R10
 	MOVL 8(SI), R11
+	MOVQ gam+32(FP), SI // deltaT's constants: gamma2, gamma3, gamma5, 3
 	MOVL $0x7fffffff, BX
 	VMOVD BX, X15
 	VBROADCASTSS X15, Y15
 	MOVL $0x3f800000, BX
 	VMOVD BX, X14
 	VBROADCASTSS X14, Y14
-	MOVL $0, hit+32(FP)
-	MOVL $0, slow+36(FP)
+	MOVL $0, hit+40(FP)
+	MOVL $0, slow+44(FP)
 	XORL CX, CX // this half's first lane
 
 loop:
@@ -239,9 +240,9 @@ loop:
 	ANDL R12, R13
 store:
 	SHLL CX, R13
-	ORL R13, hit+32(FP)
+	ORL R13, hit+40(FP)
 	SHLL CX, R8
-	ORL R8, slow+36(FP)
+	ORL R8, slow+44(FP)
 next:
 	ADDQ $32, DI
 	ADDL $8, CX
