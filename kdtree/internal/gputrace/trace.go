@@ -21,6 +21,12 @@ type Kernel struct {
 	Dynamic     bool
 	BlocksPerSM int
 	Refill      int
+	// Walk is the dynamic-fetch walk's variant: "" the default, "lf"
+	// leaves first (a step that takes both children takes a far child
+	// that is a leaf with triangles before a near interior one), "mb" a
+	// one-triangle mailbox (kernels/trace_walk.cuh). Every walk gives the
+	// same hits.
+	Walk string
 }
 
 // Block is the threads per block of every trace kernel (kTraceBlock in
@@ -40,7 +46,11 @@ var IncoherentKernel = Kernel{Dynamic: true, Block: Block, BlocksPerSM: 18, Refi
 // String names the variant for benchmark tables.
 func (k Kernel) String() string {
 	if k.Dynamic {
-		return fmt.Sprintf("dynamic-b%d-x%d-r%d", k.Block, k.BlocksPerSM, k.Refill)
+		name := fmt.Sprintf("dynamic-b%d-x%d-r%d", k.Block, k.BlocksPerSM, k.Refill)
+		if k.Walk != "" {
+			name += "-" + k.Walk
+		}
+		return name
 	}
 	return fmt.Sprintf("grid-b%d", k.Block)
 }
@@ -49,6 +59,9 @@ func (k Kernel) String() string {
 func (k Kernel) check() error {
 	if k.Block != Block || k.Dynamic && (k.Refill < 1 || k.Refill > 32) || k.BlocksPerSM < 0 {
 		return fmt.Errorf("gputrace: %v: blocks of %d threads, refill 1 to 32", k, Block)
+	}
+	if k.Walk != "" && (!k.Dynamic || k.Walk != "lf" && k.Walk != "mb") {
+		return fmt.Errorf("gputrace: %v: walk %q (dynamic fetch only: lf or mb)", k, k.Walk)
 	}
 	return nil
 }
@@ -132,8 +145,21 @@ func kernelName(k Kernel, anyHit bool) string {
 	if k.Dynamic {
 		name += "_dyn"
 	}
+	if k.Walk != "" {
+		name += "_" + k.Walk
+	}
+	if k.Dynamic && k.BlocksPerSM == 20 {
+		name += "_x20" // compiled for 20 blocks an SM
+	}
 	return name
 }
 
 // Variants are the kernels that BenchmarkDeviceTrace measures.
-var Variants = []Kernel{DefaultKernel, IncoherentKernel}
+var Variants = []Kernel{DefaultKernel, IncoherentKernel, withWalk(IncoherentKernel, "lf"), withWalk(IncoherentKernel, "mb"),
+	{Dynamic: true, Block: Block, BlocksPerSM: 20, Refill: 24}}
+
+// withWalk is k with walk variant w.
+func withWalk(k Kernel, w string) Kernel {
+	k.Walk = w
+	return k
+}
