@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "6b62c480cd21be29bc7631e68826cf9b37c16cb74b0ac4a242886f017b31c2e7"
+const SourcesSHA256 = "5ef443e888c3ac0a3e3695e413a3b304e88263994f69f53458cbbe5634c788ce"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -33,8 +33,8 @@ var SourceSHA256 = map[string]string{
 	"sort.cu":            "b24c6a6d0eea440532088f89d8f39da3f54cf74f3a2f443c232b613aef35c85c",
 	"split.cu":           "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
 	"split.cuh":          "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
-	"trace.cu":           "aff811ae51a1eeefdecbb5d5c1f649f945b6320f50a4f7b1192695bd0744b25b",
-	"trace_dynamic.cuh":  "f9eeb4f29e6f8eab20a338d9245f934b1c880be840b8c6b28e1a4eb231093faa",
-	"trace_test.cuh":     "9e4b3d226e4cf757c8ad57e230b4d0d575ef53b83145f7ce9443a92a30d356dc",
-	"trace_walk.cuh":     "161bee31353d5aece569d3a528d24836f0cb04e35d41a48a5b75183113d045e3",
+	"trace.cu":           "6d20e178a6defa9f16ee552ac78fc6689f328627bde7d34fb1e9a0b75df9b949",
+	"trace_dynamic.cuh":  "3056697c3b59dc371739fe350f6fb6033e8d3e98b50dc80d6297a5614badd725",
+	"trace_test.cuh":     "84a2c84f3370e86fe5a44e3b3610f0deceef9b29ab4fa3c441d78b3b5cbebdf8",
+	"trace_walk.cuh":     "373bf778fc8c32a406e5a25d191ed05d5ed49b61c052a9079231de3964e296cb",
 }

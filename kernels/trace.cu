@@ -54,7 +54,7 @@ __device__ __forceinline__ void trace_warp(const uint2 *__restrict__ nodes, unsi
 	Best b = no_hit();
 	RayAxes r;
 	shared_axes(r);
-	if (i < n && nnodes != 0) b = trace_ray<ANY, 0>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], r, stack);
+	if (i < n && nnodes != 0) b = trace_ray<ANY>(nodes, tris, box, rays[2 * i], rays[2 * i + 1], r, stack);
 	if (!ANY && words == 7) {
 		store_hits_warp(tris, (float *)out, stage[threadIdx.x >> 5], i, n, b);
 	} else if (i < n) {
@@ -110,39 +110,19 @@ extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kT
 	kd_trace::trace_grid<true>(nodes, nnodes, tris, box, rays, out, 0, n);
 }
 
-// Dynamic fetch, at most 56 registers (kTraceBlocksDyn):
+// Dynamic fetch, at most 56 registers for closest hit (kTraceBlocksDyn), 48
+// for any hit (kTraceBlocksAnyDyn):
 extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksDyn)
     kd_trace_closest_dyn(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
                          const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
                          unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
-	kd_trace::trace_dynamic<false, 0>(nodes, nnodes, tris, box, rays, out, hit_words, n, counter, refill);
+	kd_trace::trace_dynamic<false>(nodes, nnodes, tris, box, rays, out, hit_words, n, counter, refill);
 }
 
-extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksDyn)
+extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksAnyDyn)
     kd_trace_any_dyn(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
                      const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
                      unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
-	kd_trace::trace_dynamic<true, 0>(nodes, nnodes, tris, box, rays, out, 0, n, counter, refill);
+	kd_trace::trace_dynamic<true>(nodes, nnodes, tris, box, rays, out, 0, n, counter, refill);
 }
 
-// Dynamic fetch with a walk variant (trace_walk.cuh kLeafFirst, kMailbox):
-// _lf leaves first, _mb the one-triangle mailbox; _x20 the default walk at
-// 20 blocks an SM (48 registers).
-#define KD_TRACE_DYN_VARIANT(suffix, V, BLOCKS)                                                                      \
-	extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, BLOCKS)                                  \
-	    kd_trace_closest_dyn_##suffix(const uint2 *__restrict__ nodes, unsigned nnodes,                          \
-	                                  const float4 *__restrict__ tris, const float *__restrict__ box,             \
-	                                  const float4 *__restrict__ rays, void *__restrict__ out, unsigned hit_words, \
-	                                  unsigned n, unsigned *counter, unsigned refill) {                          \
-		kd_trace::trace_dynamic<false, V>(nodes, nnodes, tris, box, rays, out, hit_words, n, counter, refill); \
-	}                                                                                                            \
-	extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, BLOCKS)                                  \
-	    kd_trace_any_dyn_##suffix(const uint2 *__restrict__ nodes, unsigned nnodes,                              \
-	                              const float4 *__restrict__ tris, const float *__restrict__ box,                 \
-	                              const float4 *__restrict__ rays, void *__restrict__ out, unsigned hit_words,     \
-	                              unsigned n, unsigned *counter, unsigned refill) {                              \
-		kd_trace::trace_dynamic<true, V>(nodes, nnodes, tris, box, rays, out, 0, n, counter, refill);          \
-	}
-KD_TRACE_DYN_VARIANT(lf, kd_trace::kLeafFirst, kd_trace::kTraceBlocksDyn)
-KD_TRACE_DYN_VARIANT(mb, kd_trace::kMailbox, kd_trace::kTraceBlocksDyn)
-KD_TRACE_DYN_VARIANT(x20, 0, 20)

@@ -13,7 +13,7 @@ namespace kd_trace {
 // the warp are live, the idle ones take new rays from *counter (zero
 // before the launch) together, so that a warp is not held by its longest
 // ray. A lane stops for good once the rays are used up.
-template <bool ANY, unsigned V>
+template <bool ANY>
 __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, unsigned nnodes,
                                               const float4 *__restrict__ tris, const float *__restrict__ box,
                                               const float4 *__restrict__ rays, void *__restrict__ out,
@@ -26,7 +26,7 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 	shared_axes(r);
 	Best best = no_hit();
 	float tmin = 0.0f, tmax = 0.0f;
-	unsigned node = 0, i = 0, last = kNoHit;
+	unsigned node = 0, i = 0;
 	bool live = false, spent = false;
 	for (;;) {
 		unsigned liveMask = __ballot_sync(0xFFFFFFFFu, live);
@@ -47,7 +47,6 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 							live = true;
 							stack.init();
 							node = 0;
-							last = kNoHit;
 						} else {
 							store_result<ANY>(tris, out, words, i, best);
 						}
@@ -60,8 +59,8 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 		bool end = false;
 		if (ANY || tmin <= best.t) {  // as trace_ray's test
 			uint2 nd = nodes[node];
-			if (!descend<ANY, V>(nodes, nd, r, pre, node, tmin, tmax, best.t, stack)) continue;
-			end = leaf_test<ANY, V>(nd, pre, tris, best, last);
+			if (!descend<ANY>(nodes, nd, r, pre, node, tmin, tmax, best.t, stack)) continue;
+			end = leaf_test<ANY>(nd, pre, tris, best);
 		}
 		if (!end && !stack.empty()) {
 			Entry e = stack.pop();

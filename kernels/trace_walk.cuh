@@ -11,14 +11,6 @@ namespace kd_trace {
 // A node left for later (its place in the pair layout) with its ray
 // interval: 12 bytes (entries of the node's words instead, 16 bytes that
 // spare the node load after a pop, ran 9-11% slower on random rays).
-// Walk variants (a template mask; 0 is the default walk): kLeafFirst,
-// when a step takes both children and the far one is a leaf with
-// triangles and the near one an interior node, takes the leaf first (any
-// order gives the same hits: the tie rule and the best-t bound do not
-// depend on it); kMailbox skips a triangle the ray tested last
-// (leaf_test).
-constexpr unsigned kLeafFirst = 1, kMailbox = 2;
-
 struct Entry {
 	unsigned node;
 	float tmin, tmax;
@@ -185,7 +177,7 @@ __device__ __forceinline__ void safe_step(uint2 n, float oa, float da, float inv
 // (they hold no hit, so the hits stay the same; on random rays most leaves
 // a ray reaches are empty). node and n become the next node's place and
 // words, or n an empty leaf when no child is left, which ends the descent.
-template <unsigned V, class Stack>
+template <class Stack>
 __device__ __forceinline__ void finite_step(uint2 &n, float tp, float slack, unsigned m, uint2 nb, uint2 na,
                                             unsigned &node, float &tmin, float &tmax, Stack &stack) {
 	float lo = tp - slack, hi = tp + slack;
@@ -197,15 +189,6 @@ __device__ __forceinline__ void finite_step(uint2 &n, float tp, float slack, uns
 	bool f = !(hi < tmin);
 	bool s = !f || !(lo > tmax);
 	if (f && !fe) {
-		if ((V & kLeafFirst) && s && !se && ((side ? na.y : nb.y) & 3u) != 3u && ((side ? nb.y : na.y) & 3u) == 3u) {
-			// Leaves first: second is a leaf with triangles, first an
-			// interior node; second is taken now, first pushed.
-			stack.push(Entry{below + side, tmin, fminf(hi, tmax)});
-			node = below + (side ^ 1u);
-			n = side ? nb : na;
-			tmin = fmaxf(lo, tmin);
-			return;
-		}
 		if (s && !se) stack.push(Entry{below + (side ^ 1u), fmaxf(lo, tmin), tmax});
 		node = below + side;
 		n = side ? na : nb;
@@ -239,7 +222,7 @@ __device__ __forceinline__ void safe_walk_step(uint2 n, const RayAxes &r, const 
 // more: 5-29% slower, docs/performance.md "GPU tracing"). A finite ray's
 // step loads both children's words in one 16-byte load before it works
 // out which one it takes, so that the next node's load overlaps the step.
-template <bool ANY, unsigned V, class Stack>
+template <bool ANY, class Stack>
 __device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &n, const RayAxes &r, const Pre &pre,
                                         unsigned &node, float &tmin, float &tmax, float bestT, Stack &stack) {
 	if (r.finite) {
@@ -247,7 +230,7 @@ __device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &
 			uint4 c = ((const uint4 *)nodes)[n.y >> 2];
 			float4 k = r.ax[(n.y & 3u) * kTraceBlock];
 			float tp = __fmaf_rn(__uint_as_float(n.x), k.y, k.x);
-			finite_step<V>(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), make_uint2(c.x, c.y), make_uint2(c.z, c.w),
+			finite_step(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), make_uint2(c.x, c.y), make_uint2(c.z, c.w),
 			            node, tmin, tmax, stack);
 			if (!ANY && !(tmin <= bestT)) return false;
 		}
@@ -264,25 +247,16 @@ __device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &
 // leaf_test tests leaf n's triangles in reference order, keeping the best
 // hit (smaller t, or equal t and smaller prim); true when ANY found one.
 // An any-hit walk stops at its first hit, so until then best.t is +Inf:
-// ANY passes that as a constant. With kMailbox, a triangle whose prim is
-// last (the triangle this ray tested last, in this leaf or an earlier
-// one) is not tested again: its test can only have the same answer or,
-// with a smaller best t since, a rejection, so skipping it changes no
-// best hit nor any-hit answer. (A mailbox of the last four triangles
-// tested ran 5-14% slower: docs/performance.md.)
-template <bool ANY, unsigned V>
-__device__ __forceinline__ bool leaf_test(uint2 n, const Pre &pre, const float4 *__restrict__ tris, Best &best,
-                                          unsigned &last) {
+// ANY passes that as a constant. (A mailbox of the last four triangles
+// tested, which a fifth of the tests on random rays repeat, ran 5-14%
+// slower, one of the last triangle 4-9%: docs/performance.md.)
+template <bool ANY>
+__device__ __forceinline__ bool leaf_test(uint2 n, const Pre &pre, const float4 *__restrict__ tris, Best &best) {
 	unsigned end = n.x + (n.y >> 2);
 	const float inf = __int_as_float(0x7f800000);
 	for (unsigned r = n.x; r < end; r++) {
-		float4 A = tris[3 * r];
+		float4 A = tris[3 * r], B = tris[3 * r + 1], C = tris[3 * r + 2];
 		unsigned prim = __float_as_uint(A.w);
-		if (V & kMailbox) {
-			if (prim == last) continue;
-			last = prim;
-		}
-		float4 B = tris[3 * r + 1], C = tris[3 * r + 2];
 		float th, u, v;
 		if (triangle(pre, A, B, C, ANY ? inf : best.t, th, u, v) &&
 		    (ANY || !best.found || th < best.t || (th == best.t && prim < best.prim))) {
@@ -337,7 +311,7 @@ __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 
 // Each iteration takes a descent to a leaf, then the leaf, or a pop (the
 // speculative while-while loop of Aila and Laine, which postpones leaves,
 // ran slower here, see docs/performance.md).
-template <bool ANY, unsigned V, class Stack>
+template <bool ANY, class Stack>
 __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const float4 *__restrict__ tris,
                                           const float *__restrict__ box, float4 r0, float4 r1, RayAxes &r,
                                           Stack &stack) {
@@ -346,14 +320,14 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 	float tmin, tmax;
 	if (!start_ray(box, r0, r1, pre, r, tmin, tmax)) return best;
 	stack.init();
-	unsigned node = 0, last = kNoHit;
+	unsigned node = 0;
 	for (;;) {
 		// best.t is +Inf until a hit (always, for ANY) and tmin is never
 		// NaN: tmin <= best.t is traverse.go's test.
 		if (ANY || tmin <= best.t) {
 			uint2 n = nodes[node];
-			if (!descend<ANY, V>(nodes, n, r, pre, node, tmin, tmax, best.t, stack)) continue;
-			if (leaf_test<ANY, V>(n, pre, tris, best, last)) return best;
+			if (!descend<ANY>(nodes, n, r, pre, node, tmin, tmax, best.t, stack)) continue;
+			if (leaf_test<ANY>(n, pre, tris, best)) return best;
 		}
 		if (stack.empty()) return best;
 		Entry e = stack.pop();

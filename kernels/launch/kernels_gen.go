@@ -313,24 +313,6 @@ var KdTraceAnyDyn = Kernel[KdTraceAnyDynArgs]{name: "kd_trace_any_dyn"}
 // KdTraceAnyDynArgs are kd_trace_any_dyn's arguments, the same fields as KdTraceAnyArgs.
 type KdTraceAnyDynArgs = KdTraceAnyArgs
 
-// KdTraceAnyDynLf launches kd_trace_any_dyn_lf(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynLf = Kernel[KdTraceAnyDynLfArgs]{name: "kd_trace_any_dyn_lf"}
-
-// KdTraceAnyDynLfArgs are kd_trace_any_dyn_lf's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyDynLfArgs = KdTraceAnyArgs
-
-// KdTraceAnyDynMb launches kd_trace_any_dyn_mb(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynMb = Kernel[KdTraceAnyDynMbArgs]{name: "kd_trace_any_dyn_mb"}
-
-// KdTraceAnyDynMbArgs are kd_trace_any_dyn_mb's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyDynMbArgs = KdTraceAnyArgs
-
-// KdTraceAnyDynX20 launches kd_trace_any_dyn_x20(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceAnyDynX20 = Kernel[KdTraceAnyDynX20Args]{name: "kd_trace_any_dyn_x20"}
-
-// KdTraceAnyDynX20Args are kd_trace_any_dyn_x20's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceAnyDynX20Args = KdTraceAnyArgs
-
 // KdTraceClosest launches kd_trace_closest(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
 var KdTraceClosest = Kernel[KdTraceClosestArgs]{name: "kd_trace_closest"}
 
@@ -342,24 +324,6 @@ var KdTraceClosestDyn = Kernel[KdTraceClosestDynArgs]{name: "kd_trace_closest_dy
 
 // KdTraceClosestDynArgs are kd_trace_closest_dyn's arguments, the same fields as KdTraceAnyArgs.
 type KdTraceClosestDynArgs = KdTraceAnyArgs
-
-// KdTraceClosestDynLf launches kd_trace_closest_dyn_lf(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynLf = Kernel[KdTraceClosestDynLfArgs]{name: "kd_trace_closest_dyn_lf"}
-
-// KdTraceClosestDynLfArgs are kd_trace_closest_dyn_lf's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestDynLfArgs = KdTraceAnyArgs
-
-// KdTraceClosestDynMb launches kd_trace_closest_dyn_mb(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynMb = Kernel[KdTraceClosestDynMbArgs]{name: "kd_trace_closest_dyn_mb"}
-
-// KdTraceClosestDynMbArgs are kd_trace_closest_dyn_mb's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestDynMbArgs = KdTraceAnyArgs
-
-// KdTraceClosestDynX20 launches kd_trace_closest_dyn_x20(const uint2* __restrict__ nodes, unsigned nnodes, const float4* __restrict__ tris, const float* __restrict__ box, const float4* __restrict__ rays, void* __restrict__ out, unsigned hit_words, unsigned n, unsigned* counter, unsigned refill).
-var KdTraceClosestDynX20 = Kernel[KdTraceClosestDynX20Args]{name: "kd_trace_closest_dyn_x20"}
-
-// KdTraceClosestDynX20Args are kd_trace_closest_dyn_x20's arguments, the same fields as KdTraceAnyArgs.
-type KdTraceClosestDynX20Args = KdTraceAnyArgs
 
 // KdTraceGatherF32 launches kd_trace_gather_f32(const float* __restrict__ tv, const unsigned* __restrict__ refs, unsigned nrefs, float4* __restrict__ tris).
 var KdTraceGatherF32 = Kernel[KdTraceGatherF32Args]{name: "kd_trace_gather_f32"}
@@ -2218,14 +2182,8 @@ var byName = map[string]any{
 	"iota_u32":                            IotaU32,
 	"kd_trace_any":                        KdTraceAny,
 	"kd_trace_any_dyn":                    KdTraceAnyDyn,
-	"kd_trace_any_dyn_lf":                 KdTraceAnyDynLf,
-	"kd_trace_any_dyn_mb":                 KdTraceAnyDynMb,
-	"kd_trace_any_dyn_x20":                KdTraceAnyDynX20,
 	"kd_trace_closest":                    KdTraceClosest,
 	"kd_trace_closest_dyn":                KdTraceClosestDyn,
-	"kd_trace_closest_dyn_lf":             KdTraceClosestDynLf,
-	"kd_trace_closest_dyn_mb":             KdTraceClosestDynMb,
-	"kd_trace_closest_dyn_x20":            KdTraceClosestDynX20,
 	"kd_trace_gather_f32":                 KdTraceGatherF32,
 	"kdtree_addresses_u32":                KdtreeAddressesU32,
 	"kdtree_bin_u32":                      KdtreeBinU32,

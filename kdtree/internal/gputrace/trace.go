@@ -21,12 +21,9 @@ type Kernel struct {
 	Dynamic     bool
 	BlocksPerSM int
 	Refill      int
-	// Walk is the dynamic-fetch walk's variant: "" the default, "lf"
-	// leaves first (a step that takes both children takes a far child
-	// that is a leaf with triangles before a near interior one), "mb" a
-	// one-triangle mailbox (kernels/trace_walk.cuh). Every walk gives the
-	// same hits.
-	Walk string
+	// AnyBlocksPerSM is BlocksPerSM for the any-hit kernel (0: BlocksPerSM),
+	// which keeps fewer registers, so that more blocks fit.
+	AnyBlocksPerSM int
 }
 
 // Block is the threads per block of every trace kernel (kTraceBlock in
@@ -40,28 +37,25 @@ var DefaultKernel = Kernel{Block: Block}
 // IncoherentKernel is the variant for batches known to be incoherent
 // (rays that start and point anywhere: ambient occlusion, diffuse
 // bounces): the fastest measured on random rays. Its kernels keep 56
-// registers, so that 18 blocks fit an SM (kernels/trace_test.cuh).
-var IncoherentKernel = Kernel{Dynamic: true, Block: Block, BlocksPerSM: 18, Refill: 24}
+// registers for closest hit and 48 for any hit, so that 18 and 20 blocks
+// fit an SM (kernels/trace_test.cuh).
+var IncoherentKernel = Kernel{Dynamic: true, Block: Block, BlocksPerSM: 18, AnyBlocksPerSM: 20, Refill: 24}
 
 // String names the variant for benchmark tables.
 func (k Kernel) String() string {
 	if k.Dynamic {
-		name := fmt.Sprintf("dynamic-b%d-x%d-r%d", k.Block, k.BlocksPerSM, k.Refill)
-		if k.Walk != "" {
-			name += "-" + k.Walk
+		if k.AnyBlocksPerSM != 0 {
+			return fmt.Sprintf("dynamic-b%d-x%d-a%d-r%d", k.Block, k.BlocksPerSM, k.AnyBlocksPerSM, k.Refill)
 		}
-		return name
+		return fmt.Sprintf("dynamic-b%d-x%d-r%d", k.Block, k.BlocksPerSM, k.Refill)
 	}
 	return fmt.Sprintf("grid-b%d", k.Block)
 }
 
 // check reports a variant the kernels cannot run.
 func (k Kernel) check() error {
-	if k.Block != Block || k.Dynamic && (k.Refill < 1 || k.Refill > 32) || k.BlocksPerSM < 0 {
+	if k.Block != Block || k.Dynamic && (k.Refill < 1 || k.Refill > 32) || k.BlocksPerSM < 0 || k.AnyBlocksPerSM < 0 {
 		return fmt.Errorf("gputrace: %v: blocks of %d threads, refill 1 to 32", k, Block)
-	}
-	if k.Walk != "" && (!k.Dynamic || k.Walk != "lf" && k.Walk != "mb") {
-		return fmt.Errorf("gputrace: %v: walk %q (dynamic fetch only: lf or mb)", k, k.Walk)
 	}
 	return nil
 }
@@ -128,6 +122,9 @@ func (t *Tree) launch(k Kernel, anyHit bool, rays, out cuda.DevPtr, words uint32
 		return err
 	}
 	per := k.BlocksPerSM
+	if anyHit && k.AnyBlocksPerSM > 0 {
+		per = k.AnyBlocksPerSM
+	}
 	if per <= 0 {
 		per = 2048 / k.Block
 	}
@@ -145,21 +142,8 @@ func kernelName(k Kernel, anyHit bool) string {
 	if k.Dynamic {
 		name += "_dyn"
 	}
-	if k.Walk != "" {
-		name += "_" + k.Walk
-	}
-	if k.Dynamic && k.BlocksPerSM == 20 {
-		name += "_x20" // compiled for 20 blocks an SM
-	}
 	return name
 }
 
 // Variants are the kernels that BenchmarkDeviceTrace measures.
-var Variants = []Kernel{DefaultKernel, IncoherentKernel, withWalk(IncoherentKernel, "lf"), withWalk(IncoherentKernel, "mb"),
-	{Dynamic: true, Block: Block, BlocksPerSM: 20, Refill: 24}}
-
-// withWalk is k with walk variant w.
-func withWalk(k Kernel, w string) Kernel {
-	k.Walk = w
-	return k
-}
+var Variants = []Kernel{DefaultKernel, IncoherentKernel}
