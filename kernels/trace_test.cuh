@@ -14,7 +14,7 @@ constexpr int kTraceMaxDepth = 64;          // kdtree.MaxTreeDepth
 // take more, which costs resident warps. The dynamic-fetch kernels keep
 // 56 for closest hit (18 blocks; 3-4% faster on random rays than 64, no
 // spills) and 48 for any hit (20 blocks; 1-4% faster than 56, no spills;
-// closest hit spills there and runs 9-11% slower), where an SM takes that
+// closest hit spills there and runs 3-11% slower), where an SM takes that
 // many blocks (not sm_75 nor sm_86: 16 at most).
 constexpr int kTraceBlock = 64, kTraceBlocksMin = 16;
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 750 || __CUDA_ARCH__ == 860)

@@ -222,6 +222,7 @@ __device__ __forceinline__ void safe_walk_step(uint2 n, const RayAxes &r, const 
 // more: 5-29% slower, docs/performance.md "GPU tracing"). A finite ray's
 // step loads both children's words in one 16-byte load before it works
 // out which one it takes, so that the next node's load overlaps the step.
+// ANY: an any-hit walk, whose best t is +Inf until it stops: no test.
 template <bool ANY, class Stack>
 __device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &n, const RayAxes &r, const Pre &pre,
                                         unsigned &node, float &tmin, float &tmax, float bestT, Stack &stack) {
@@ -249,7 +250,7 @@ __device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &
 // An any-hit walk stops at its first hit, so until then best.t is +Inf:
 // ANY passes that as a constant. (A mailbox of the last four triangles
 // tested, which a fifth of the tests on random rays repeat, ran 5-14%
-// slower, one of the last triangle 4-9%: docs/performance.md.)
+// slower, one of the last triangle 6-9%: docs/performance.md.)
 template <bool ANY>
 __device__ __forceinline__ bool leaf_test(uint2 n, const Pre &pre, const float4 *__restrict__ tris, Best &best) {
 	unsigned end = n.x + (n.y >> 2);
