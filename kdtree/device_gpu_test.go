@@ -172,18 +172,19 @@ func TestDeviceTraceVariants(t *testing.T) {
 	if ex == nil {
 		t.Skip(why)
 	}
-	s := loadShared(t, "stanford-bunny.obj")
-	tree := deviceTree(t, ex, s)
-	rays := append(RandomRays(s.Bounds, 100_003), edgeRays(tree, s)...)
-	dev := tree.dev.tree
-	defer func() {
-		dev.Kernel, dev.HostKernel, dev.Host = gputrace.DefaultKernel, gputrace.DefaultKernel, gputrace.HostMapped
-	}()
-	for _, k := range append(gputrace.Variants, gputrace.IncoherentKernel) {
-		for _, m := range []gputrace.HostMode{gputrace.HostMapped, gputrace.HostCopy} {
-			dev.Kernel, dev.HostKernel, dev.Host = k, k, m
-			compareDevice(t, tree, rays, k.String()+"/"+m.String())
-		}
+	for _, file := range []string{"stanford-bunny.obj", "conference.obj.gz"} {
+		t.Run(file, func(t *testing.T) {
+			s := loadShared(t, file)
+			tree := deviceTree(t, ex, s)
+			rays := append(RandomRays(s.Bounds, 100_003), edgeRays(tree, s)...)
+			dev := tree.dev.tree
+			for _, k := range append(gputrace.Variants, gputrace.IncoherentKernel) {
+				for _, m := range []gputrace.HostMode{gputrace.HostMapped, gputrace.HostCopy} {
+					dev.Kernel, dev.HostKernel, dev.Host = k, k, m
+					compareDevice(t, tree, rays, file+" "+k.String()+"/"+m.String())
+				}
+			}
+		})
 	}
 }
 

@@ -110,7 +110,8 @@ extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kT
 	kd_trace::trace_grid<true>(nodes, nnodes, tris, box, rays, out, 0, n);
 }
 
-// Dynamic fetch, at most 56 registers (kTraceBlocksDyn):
+// Dynamic fetch, at most 56 registers for closest hit (kTraceBlocksDyn), 48
+// for any hit (kTraceBlocksAnyDyn):
 extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksDyn)
     kd_trace_closest_dyn(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
                          const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
@@ -118,9 +119,10 @@ extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kT
 	kd_trace::trace_dynamic<false>(nodes, nnodes, tris, box, rays, out, hit_words, n, counter, refill);
 }
 
-extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksDyn)
+extern "C" __global__ void __launch_bounds__(kd_trace::kTraceBlock, kd_trace::kTraceBlocksAnyDyn)
     kd_trace_any_dyn(const uint2 *__restrict__ nodes, unsigned nnodes, const float4 *__restrict__ tris,
                      const float *__restrict__ box, const float4 *__restrict__ rays, void *__restrict__ out,
                      unsigned hit_words, unsigned n, unsigned *counter, unsigned refill) {
 	kd_trace::trace_dynamic<true>(nodes, nnodes, tris, box, rays, out, 0, n, counter, refill);
 }
+

@@ -12,13 +12,15 @@ constexpr int kTraceMaxDepth = 64;          // kdtree.MaxTreeDepth
 // The trace kernels (trace.cu) run blocks of kTraceBlock threads and keep
 // 64 registers (16 blocks per SM): the closest-hit walk would otherwise
 // take more, which costs resident warps. The dynamic-fetch kernels keep
-// 56 (18 blocks; 3-4% faster on random rays than 64, no spills), where an
-// SM takes 18 blocks (not sm_75 nor sm_86: 16 at most).
+// 56 for closest hit (18 blocks; 3-4% faster on random rays than 64, no
+// spills) and 48 for any hit (20 blocks; 1-4% faster than 56, no spills;
+// closest hit spills there and runs 3-11% slower), where an SM takes that
+// many blocks (not sm_75 nor sm_86: 16 at most).
 constexpr int kTraceBlock = 64, kTraceBlocksMin = 16;
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 750 || __CUDA_ARCH__ == 860)
-constexpr int kTraceBlocksDyn = 16;
+constexpr int kTraceBlocksDyn = 16, kTraceBlocksAnyDyn = 16;
 #else
-constexpr int kTraceBlocksDyn = 18;
+constexpr int kTraceBlocksDyn = 18, kTraceBlocksAnyDyn = 20;
 #endif
 constexpr float kSlack = 0x1p-18f;          // kdtree traversalSlack
 constexpr float kGamma2 = 0x1.000002p-23f;  // intersect.go gamma2 (as Go rounds it)

@@ -222,7 +222,8 @@ __device__ __forceinline__ void safe_walk_step(uint2 n, const RayAxes &r, const 
 // more: 5-29% slower, docs/performance.md "GPU tracing"). A finite ray's
 // step loads both children's words in one 16-byte load before it works
 // out which one it takes, so that the next node's load overlaps the step.
-template <class Stack>
+// ANY: an any-hit walk, whose best t is +Inf until it stops: no test.
+template <bool ANY, class Stack>
 __device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &n, const RayAxes &r, const Pre &pre,
                                         unsigned &node, float &tmin, float &tmax, float bestT, Stack &stack) {
 	if (r.finite) {
@@ -232,13 +233,13 @@ __device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &
 			float tp = __fmaf_rn(__uint_as_float(n.x), k.y, k.x);
 			finite_step(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), make_uint2(c.x, c.y), make_uint2(c.z, c.w),
 			            node, tmin, tmax, stack);
-			if (!(tmin <= bestT)) return false;
+			if (!ANY && !(tmin <= bestT)) return false;
 		}
 		return true;
 	}
 	while ((n.y & 3u) != 3u) {
 		safe_walk_step(n, r, pre, node, tmin, tmax, stack);
-		if (!(tmin <= bestT)) return false;
+		if (!ANY && !(tmin <= bestT)) return false;
 		n = nodes[node];
 	}
 	return true;
@@ -246,17 +247,20 @@ __device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &
 
 // leaf_test tests leaf n's triangles in reference order, keeping the best
 // hit (smaller t, or equal t and smaller prim); true when ANY found one.
-// (A mailbox of the last four triangles tested, which a fifth of the
-// tests on random rays repeat, ran 5-14% slower: docs/performance.md.)
+// An any-hit walk stops at its first hit, so until then best.t is +Inf:
+// ANY passes that as a constant. (A mailbox of the last four triangles
+// tested, which a fifth of the tests on random rays repeat, ran 5-14%
+// slower, one of the last triangle 6-9%: docs/performance.md.)
 template <bool ANY>
 __device__ __forceinline__ bool leaf_test(uint2 n, const Pre &pre, const float4 *__restrict__ tris, Best &best) {
 	unsigned end = n.x + (n.y >> 2);
+	const float inf = __int_as_float(0x7f800000);
 	for (unsigned r = n.x; r < end; r++) {
 		float4 A = tris[3 * r], B = tris[3 * r + 1], C = tris[3 * r + 2];
 		unsigned prim = __float_as_uint(A.w);
 		float th, u, v;
-		if (triangle(pre, A, B, C, best.t, th, u, v) &&
-		    (!best.found || th < best.t || (th == best.t && prim < best.prim))) {
+		if (triangle(pre, A, B, C, ANY ? inf : best.t, th, u, v) &&
+		    (ANY || !best.found || th < best.t || (th == best.t && prim < best.prim))) {
 			best.t = th;
 			best.u = u;
 			best.v = v;
@@ -319,11 +323,11 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 	stack.init();
 	unsigned node = 0;
 	for (;;) {
-		// best.t is +Inf until a hit and tmin is never NaN: tmin <= best.t
-		// is traverse.go's test.
-		if (tmin <= best.t) {
+		// best.t is +Inf until a hit (always, for ANY) and tmin is never
+		// NaN: tmin <= best.t is traverse.go's test.
+		if (ANY || tmin <= best.t) {
 			uint2 n = nodes[node];
-			if (!descend(nodes, n, r, pre, node, tmin, tmax, best.t, stack)) continue;
+			if (!descend<ANY>(nodes, n, r, pre, node, tmin, tmax, best.t, stack)) continue;
 			if (leaf_test<ANY>(n, pre, tris, best)) return best;
 		}
 		if (stack.empty()) return best;

@@ -21,6 +21,9 @@ type Kernel struct {
 	Dynamic     bool
 	BlocksPerSM int
 	Refill      int
+	// AnyBlocksPerSM is BlocksPerSM for the any-hit kernel (0: BlocksPerSM),
+	// which keeps fewer registers, so that more blocks fit.
+	AnyBlocksPerSM int
 }
 
 // Block is the threads per block of every trace kernel (kTraceBlock in
@@ -34,12 +37,16 @@ var DefaultKernel = Kernel{Block: Block}
 // IncoherentKernel is the variant for batches known to be incoherent
 // (rays that start and point anywhere: ambient occlusion, diffuse
 // bounces): the fastest measured on random rays. Its kernels keep 56
-// registers, so that 18 blocks fit an SM (kernels/trace_test.cuh).
-var IncoherentKernel = Kernel{Dynamic: true, Block: Block, BlocksPerSM: 18, Refill: 24}
+// registers for closest hit and 48 for any hit, so that 18 and 20 blocks
+// fit an SM (kernels/trace_test.cuh).
+var IncoherentKernel = Kernel{Dynamic: true, Block: Block, BlocksPerSM: 18, AnyBlocksPerSM: 20, Refill: 24}
 
 // String names the variant for benchmark tables.
 func (k Kernel) String() string {
 	if k.Dynamic {
+		if k.AnyBlocksPerSM != 0 {
+			return fmt.Sprintf("dynamic-b%d-x%d-a%d-r%d", k.Block, k.BlocksPerSM, k.AnyBlocksPerSM, k.Refill)
+		}
 		return fmt.Sprintf("dynamic-b%d-x%d-r%d", k.Block, k.BlocksPerSM, k.Refill)
 	}
 	return fmt.Sprintf("grid-b%d", k.Block)
@@ -47,7 +54,7 @@ func (k Kernel) String() string {
 
 // check reports a variant the kernels cannot run.
 func (k Kernel) check() error {
-	if k.Block != Block || k.Dynamic && (k.Refill < 1 || k.Refill > 32) || k.BlocksPerSM < 0 {
+	if k.Block != Block || k.Dynamic && (k.Refill < 1 || k.Refill > 32) || k.BlocksPerSM < 0 || k.AnyBlocksPerSM < 0 {
 		return fmt.Errorf("gputrace: %v: blocks of %d threads, refill 1 to 32", k, Block)
 	}
 	return nil
@@ -115,6 +122,9 @@ func (t *Tree) launch(k Kernel, anyHit bool, rays, out cuda.DevPtr, words uint32
 		return err
 	}
 	per := k.BlocksPerSM
+	if anyHit && k.AnyBlocksPerSM > 0 {
+		per = k.AnyBlocksPerSM
+	}
 	if per <= 0 {
 		per = 2048 / k.Block
 	}

@@ -14,6 +14,7 @@ func TestKernelString(t *testing.T) {
 	}{
 		{Kernel{Block: 64}, "grid-b64"},
 		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 16, Refill: 24}, "dynamic-b64-x16-r24"},
+		{Kernel{Dynamic: true, Block: 64, BlocksPerSM: 18, AnyBlocksPerSM: 20, Refill: 24}, "dynamic-b64-x18-a20-r24"},
 	}
 	for _, c := range cases {
 		if got := c.k.String(); got != c.want {
@@ -38,7 +39,7 @@ func TestKernelCheck(t *testing.T) {
 	for _, k := range []Kernel{
 		{Block: 32}, {Block: 48}, {Block: 128}, {Block: -64},
 		{Dynamic: true, Block: 64, Refill: 0}, {Dynamic: true, Block: 64, Refill: 33},
-		{Block: 64, BlocksPerSM: -1},
+		{Block: 64, BlocksPerSM: -1}, {Dynamic: true, Block: 64, Refill: 24, AnyBlocksPerSM: -1},
 	} {
 		if k.check() == nil {
 			t.Errorf("%+v accepted", k)
