@@ -15,7 +15,7 @@ func TestBatchMatchesSingle(t *testing.T) {
 	s := scenes.Soup(800, 21)
 	tree := refBuild(s, 4, 20)
 	all := hardRays(s, 3*batchChunk+7, 22)
-	for _, n := range []int{0, 1, batchChunk - 1, batchChunk, batchChunk + 1, len(all)} {
+	for _, n := range []int{0, 1, walkChunk - 1, walkChunk + 1, batchChunk - 1, batchChunk, batchChunk + 1, len(all)} {
 		rays := all[:n]
 		hits := make([]Hit, n)
 		occ := make([]bool, n)
@@ -121,5 +121,29 @@ func TestIntersectStats(t *testing.T) {
 	}
 	if hitsN == 0 || total.Tris < uint32(hitsN) || total.Nodes < total.Tris/4 {
 		t.Errorf("%d hits, totals %+v", hitsN, total)
+	}
+}
+
+// TestChunkSize checks the chunks batch hands out: at most batchChunk
+// rays, at least walkChunk, and eight or more a worker when the batch
+// allows it.
+func TestChunkSize(t *testing.T) {
+	for _, tc := range []struct{ n, workers, want int }{
+		{0, 2, walkChunk},
+		{1, 1, walkChunk},
+		{10_000, 2, 512},
+		{65_536, 2, batchChunk},
+		{1 << 20, 2, batchChunk},
+		{1 << 20, 64, 2048},
+		{100_000, 16, 512},
+		{1 << 20, 1024, walkChunk},
+	} {
+		got := chunkSize(tc.n, tc.workers)
+		if got != tc.want {
+			t.Errorf("chunkSize(%d, %d) = %d, want %d", tc.n, tc.workers, got, tc.want)
+		}
+		if chunks := (tc.n + got - 1) / got; got > walkChunk && chunks < 8*tc.workers {
+			t.Errorf("chunkSize(%d, %d) = %d: %d chunks for %d workers", tc.n, tc.workers, got, chunks, tc.workers)
+		}
 	}
 }

@@ -8,19 +8,28 @@ type walker struct {
 }
 
 // walk traces rays[lo:hi] and sets out's answer for each ray i to the
-// hit of trace (anyHit: Occluded's walk): in packets of packetSize
-// (tracePackets) when the rays are coherent, else laneCount at a time
-// (traceLanes). Both give trace's hits. Packets pay where consecutive rays
+// hit of trace (anyHit: Occluded's walk), walkChunk rays at a time: in
+// packets of packetSize (tracePackets) when they are coherent, else
+// laneCount at a time (traceLanes). Both give trace's hits. Packets pay where consecutive rays
 // follow the same path (camera rays, a light's rays), lanes where they part
 // ways (bounces, random rays); docs/performance.md, "CPU tracing", has the
 // figures.
 func (w *walker) walk(t *Tree, rays []Ray, lo, hi int, anyHit bool, out *answers) {
-	if coherent(rays[lo:hi], t.Bounds.Max.Sub(t.Bounds.Min).Len()) {
-		t.tracePackets(&w.p, rays, lo, hi, anyHit, out)
-		return
+	diag := t.Bounds.Max.Sub(t.Bounds.Min).Len()
+	for ; lo < hi; lo += walkChunk {
+		end := min(lo+walkChunk, hi)
+		if coherent(rays[lo:end], diag) {
+			t.tracePackets(&w.p, rays, lo, end, anyHit, out)
+		} else {
+			t.traceLanes(&w.ls, rays, lo, end, anyHit, out)
+		}
 	}
-	t.traceLanes(&w.ls, rays, lo, hi, anyHit, out)
 }
+
+// walkChunk is the number of consecutive rays walk chooses a walk for:
+// few enough that a batch mixing camera rays and bounces gets each its
+// own.
+const walkChunk = 256
 
 // coherentSamples is how many pairs of consecutive rays coherent looks at.
 const coherentSamples = 16
