@@ -54,13 +54,7 @@ func packetTriGo(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, 
 		i := bits.TrailingZeros32(m) % packetSize
 		r := rayPre{kx: uint(kx), ky: uint(ky), kz: uint(kz), ox: pre.ox[i], oy: pre.oy[i], oz: pre.oz[i],
 			sx: pre.sx[i], sy: pre.sy[i], sz: pre.sz[i], tmin: pre.tmin[i], tmax: pre.tmax[i]}
-		p0z, p1z, p2z := v[0][kz]-r.oz, v[1][kz]-r.oz, v[2][kz]-r.oz
-		p0x := v[0][kx] - r.ox + float32(r.sx*p0z)
-		p0y := v[0][ky] - r.oy + float32(r.sy*p0z)
-		p1x := v[1][kx] - r.ox + float32(r.sx*p1z)
-		p1y := v[1][ky] - r.oy + float32(r.sy*p1z)
-		p2x := v[2][kx] - r.ox + float32(r.sx*p2z)
-		p2y := v[2][ky] - r.oy + float32(r.sy*p2z)
+		p0x, p0y, p0z, p1x, p1y, p1z, p2x, p2y, p2z := r.sheared(v)
 		e0 := float32(p1x*p2y) - float32(p1y*p2x)
 		e1 := float32(p2x*p0y) - float32(p2y*p0x)
 		e2 := float32(p0x*p1y) - float32(p0y*p1x)
