@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "c2da457ed743d18f521c52f3635c46b24861984f479b8f57b32d2b475bd52c99"
+const SourcesSHA256 = "201dd4538916d434bded464ad3e1953cf3b5f5c70a81e85f5fb256302c3ae023"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -34,7 +34,7 @@ var SourceSHA256 = map[string]string{
 	"split.cu":           "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
 	"split.cuh":          "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
 	"trace.cu":           "6d20e178a6defa9f16ee552ac78fc6689f328627bde7d34fb1e9a0b75df9b949",
-	"trace_dynamic.cuh":  "ea81eceec9a250c45a378c7615d1aa8e4463627470f71032de23c30b48e69c45",
+	"trace_dynamic.cuh":  "3056697c3b59dc371739fe350f6fb6033e8d3e98b50dc80d6297a5614badd725",
 	"trace_test.cuh":     "0cb6fb9f609f0b206c485ed354f33aa3cb30299b421407f16055e7298c090dfc",
-	"trace_walk.cuh":     "684f4b7abcb64034cae10dbbaa6c46023667b340384236fc73d088e69bf32dc9",
+	"trace_walk.cuh":     "0fe2c07d1bc3fde1f5133702d752e8b452a1cfac800dab34cbd1aeb0879f5e6c",
 }

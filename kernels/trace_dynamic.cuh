@@ -59,7 +59,7 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 		bool end = false;
 		if (ANY || tmin <= best.t) {  // as trace_ray's test
 			uint2 nd = nodes[node];
-			if (!descend<ANY>(nodes, tris, nd, r, pre, node, tmin, tmax, best.t, stack)) continue;
+			if (!descend<ANY>(nodes, nd, r, pre, node, tmin, tmax, best.t, stack)) continue;
 			end = leaf_test<ANY>(nd, pre, tris, best);
 		}
 		if (!end && !stack.empty()) {

@@ -212,13 +212,6 @@ __device__ __forceinline__ void safe_walk_step(uint2 n, const RayAxes &r, const 
 	safe_step(n, pick(pre.ox, pre.oy, pre.oz, axis), k.w, k.y, k.z, node, tmin, tmax, stack);
 }
 
-// prefetch_leaf asks L1 for the line of the first triangle of the node
-// with words (w0, w1) when it is a leaf with triangles, so that the leaf
-// test's first load, issued only once the descent ends, finds it there.
-__device__ __forceinline__ void prefetch_leaf(const float4 *__restrict__ tris, unsigned w0, unsigned w1) {
-	if ((w1 & 3u) == 3u && w1 != 3u) asm volatile("prefetch.global.L1 [%0];" ::"l"(tris + 3 * (size_t)w0));
-}
-
 // descend goes down from node (its place node, its words n) through
 // interior nodes, one step each, in a loop of its own: true when it
 // reaches a leaf, whose words n then holds, with tmin <= best t; false
@@ -231,14 +224,11 @@ __device__ __forceinline__ void prefetch_leaf(const float4 *__restrict__ tris, u
 // out which one it takes, so that the next node's load overlaps the step.
 // ANY: an any-hit walk, whose best t is +Inf until it stops: no test.
 template <bool ANY, class Stack>
-__device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, const float4 *__restrict__ tris, uint2 &n,
-                                        const RayAxes &r, const Pre &pre, unsigned &node, float &tmin, float &tmax,
-                                        float bestT, Stack &stack) {
+__device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &n, const RayAxes &r, const Pre &pre,
+                                        unsigned &node, float &tmin, float &tmax, float bestT, Stack &stack) {
 	if (r.finite) {
 		while ((n.y & 3u) != 3u) {
 			uint4 c = ((const uint4 *)nodes)[n.y >> 2];
-			prefetch_leaf(tris, c.x, c.y);
-			prefetch_leaf(tris, c.z, c.w);
 			float4 k = r.ax[(n.y & 3u) * kTraceBlock];
 			float tp = __fmaf_rn(__uint_as_float(n.x), k.y, k.x);
 			finite_step(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), make_uint2(c.x, c.y), make_uint2(c.z, c.w),
@@ -337,7 +327,7 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 		// NaN: tmin <= best.t is traverse.go's test.
 		if (ANY || tmin <= best.t) {
 			uint2 n = nodes[node];
-			if (!descend<ANY>(nodes, tris, n, r, pre, node, tmin, tmax, best.t, stack)) continue;
+			if (!descend<ANY>(nodes, n, r, pre, node, tmin, tmax, best.t, stack)) continue;
 			if (leaf_test<ANY>(n, pre, tris, best)) return best;
 		}
 		if (stack.empty()) return best;
