@@ -99,11 +99,3 @@ func TestTraceAB(t *testing.T) {
 		}
 	}
 }
-
-// setAVX2 sets packetAVX2 to on where the CPU has AVX2 and returns what
-// puts it back.
-func setAVX2(on bool) func() {
-	saved := packetAVX2
-	packetAVX2 = on && saved
-	return func() { packetAVX2 = saved }
-}

@@ -44,17 +44,13 @@ func groupWalks() map[string]groupWalk {
 	var p packet
 	packets := func(avx2 bool) groupWalk {
 		return func(tree *Tree, rays []Ray, lo, hi int, anyHit bool, out *answers) {
-			saved := packetAVX2
-			packetAVX2 = avx2 && saved
-			defer func() { packetAVX2 = saved }()
+			defer setAVX2(avx2)()
 			tree.tracePackets(&p, rays, lo, hi, anyHit, out)
 		}
 	}
 	lanesWalk := func(avx2 bool) groupWalk {
 		return func(tree *Tree, rays []Ray, lo, hi int, anyHit bool, out *answers) {
-			saved := packetAVX2
-			packetAVX2 = avx2 && saved
-			defer func() { packetAVX2 = saved }()
+			defer setAVX2(avx2)()
 			tree.traceLanes(&ls, rays, lo, hi, anyHit, out)
 		}
 	}
@@ -64,6 +60,14 @@ func groupWalks() map[string]groupWalk {
 		"packets":    packets(true),
 		"packets-go": packets(false),
 	}
+}
+
+// setAVX2 sets packetAVX2 to on where the CPU has AVX2 and returns what
+// puts it back.
+func setAVX2(on bool) func() {
+	saved := packetAVX2
+	packetAVX2 = on && saved
+	return func() { packetAVX2 = saved }
 }
 
 // checkLanes traces rays[lo:hi] through every group walk and fails unless
