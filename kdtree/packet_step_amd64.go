@@ -52,3 +52,19 @@ func packetTri(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, sl
 	}
 	return packetTriGo(v, k, pre, lanes)
 }
+
+// lanesRunAsm is lanesRunGo in amd64 assembly (lanes_run_amd64.s); nodes
+// points to nnodes nodes.
+//
+//go:noescape
+func lanesRunAsm(ls *lanes, nodes *Node, nnodes int, start int) int
+
+// lanesRun is lanesRunGo's contract, in assembly where packetAVX2 says
+// (the tests turn the assembly off with it; the step itself needs only
+// SSE2). nodes must not be empty.
+func lanesRun(ls *lanes, nodes []Node, start int) int {
+	if packetAVX2 {
+		return lanesRunAsm(ls, &nodes[0], len(nodes), start)
+	}
+	return lanesRunGo(ls, nodes, start)
+}

@@ -19,3 +19,8 @@ func clipPacket(rays *[packetSize]Ray, d *traceData, c *packetClip) {
 func packetTri(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, slow uint32) {
 	return packetTriGo(v, k, pre, lanes)
 }
+
+// lanesRun is lanesRunGo where there is no assembly form.
+func lanesRun(ls *lanes, nodes []Node, start int) int {
+	return lanesRunGo(ls, nodes, start)
+}

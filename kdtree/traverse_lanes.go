@@ -1,6 +1,7 @@
 package kdtree
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 )
@@ -38,7 +39,9 @@ type lanes [laneCount]lane
 // overlap the other rays' work, where a lone ray waits for each node and
 // pays a mispredicted branch at about every second node of an incoherent
 // walk. Each lane takes descendFinite's nodes, order and intervals, so
-// the hits are the same. Other rays go through trace one by one.
+// the hits are the same. Other rays go through trace one by one. The steps
+// and the pops after empty leaves run in lanesRun (in assembly on amd64),
+// which comes back here only for a leaf with triangles or a walk's end.
 func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *answers) {
 	if len(t.Nodes) == 0 {
 		missAll(lo, hi, out)
@@ -116,60 +119,98 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 		}
 	}
 	nodes := t.Nodes
-	for active > 0 {
-		for k := range ls {
-			l := &ls[k]
-			if l.ray < 0 {
-				continue
+	for k := 0; active > 0; k = (k + 1) % laneCount {
+		k = lanesRun(ls, nodes, k)
+		l := &ls[k]
+		if int(l.node) >= len(nodes) {
+			panic(fmt.Sprintf("kdtree: node %d of %d reached in a walk: the tree is not valid", l.node, len(nodes)))
+		}
+		if !t.leafThenPop(l, d, l.n, anyHit) {
+			continue
+		}
+		if !anyHit && l.best.Prim != NoHit {
+			d.setNormal(&l.best)
+		}
+		out.put(l.ray, l.best)
+		if !fill(l) {
+			active--
+		}
+	}
+}
+
+// lanesRunGo runs the lanes' walks one interior step each in turn, from
+// lane start, until one of them reaches a leaf with triangles, or an empty
+// leaf with no entry left on its stack that may still hold a closer hit
+// (its walk is over; sp is then 0), and returns that lane, or −1 when every
+// lane is idle. After an empty leaf a lane pops at once, as leafThenPop
+// does, without returning. (lanesRunAsm in lanes_run_amd64.s is the same
+// in assembly.)
+//
+// The interior step is descendFinite's without a branch: the far child
+// and its part of the interval are always written above the stack's top,
+// and kept (sp incremented) only when both children are visited. The
+// three cases are told apart by the signs of hi − tmin (negative: the
+// plane's reach ends before the interval, second child only) and
+// tmax − lo (negative: the interval ends before the plane, first child
+// only): differences of finite floats (rayAxes.finite, a box-clipped
+// interval) whose sign is the comparison's, since tmin ≥ +0, tmax > 0
+// and hi = tp + slack is never −0; the interval is never empty, so at
+// most one is negative. The next node is loaded at once and looked at on
+// the lane's next turn: by then the load has landed, and the leaf test on
+// it does not stall the other lanes behind a miss.
+func lanesRunGo(ls *lanes, nodes []Node, start int) int {
+	idle := 0
+	for k := start; ; k = (k + 1) % laneCount {
+		l := &ls[k]
+		if l.ray < 0 {
+			if idle++; idle == laneCount {
+				return -1
 			}
-			n := l.n
-			if w1 := n.W1; w1&3 != leafTag {
-				// descendFinite's interior step without a branch: the far
-				// child and its part of the interval are always written
-				// above the stack's top, and kept (sp incremented) only
-				// when both children are visited. The three cases are
-				// told apart by the signs of hi − tmin (negative: the
-				// plane's reach ends before the interval, second child
-				// only) and tmax − lo (negative: the interval ends before
-				// the plane, first child only): differences of finite
-				// floats (rayAxes.finite, a box-clipped interval) whose
-				// sign is the comparison's, since tmin ≥ +0, tmax > 0 and
-				// hi = tp + slack is never −0; the interval is never
-				// empty, so at most one is negative. (Written out here: as
-				// a method it is too large for the compiler to inline.)
-				a, ax := w1&3, &l.ax
-				tp := (math.Float32frombits(n.W0) - ax.org[a]) * ax.inv[a]
-				lo, hi := tp-ax.wide[a], tp+ax.wide[a]
-				below := l.node + 1
-				swap := (below ^ w1>>2) & ax.flip[a]
-				first, second := below^swap, w1>>2^swap
-				tmin, tmax, sp := l.tmin, l.tmax, l.sp
-				// sp < MaxTreeDepth here: an interior node is at most
-				// MaxTreeDepth−1 deep (Validate) and the stack holds at
-				// most one entry per level above it.
-				l.stack[sp&(MaxTreeDepth-1)] = stackEntry{second, max(lo, tmin), tmax}
-				onlySecond := uint32(int32(math.Float32bits(hi-tmin)) >> 31)
-				onlyFirst := uint32(int32(math.Float32bits(tmax-lo)) >> 31)
-				kept := math.Float32bits(min(hi, tmax))
-				kept ^= (kept ^ math.Float32bits(tmax)) & onlySecond
-				l.sp = sp + int(^(onlyFirst|onlySecond)&1)
-				l.node = first ^ ((first ^ second) & onlySecond)
-				l.tmax = math.Float32frombits(kept)
-				// The next node is loaded now and looked at on the lane's
-				// next turn: by then the load has landed, and the leaf test
-				// on it does not stall the other lanes behind a miss.
+			continue
+		}
+		idle = 0
+		n := l.n
+		if w1 := n.W1; w1&3 != leafTag {
+			a, ax := w1&3, &l.ax
+			tp := (math.Float32frombits(n.W0) - ax.org[a]) * ax.inv[a]
+			lo, hi := tp-ax.wide[a], tp+ax.wide[a]
+			below := l.node + 1
+			swap := (below ^ w1>>2) & ax.flip[a]
+			first, second := below^swap, w1>>2^swap
+			tmin, tmax, sp := l.tmin, l.tmax, l.sp
+			// sp < MaxTreeDepth here: an interior node is at most
+			// MaxTreeDepth−1 deep (Validate) and the stack holds at
+			// most one entry per level above it.
+			l.stack[sp&(MaxTreeDepth-1)] = stackEntry{second, max(lo, tmin), tmax}
+			onlySecond := uint32(int32(math.Float32bits(hi-tmin)) >> 31)
+			onlyFirst := uint32(int32(math.Float32bits(tmax-lo)) >> 31)
+			kept := math.Float32bits(min(hi, tmax))
+			kept ^= (kept ^ math.Float32bits(tmax)) & onlySecond
+			l.sp = sp + int(^(onlyFirst|onlySecond)&1)
+			l.node = first ^ ((first ^ second) & onlySecond)
+			l.tmax = math.Float32frombits(kept)
+			if int(l.node) >= len(nodes) {
+				return k
+			}
+			l.n = nodes[l.node]
+			continue
+		}
+		if n.W1>>2 != 0 {
+			return k
+		}
+		for {
+			if l.sp == 0 {
+				return k
+			}
+			l.sp--
+			e := &l.stack[l.sp&(MaxTreeDepth-1)]
+			if e.tmin <= l.best.T {
+				l.node, l.tmin, l.tmax = e.node, e.tmin, e.tmax
+				if int(l.node) >= len(nodes) {
+					return k
+				}
 				l.n = nodes[l.node]
-				continue
-			}
-			if !t.leafThenPop(l, d, n, anyHit) {
-				continue
-			}
-			if !anyHit && l.best.Prim != NoHit {
-				d.setNormal(&l.best)
-			}
-			out.put(l.ray, l.best)
-			if !fill(l) {
-				active--
+				break
 			}
 		}
 	}

@@ -1,0 +1,149 @@
+//go:build amd64 && !purego
+
+package kdtree
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/kdbuild/kdbuild/scenes"
+)
+
+// TestLanesRunAsm: lanesRunAsm returns the lane lanesRunGo returns and
+// leaves every lane in the same state (node, words, interval, stack), call
+// after call, through whole walks of random rays (leaves tested and lanes
+// refilled between calls as traceLanes does), and stops at a node index
+// past the end without reading it.
+func TestLanesRunAsm(t *testing.T) {
+	cases := []struct {
+		name  string
+		scene *scenes.Scene
+	}{
+		{"soup-1000", scenes.Soup(1000, 6)},
+		{"icosphere-2", scenes.Icosphere(2)},
+		{"huge-among-tiny-200", scenes.HugeAmongTiny(200, 7)},
+	}
+	for _, c := range cases {
+		for _, p := range []struct{ leaf, depth int }{{1, 20}, {4, 3}, {1, MaxTreeDepth}} {
+			tree := refBuild(c.scene, p.leaf, p.depth)
+			what := fmt.Sprintf("%s leaf %d depth %d", c.name, p.leaf, p.depth)
+			lanesRunPair(t, tree, laneRays(c.scene, 400, 17), what)
+		}
+	}
+	tree := refBuild(scenes.Soup(200, 3), 1, 20)
+	var ls lanes
+	rays := laneRays(tree.Scene, 50, 5)
+	for i := range ls {
+		ls[i].ray = -1
+	}
+	i := 0
+	for i < len(rays) && !startLane(tree, &ls[2], rays, i) {
+		i++
+	}
+	if i == len(rays) {
+		t.Fatal("no ray starts a walk")
+	}
+	// An interior node at the last place, so that both its children are
+	// past the end.
+	nn := len(tree.Nodes)
+	ls[2].node, ls[2].n = uint32(nn-1), Node{W1: uint32(nn+5) << 2}
+	if k := lanesRunAsm(&ls, &tree.Nodes[0], nn, 0); k != 2 || int(ls[2].node) < nn || ls[2].n.W1 != uint32(nn+5)<<2 {
+		t.Fatalf("a node past the end: lane %d, node %d, words %+v, want lane 2, node %d or %d unread", k, ls[2].node, ls[2].n, nn, nn+5)
+	}
+	var idle lanes
+	for i := range idle {
+		idle[i].ray = -1
+	}
+	if k := lanesRunAsm(&idle, &tree.Nodes[0], len(tree.Nodes), 1); k != -1 {
+		t.Fatalf("idle lanes: lane %d, want -1", k)
+	}
+}
+
+// startLane starts l on rays[i] as traceLanes' fill does, false when the
+// lanes do not take the ray.
+func startLane(tree *Tree, l *lane, rays []Ray, i int) bool {
+	r := &rays[i]
+	if unusable(r) {
+		return false
+	}
+	tmin, tmax, ok := l.ax.start(tree.traceData(), r)
+	if !ok || !(tmax > 0) || !l.ax.finite() {
+		return false
+	}
+	l.ray, l.node, l.n, l.tmin, l.tmax, l.sp = i, 0, tree.Nodes[0], tmin, tmax, 0
+	l.best, l.pre = missHit(), prepare(r)
+	return true
+}
+
+// lanesRunPair walks rays through lanesRunAsm and lanesRunGo side by side
+// and fails at the first difference.
+func lanesRunPair(t *testing.T, tree *Tree, rays []Ray, what string) {
+	t.Helper()
+	if len(tree.Nodes) == 0 {
+		return
+	}
+	d := tree.traceData()
+	var a, g lanes
+	next, active := 0, 0
+	fill := func(k int) bool {
+		for ; next < len(rays); next++ {
+			if startLane(tree, &a[k], rays, next) {
+				g[k] = a[k]
+				next++
+				return true
+			}
+		}
+		a[k].ray, g[k].ray = -1, -1
+		return false
+	}
+	for k := range a {
+		if fill(k) {
+			active++
+		}
+	}
+	for k, calls := 0, 0; active > 0; k, calls = (k+1)%laneCount, calls+1 {
+		ka := lanesRunAsm(&a, &tree.Nodes[0], len(tree.Nodes), k)
+		kg := lanesRunGo(&g, tree.Nodes, k)
+		if ka != kg {
+			t.Fatalf("%s call %d: asm lane %d, Go lane %d", what, calls, ka, kg)
+		}
+		for j := range a {
+			if msg := laneDiff(&a[j], &g[j]); msg != "" {
+				t.Fatalf("%s call %d lane %d: %s", what, calls, j, msg)
+			}
+		}
+		k = ka
+		doneA := tree.leafThenPop(&a[k], d, a[k].n, false)
+		doneG := tree.leafThenPop(&g[k], d, g[k].n, false)
+		if doneA != doneG || a[k].best != g[k].best {
+			t.Fatalf("%s call %d lane %d: leaf and pop differ", what, calls, k)
+		}
+		if doneA && !fill(k) {
+			active--
+		}
+	}
+}
+
+// laneDiff describes how two lanes' walk states differ, "" when they do not.
+func laneDiff(a, g *lane) string {
+	if a.ray != g.ray {
+		return fmt.Sprintf("ray %d against %d", a.ray, g.ray)
+	}
+	if a.ray < 0 {
+		return ""
+	}
+	if a.node != g.node || a.n != g.n || a.sp != g.sp {
+		return fmt.Sprintf("node %d %+v sp %d against %d %+v sp %d", a.node, a.n, a.sp, g.node, g.n, g.sp)
+	}
+	if math.Float32bits(a.tmin) != math.Float32bits(g.tmin) || math.Float32bits(a.tmax) != math.Float32bits(g.tmax) {
+		return fmt.Sprintf("interval [%v, %v] against [%v, %v]", a.tmin, a.tmax, g.tmin, g.tmax)
+	}
+	for i := 0; i < a.sp; i++ {
+		ea, eg := a.stack[i], g.stack[i]
+		if ea.node != eg.node || math.Float32bits(ea.tmin) != math.Float32bits(eg.tmin) || math.Float32bits(ea.tmax) != math.Float32bits(eg.tmax) {
+			return fmt.Sprintf("stack[%d] %+v against %+v", i, ea, eg)
+		}
+	}
+	return ""
+}
