@@ -5,6 +5,7 @@ package kdtree
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/kdbuild/kdbuild/scenes"
@@ -146,4 +147,67 @@ func laneDiff(a, g *lane) string {
 		}
 	}
 	return ""
+}
+
+// TestPopPacketAVX2: popPacketAVX2 pops what popPacketGo pops, on random
+// stacks whose tmin values are below, equal to and above the rays' best T,
+// infinite or NaN, with random live, direct and finished masks.
+func TestPopPacketAVX2(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	pick := func(best float32) float32 {
+		switch rng.IntN(6) {
+		case 0:
+			return best
+		case 1:
+			return inf
+		case 2:
+			return nan
+		case 3:
+			return -best
+		}
+		return best * float32(0.5+rng.Float64())
+	}
+	for trial := 0; trial < 3000; trial++ {
+		var a, g packet
+		depth := rng.IntN(6)
+		for k := range packetSize {
+			best := float32(rng.Float64() * 10)
+			if rng.IntN(5) == 0 {
+				best = inf
+			}
+			g.best[k].T, a.spre.bestT[k] = best, best
+		}
+		for i := 0; i < depth; i++ {
+			e := &g.stack[i]
+			e.node, e.live, e.direct = rng.Uint32(), rng.Uint32()&0xffff, rng.Uint32()&0xffff
+			if rng.IntN(3) == 0 {
+				e.live = 0
+			}
+			for k := range packetSize {
+				e.tmin[k], e.tmax[k] = pick(g.best[k].T), float32(rng.Float64()*20)
+			}
+		}
+		a.stack = g.stack
+		finished := rng.Uint32() & 0xffff
+		spA, spG := depth, depth
+		var nodeA, nodeG uint32
+		var tminA, tmaxA, tminG, tmaxG [packetSize]float32
+		la := popPacketAVX2(&a.stack[0], &spA, &nodeA, &tminA, &tmaxA, &a.spre.bestT, finished)
+		lg := g.popPacketGo(&spG, &nodeG, &tminG, &tmaxG, finished)
+		if la != lg || spA != spG {
+			t.Fatalf("trial %d: AVX2 live %#x sp %d, Go live %#x sp %d", trial, la, spA, lg, spG)
+		}
+		if lg == 0 {
+			continue
+		}
+		if nodeA != nodeG {
+			t.Fatalf("trial %d: node %d against %d", trial, nodeA, nodeG)
+		}
+		for k := range packetSize {
+			if math.Float32bits(tminA[k]) != math.Float32bits(tminG[k]) || math.Float32bits(tmaxA[k]) != math.Float32bits(tmaxG[k]) {
+				t.Fatalf("trial %d lane %d: [%v, %v] against [%v, %v]", trial, k, tminA[k], tmaxA[k], tminG[k], tmaxG[k])
+			}
+		}
+	}
 }

@@ -21,7 +21,7 @@ const packetTriMin = 2
 
 // shareAxes sets p.kperm to the permuted axes of the first lane of live,
 // p.sameKz to the lanes of live with those axes, and their rows of p.spre
-// from p.pre and p.best.
+// from p.pre and p.best; the bestT row for every lane of live.
 func (p *packet) shareAxes(live uint32) {
 	p.sameKz = 0
 	if live == 0 {
@@ -32,13 +32,14 @@ func (p *packet) shareAxes(live uint32) {
 	s := &p.spre
 	for m := live; m != 0; m &= m - 1 {
 		k := bits.TrailingZeros32(m) % packetSize
+		s.bestT[k] = p.best[k].T
 		r := &p.pre[k]
 		if r.kz != first.kz {
 			continue
 		}
 		p.sameKz |= 1 << k
 		s.ox[k], s.oy[k], s.oz[k], s.sx[k], s.sy[k], s.sz[k] = r.ox, r.oy, r.oz, r.sx, r.sy, r.sz
-		s.tmin[k], s.tmax[k], s.bestT[k] = r.tmin, r.tmax, p.best[k].T
+		s.tmin[k], s.tmax[k] = r.tmin, r.tmax
 	}
 }
 

@@ -68,3 +68,19 @@ func lanesRun(ls *lanes, nodes []Node, start int) int {
 	}
 	return lanesRunGo(ls, nodes, start)
 }
+
+// popPacketAVX2 is popPacketGo in AVX2 (packet_pop_amd64.s), with the
+// rays' best T in bestT.
+//
+//go:noescape
+func popPacketAVX2(stack *packetEntry, sp *int, node *uint32, tmin, tmax, bestT *[packetSize]float32, finished uint32) uint32
+
+// popPacket is popPacketGo's contract, with AVX2 where packetAVX2 says
+// (the best T of each ray from p.spre, which shareAxes, testLeafPacket and
+// testOne keep).
+func (p *packet) popPacket(sp *int, node *uint32, tmin, tmax *[packetSize]float32, finished uint32) uint32 {
+	if packetAVX2 {
+		return popPacketAVX2(&p.stack[0], sp, node, tmin, tmax, &p.spre.bestT, finished)
+	}
+	return p.popPacketGo(sp, node, tmin, tmax, finished)
+}

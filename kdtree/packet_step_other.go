@@ -24,3 +24,8 @@ func packetTri(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, sl
 func lanesRun(ls *lanes, nodes []Node, start int) int {
 	return lanesRunGo(ls, nodes, start)
 }
+
+// popPacket is popPacketGo where there is no assembly form.
+func (p *packet) popPacket(sp *int, node *uint32, tmin, tmax *[packetSize]float32, finished uint32) uint32 {
+	return p.popPacketGo(sp, node, tmin, tmax, finished)
+}

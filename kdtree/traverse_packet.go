@@ -230,17 +230,17 @@ func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float3
 				}
 			}
 		}
-		if live = t.popPacket(p, &sp, &node, &tmin, cur, finished); live == 0 {
+		if live = p.popPacket(&sp, &node, &tmin, cur, finished); live == 0 {
 			return
 		}
 	}
 }
 
-// popPacket pops the next entry where some ray is still to go, setting the
-// node and the rays' intervals (a ray that is finished, or whose own walk
-// would skip the node, gets an empty one), and returns the mask of the
-// rays with a part of the node; 0 when the stack runs out.
-func (t *Tree) popPacket(p *packet, sp *int, node *uint32, tmin, tmax *[packetSize]float32, finished uint32) uint32 {
+// popPacketGo pops the next entry where some ray is still to go, setting
+// the node and the rays' intervals (a ray that is finished, or whose own
+// walk would skip the node, gets an empty one: tmin +Inf), and returns the
+// mask of the rays with a part of the node; 0 when the stack runs out.
+func (p *packet) popPacketGo(sp *int, node *uint32, tmin, tmax *[packetSize]float32, finished uint32) uint32 {
 	inf := float32(math.Inf(1))
 	for *sp > 0 {
 		*sp--
