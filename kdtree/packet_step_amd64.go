@@ -7,7 +7,7 @@ import "golang.org/x/sys/cpu"
 // packetStepAVX2 is packetStepGo in AVX2, eight lanes at a time (packet_step_amd64.s).
 //
 //go:noescape
-func packetStepAVX2(split float32, o, inv, w, tmin, tmax, fmax, smin *[packetSize]float32) (first, second uint32)
+func packetStepAVX2(split float32, o, inv, w, tmin, tmax, fmax, smin, stmax *[packetSize]float32) (first, second uint32)
 
 // packetAVX2 says whether packetStep runs packetStepAVX2 (the CPU has
 // AVX2) or packetStepGo; the two give the same bits (the same IEEE
@@ -18,11 +18,11 @@ var packetAVX2 = cpu.X86.HasAVX2
 // packetStep is packetStepGo's contract, with AVX2 where packetAVX2 says.
 // (A direct call each way, not a function value: through a function
 // value the arrays would escape to the heap.)
-func packetStep(split float32, o, inv, w, tmin, tmax, fmax, smin *[packetSize]float32) (first, second uint32) {
+func packetStep(split float32, o, inv, w, tmin, tmax, fmax, smin, stmax *[packetSize]float32) (first, second uint32) {
 	if packetAVX2 {
-		return packetStepAVX2(split, o, inv, w, tmin, tmax, fmax, smin)
+		return packetStepAVX2(split, o, inv, w, tmin, tmax, fmax, smin, stmax)
 	}
-	return packetStepGo(split, o, inv, w, tmin, tmax, fmax, smin)
+	return packetStepGo(split, o, inv, w, tmin, tmax, fmax, smin, stmax)
 }
 
 // packetClipAVX2 is packetClipGo in AVX2 (packet_clip_amd64.s); box is

@@ -6,8 +6,8 @@ package kdtree
 var packetAVX2 = false
 
 // packetStep is packetStepGo where there is no assembly form.
-func packetStep(split float32, o, inv, w, tmin, tmax, fmax, smin *[packetSize]float32) (first, second uint32) {
-	return packetStepGo(split, o, inv, w, tmin, tmax, fmax, smin)
+func packetStep(split float32, o, inv, w, tmin, tmax, fmax, smin, stmax *[packetSize]float32) (first, second uint32) {
+	return packetStepGo(split, o, inv, w, tmin, tmax, fmax, smin, stmax)
 }
 
 // clipPacket is packetClipGo where there is no assembly form.

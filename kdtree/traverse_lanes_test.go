@@ -241,17 +241,37 @@ func TestPacketStep(t *testing.T) {
 				}
 			}
 		}
-		var f1, s1, f2, s2 [packetSize]float32
-		a1, b1 := packetStep(split, &o, &inv, &w, &tmin, &tmax, &f1, &s1)
-		a2, b2 := packetStepGo(split, &o, &inv, &w, &tmin, &tmax, &f2, &s2)
+		if it%4 == 0 {
+			// No ray with a first part: tmin takes smin.
+			for k := range packetSize {
+				o[k], inv[k], w[k] = split, 1, 0
+				tmin[k] = 1 + float32(math.Abs(float64(pick())))
+				tmax[k] = tmin[k] + float32(math.Abs(float64(pick())))
+			}
+		}
+		var f1, s1, st1, f2, s2, st2 [packetSize]float32
+		tmin1, tmin2 := tmin, tmin
+		a1, b1 := packetStep(split, &o, &inv, &w, &tmin1, &tmax, &f1, &s1, &st1)
+		a2, b2 := packetStepGo(split, &o, &inv, &w, &tmin2, &tmax, &f2, &s2, &st2)
+		if a1 != a2 || b1 != b2 {
+			t.Fatalf("masks %08b %08b, want %08b %08b", a1, b1, a2, b2)
+		}
+		if it%4 == 0 && a2 != 0 {
+			t.Fatalf("first %016b, want none", a2)
+		}
 		for k := range packetSize {
 			if math.Float32bits(f1[k]) != math.Float32bits(f2[k]) || math.Float32bits(s1[k]) != math.Float32bits(s2[k]) {
 				t.Fatalf("lane %d (split %v o %v inv %v w %v [%v, %v]): fmax %v / %v, smin %v / %v",
 					k, split, o[k], inv[k], w[k], tmin[k], tmax[k], f1[k], f2[k], s1[k], s2[k])
 			}
-		}
-		if a1 != a2 || b1 != b2 {
-			t.Fatalf("masks %08b %08b, want %08b %08b", a1, b1, a2, b2)
+			want := tmin[k]
+			if a2 == 0 {
+				want = s2[k]
+			}
+			if math.Float32bits(tmin1[k]) != math.Float32bits(want) || math.Float32bits(tmin2[k]) != math.Float32bits(want) ||
+				math.Float32bits(st1[k]) != math.Float32bits(tmax[k]) || math.Float32bits(st2[k]) != math.Float32bits(tmax[k]) {
+				t.Fatalf("lane %d: tmin %v / %v, stmax %v / %v, want %v, %v", k, tmin1[k], tmin2[k], st1[k], st2[k], want, tmax[k])
+			}
 		}
 	}
 	if !packetAVX2 {

@@ -16,8 +16,11 @@ const packetSize = 16
 // fmax = min(tp+w, tmax), and [smin, tmax] for the other with
 // smin = max(tp−w, tmin). Bit k of first (second) is set when ray k's
 // first (second) part is not empty. A ray with nothing to do at the node
-// has tmin > tmax (+Inf and −Inf), and both its parts stay empty.
-func packetStepGo(split float32, o, inv, w, tmin, tmax, fmax, smin *[packetSize]float32) (first, second uint32) {
+// has tmin > tmax (+Inf and −Inf), and both its parts stay empty. stmax
+// gets a copy of tmax (the second part's end, where a push keeps it), and
+// tmin a copy of smin when no ray has a first part (the walk goes on to
+// the second child).
+func packetStepGo(split float32, o, inv, w, tmin, tmax, fmax, smin, stmax *[packetSize]float32) (first, second uint32) {
 	for k := range packetSize {
 		tp := (split - o[k]) * inv[k]
 		fmax[k] = min(tp+w[k], tmax[k])
@@ -28,6 +31,10 @@ func packetStepGo(split float32, o, inv, w, tmin, tmax, fmax, smin *[packetSize]
 		if smin[k] <= tmax[k] {
 			second |= 1 << k
 		}
+	}
+	*stmax = *tmax
+	if first == 0 {
+		*tmin = *smin
 	}
 	return first, second
 }
@@ -201,18 +208,18 @@ func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float3
 			// sp < MaxTreeDepth: an interior node is at most MaxTreeDepth−1
 			// deep (Validate) and the stack holds one entry per level.
 			slot := &p.stack[sp%MaxTreeDepth]
-			in1, in2 := packetStep(math.Float32frombits(n.W0), &p.org[a%3], &p.inv[a%3], &p.wide[a%3], &tmin, cur, other, &slot.tmin)
+			in1, in2 := packetStep(math.Float32frombits(n.W0), &p.org[a%3], &p.inv[a%3], &p.wide[a%3], &tmin, cur, other, &slot.tmin, &slot.tmax)
 			switch {
 			case in1 != 0 && in2 != 0:
-				slot.node, slot.live, slot.direct, slot.tmax = second, in2, in2&^in1, *cur
+				slot.node, slot.live, slot.direct = second, in2, in2&^in1
 				sp++
 				node, live = first, in1
 				cur, other = other, cur
 			case in1 != 0:
 				node, live = first, in1
 				cur, other = other, cur
-			default:
-				node, tmin, live = second, slot.tmin, in2
+			default: // packetStep has set tmin to the second part's
+				node, live = second, in2
 			}
 			n = nodes[node]
 		}
