@@ -1,6 +1,10 @@
 package kdtree
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/go-gl/mathgl/mgl32"
+)
 
 // packetPre is the part of a packet's rayPre that packetTri reads, one
 // row per field and a float per lane, with the lanes' best T, scratch rows
@@ -84,6 +88,8 @@ func (p *packet) testLeafPacket(leaf []uint32, tris []triVerts, vec uint32, anyH
 	s := &p.spre
 	for j, prim := range leaf {
 		hit, slow := packetTri(&tris[prim], &p.kperm, s, vec)
+		var n mgl32.Vec3 // the triangle's normal, once per triangle
+		haveN := false
 		for m := hit; m != 0; m &= m - 1 {
 			k := bits.TrailingZeros32(m) % packetSize
 			if b := &p.best[k]; b.closer(s.t[k], prim) {
@@ -92,10 +98,13 @@ func (p *packet) testLeafPacket(leaf []uint32, tris []triVerts, vec uint32, anyH
 				if anyHit {
 					found |= 1 << k
 					vec &^= 1 << k
-				} else {
-					v := &tris[prim]
-					b.N = geometricNormal(v[0], v[1], v[2])
+					continue
 				}
+				if !haveN {
+					v := &tris[prim]
+					n, haveN = geometricNormal(v[0], v[1], v[2]), true
+				}
+				b.N = n
 			}
 		}
 		for m := slow; m != 0; m &= m - 1 {
