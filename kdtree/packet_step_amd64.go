@@ -9,21 +9,14 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func packetStepAVX2(split float32, o, inv, w, tmin, tmax, fmax, smin, stmax *[packetSize]float32) (first, second uint32)
 
-// packetAVX2 says whether packetStep runs packetStepAVX2 (the CPU has
-// AVX2) or packetStepGo; the two give the same bits (the same IEEE
+// packetAVX2 says whether the walks run the assembly forms (the CPU has
+// AVX2) or the Go ones; the two give the same bits (the same IEEE
 // operations, and the same operand returned by min and max on equal
-// zeros). Tests turn it off to check one against the other.
+// zeros). Tests turn it off to check one against the other. The hot call
+// sites (packetStep, popPacket, lanesRun) test it themselves: a wrapper
+// holding two calls is too costly for the compiler to inline, and its
+// extra call per step cost 2-3%.
 var packetAVX2 = cpu.X86.HasAVX2
-
-// packetStep is packetStepGo's contract, with AVX2 where packetAVX2 says.
-// (A direct call each way, not a function value: through a function
-// value the arrays would escape to the heap.)
-func packetStep(split float32, o, inv, w, tmin, tmax, fmax, smin, stmax *[packetSize]float32) (first, second uint32) {
-	if packetAVX2 {
-		return packetStepAVX2(split, o, inv, w, tmin, tmax, fmax, smin, stmax)
-	}
-	return packetStepGo(split, o, inv, w, tmin, tmax, fmax, smin, stmax)
-}
 
 // packetClipAVX2 is packetClipGo in AVX2 (packet_clip_amd64.s); box is
 // traceData.lo, with hi and mag after it.
@@ -54,33 +47,15 @@ func packetTri(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, sl
 }
 
 // lanesRunAsm is lanesRunGo in amd64 assembly (lanes_run_amd64.s); nodes
-// points to nnodes nodes.
+// points to nnodes nodes, at least one. (It needs only SSE2, but runs where
+// packetAVX2 says, so that the tests turn it off with the others.)
 //
 //go:noescape
 func lanesRunAsm(ls *lanes, nodes *Node, nnodes int, start int) int
 
-// lanesRun is lanesRunGo's contract, in assembly where packetAVX2 says
-// (the tests turn the assembly off with it; the step itself needs only
-// SSE2). nodes must not be empty.
-func lanesRun(ls *lanes, nodes []Node, start int) int {
-	if packetAVX2 {
-		return lanesRunAsm(ls, &nodes[0], len(nodes), start)
-	}
-	return lanesRunGo(ls, nodes, start)
-}
-
 // popPacketAVX2 is popPacketGo in AVX2 (packet_pop_amd64.s), with the
-// rays' best T in bestT.
+// rays' best T in bestT (p.spre.bestT, which shareAxes, testLeafPacket and
+// testOne keep).
 //
 //go:noescape
 func popPacketAVX2(stack *packetEntry, sp *int, node *uint32, tmin, tmax, bestT *[packetSize]float32, finished uint32) uint32
-
-// popPacket is popPacketGo's contract, with AVX2 where packetAVX2 says
-// (the best T of each ray from p.spre, which shareAxes, testLeafPacket and
-// testOne keep).
-func (p *packet) popPacket(sp *int, node *uint32, tmin, tmax *[packetSize]float32, finished uint32) uint32 {
-	if packetAVX2 {
-		return popPacketAVX2(&p.stack[0], sp, node, tmin, tmax, &p.spre.bestT, finished)
-	}
-	return p.popPacketGo(sp, node, tmin, tmax, finished)
-}

@@ -5,10 +5,6 @@ package kdtree
 // packetAVX2 is false where there is no assembly form.
 var packetAVX2 = false
 
-// packetStep is packetStepGo where there is no assembly form.
-func packetStep(split float32, o, inv, w, tmin, tmax, fmax, smin, stmax *[packetSize]float32) (first, second uint32) {
-	return packetStepGo(split, o, inv, w, tmin, tmax, fmax, smin, stmax)
-}
 
 // clipPacket is packetClipGo where there is no assembly form.
 func clipPacket(rays *[packetSize]Ray, d *traceData, c *packetClip) {
@@ -20,12 +16,18 @@ func packetTri(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, sl
 	return packetTriGo(v, k, pre, lanes)
 }
 
-// lanesRun is lanesRunGo where there is no assembly form.
-func lanesRun(ls *lanes, nodes []Node, start int) int {
-	return lanesRunGo(ls, nodes, start)
+// The walks call these three where packetAVX2 is true, which it never is
+// here: their call sites choose between them and the Go forms themselves,
+// so that the choice costs no extra call per step.
+
+func packetStepAVX2(split float32, o, inv, w, tmin, tmax, fmax, smin, stmax *[packetSize]float32) (first, second uint32) {
+	panic(noAssembly)
 }
 
-// popPacket is popPacketGo where there is no assembly form.
-func (p *packet) popPacket(sp *int, node *uint32, tmin, tmax *[packetSize]float32, finished uint32) uint32 {
-	return p.popPacketGo(sp, node, tmin, tmax, finished)
+func lanesRunAsm(ls *lanes, nodes *Node, nnodes int, start int) int { panic(noAssembly) }
+
+func popPacketAVX2(stack *packetEntry, sp *int, node *uint32, tmin, tmax, bestT *[packetSize]float32, finished uint32) uint32 {
+	panic(noAssembly)
 }
+
+const noAssembly = "kdtree: no assembly form on this platform"

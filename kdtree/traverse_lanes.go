@@ -120,7 +120,11 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 	}
 	nodes := t.Nodes
 	for k := 0; active > 0; k = (k + 1) % laneCount {
-		k = lanesRun(ls, nodes, k)
+		if packetAVX2 {
+			k = lanesRunAsm(ls, &nodes[0], len(nodes), k)
+		} else {
+			k = lanesRunGo(ls, nodes, k)
+		}
 		l := &ls[k]
 		if int(l.node) >= len(nodes) {
 			panic(fmt.Sprintf("kdtree: node %d of %d reached in a walk: the tree is not valid", l.node, len(nodes)))

@@ -208,7 +208,12 @@ func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float3
 			// sp < MaxTreeDepth: an interior node is at most MaxTreeDepth−1
 			// deep (Validate) and the stack holds one entry per level.
 			slot := &p.stack[sp%MaxTreeDepth]
-			in1, in2 := packetStep(math.Float32frombits(n.W0), &p.org[a%3], &p.inv[a%3], &p.wide[a%3], &tmin, cur, other, &slot.tmin, &slot.tmax)
+			var in1, in2 uint32
+			if packetAVX2 {
+				in1, in2 = packetStepAVX2(math.Float32frombits(n.W0), &p.org[a%3], &p.inv[a%3], &p.wide[a%3], &tmin, cur, other, &slot.tmin, &slot.tmax)
+			} else {
+				in1, in2 = packetStepGo(math.Float32frombits(n.W0), &p.org[a%3], &p.inv[a%3], &p.wide[a%3], &tmin, cur, other, &slot.tmin, &slot.tmax)
+			}
 			switch {
 			case in1 != 0 && in2 != 0:
 				slot.node, slot.live, slot.direct = second, in2, in2&^in1
@@ -237,7 +242,12 @@ func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float3
 				}
 			}
 		}
-		if live = p.popPacket(&sp, &node, &tmin, cur, finished); live == 0 {
+		if packetAVX2 {
+			live = popPacketAVX2(&p.stack[0], &sp, &node, &tmin, cur, &p.spre.bestT, finished)
+		} else {
+			live = p.popPacketGo(&sp, &node, &tmin, cur, finished)
+		}
+		if live == 0 {
 			return
 		}
 	}
