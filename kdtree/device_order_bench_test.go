@@ -79,3 +79,4 @@ func benchRayOrders(b *testing.B, ex exec.Executor, tree *Tree, s *scenes.Scene,
 			[]gputrace.Kernel{gputrace.IncoherentKernel})
 	}
 }
+

@@ -32,7 +32,9 @@ struct LocalStack {
 };
 
 // Result of one traced ray: the best hit's t, u, v, prim and the index of
-// its reference (for the normal).
+// its reference (for the normal); prim is kNoHit until a closest-hit walk
+// finds a hit (no triangle has that index). An any-hit walk sets only
+// found (a flag costs it fewer registers than prim).
 struct Best {
 	float t, u, v;
 	unsigned prim, ref;
@@ -256,19 +258,31 @@ template <bool ANY>
 __device__ __forceinline__ bool leaf_test(uint2 n, const Pre &pre, const float4 *__restrict__ tris, Best &best) {
 	unsigned end = n.x + (n.y >> 2);
 	const float inf = __int_as_float(0x7f800000);
+	if (ANY) {
+		// A pointer stepped a reference at a time: fewer instructions a
+		// triangle (the closest-hit kernel spills with it).
+		const float4 *t = tris + 3 * (size_t)n.x;
+		for (unsigned r = n.x; r < end; r++, t += 3) {
+			float th, u, v;
+			if (triangle(pre, t[0], t[1], t[2], inf, th, u, v)) {
+				best.found = true;
+				return true;
+			}
+		}
+		return false;
+	}
 	for (unsigned r = n.x; r < end; r++) {
-		float4 A = tris[3 * r], B = tris[3 * r + 1], C = tris[3 * r + 2];
+		const float4 *t = tris + 3 * (size_t)r;  // one address, three loads at offsets
+		float4 A = t[0], B = t[1], C = t[2];
 		unsigned prim = __float_as_uint(A.w);
 		float th, u, v;
-		if (triangle(pre, A, B, C, ANY ? inf : best.t, th, u, v) &&
-		    (ANY || !best.found || th < best.t || (th == best.t && prim < best.prim))) {
+		if (triangle(pre, A, B, C, best.t, th, u, v) &&
+		    (th < best.t || (th == best.t && prim < best.prim))) {
 			best.t = th;
 			best.u = u;
 			best.v = v;
 			best.prim = prim;
 			best.ref = r;
-			best.found = true;
-			if (ANY) return true;
 		}
 	}
 	return false;
@@ -343,7 +357,7 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 // hit_normal is the normal (B−A)×(C−A) of b's triangle (kdtree
 // geometricNormal: each product rounded on its own), 0 for a miss.
 __device__ __forceinline__ float3 hit_normal(const float4 *__restrict__ tris, const Best &b) {
-	if (!b.found) return make_float3(0.0f, 0.0f, 0.0f);
+	if (b.prim == kNoHit) return make_float3(0.0f, 0.0f, 0.0f);
 	float4 A = tris[3 * b.ref], B = tris[3 * b.ref + 1], C = tris[3 * b.ref + 2];
 	float e1x = B.x - A.x, e1y = B.y - A.y, e1z = B.z - A.z;
 	float e2x = C.x - A.x, e2y = C.y - A.y, e2z = C.z - A.z;
