@@ -79,4 +79,3 @@ func benchRayOrders(b *testing.B, ex exec.Executor, tree *Tree, s *scenes.Scene,
 			[]gputrace.Kernel{gputrace.IncoherentKernel})
 	}
 }
-
