@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "fb669772e3ca1e824e43448ec77c76c0f6a84d4f47be0202d90c3f54ec2a67b6"
+const SourcesSHA256 = "8d4de8fd3e6204586fe9b335bc907c0a9e0da8f37497eb2c2972abe4a491b818"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -34,7 +34,7 @@ var SourceSHA256 = map[string]string{
 	"split.cu":           "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
 	"split.cuh":          "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
 	"trace.cu":           "6d20e178a6defa9f16ee552ac78fc6689f328627bde7d34fb1e9a0b75df9b949",
-	"trace_dynamic.cuh":  "3056697c3b59dc371739fe350f6fb6033e8d3e98b50dc80d6297a5614badd725",
+	"trace_dynamic.cuh":  "9565e993ec0c0667a159a408ad1f38da086187b813f16aa9451c12fd3af45c49",
 	"trace_test.cuh":     "5889494849cb9b5b8f6d3eaf9049110f2a6d01e4a9f6ff1000d0331983f82eaa",
-	"trace_walk.cuh":     "e2d24477d58a8f295d57f90b753c344ad7c5b4eebc1fc594524e534bb9abeb1a",
+	"trace_walk.cuh":     "598ae829dba4ab8d829e25214d618a2b65f40909431e9df798ed33ae0088d24a",
 }

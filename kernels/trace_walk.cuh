@@ -29,6 +29,10 @@ struct LocalStack {
 	__device__ __forceinline__ bool empty() const { return sp == 0; }
 	__device__ __forceinline__ void push(Entry x) { e[sp++] = x; }
 	__device__ __forceinline__ Entry pop() { return e[--sp]; }
+	// drop_after pops the top entries whose interval starts after t.
+	__device__ __forceinline__ void drop_after(float t) {
+		while (sp > 0 && !(e[sp - 1].tmin <= t)) sp--;
+	}
 };
 
 // Result of one traced ray: the best hit's t, u, v, prim and the index of
