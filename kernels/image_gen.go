@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "8d4de8fd3e6204586fe9b335bc907c0a9e0da8f37497eb2c2972abe4a491b818"
+const SourcesSHA256 = "8631d8ddb1c799746991468a6549a5c1dc2386f15797039c30c776b5bd3c081d"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -36,5 +36,5 @@ var SourceSHA256 = map[string]string{
 	"trace.cu":           "6d20e178a6defa9f16ee552ac78fc6689f328627bde7d34fb1e9a0b75df9b949",
 	"trace_dynamic.cuh":  "9565e993ec0c0667a159a408ad1f38da086187b813f16aa9451c12fd3af45c49",
 	"trace_test.cuh":     "5889494849cb9b5b8f6d3eaf9049110f2a6d01e4a9f6ff1000d0331983f82eaa",
-	"trace_walk.cuh":     "598ae829dba4ab8d829e25214d618a2b65f40909431e9df798ed33ae0088d24a",
+	"trace_walk.cuh":     "64910b79684aa17bca2a7acbdff0cc37b070823a3458442689b634953a9c71f4",
 }

@@ -236,8 +236,10 @@ __device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &
 		if (!ANY) tmax = fminf(tmax, bestT);
 		while ((n.y & 3u) != 3u) {
 			uint4 c = ((const uint4 *)nodes)[n.y >> 2];
-			// axis a's constants at r.ax + a·kTraceBlock: one shift-add.
-			const float4 &k = *(const float4 *)((const char *)r.ax + ((n.y & 3u) << 10));
+			// Axis a's constants at r.ax + a·kTraceBlock, in bytes: one
+			// multiply-add.
+			const float4 &k =
+			    *(const float4 *)((const char *)r.ax + (n.y & 3u) * (unsigned)(kTraceBlock * sizeof(float4)));
 			float tp = __fmaf_rn(__uint_as_float(n.x), k.y, k.x);
 			finite_step(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), make_uint2(c.x, c.y), make_uint2(c.z, c.w),
 			            tmin, tmax, stack);
