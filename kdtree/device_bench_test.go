@@ -45,6 +45,7 @@ func BenchmarkDeviceTrace(b *testing.B) {
 		for _, set := range sets {
 			benchDeviceSet(b, ex, tree, file, set.name, set.rays)
 		}
+		benchRayOrders(b, ex, tree, s, file, "random", sets[1].rays)
 		// Trees built for fewer, larger leaves (a dearer traversal step):
 		// their shape, then the default and the incoherent kernel on them.
 		for _, tc := range benchTraversalCosts {

@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "201dd4538916d434bded464ad3e1953cf3b5f5c70a81e85f5fb256302c3ae023"
+const SourcesSHA256 = "8631d8ddb1c799746991468a6549a5c1dc2386f15797039c30c776b5bd3c081d"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -34,7 +34,7 @@ var SourceSHA256 = map[string]string{
 	"split.cu":           "493c05cc715fc799a904ebe43985e241fdd3229a18a3356ade1a8faf9cf5f222",
 	"split.cuh":          "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
 	"trace.cu":           "6d20e178a6defa9f16ee552ac78fc6689f328627bde7d34fb1e9a0b75df9b949",
-	"trace_dynamic.cuh":  "3056697c3b59dc371739fe350f6fb6033e8d3e98b50dc80d6297a5614badd725",
-	"trace_test.cuh":     "0cb6fb9f609f0b206c485ed354f33aa3cb30299b421407f16055e7298c090dfc",
-	"trace_walk.cuh":     "0fe2c07d1bc3fde1f5133702d752e8b452a1cfac800dab34cbd1aeb0879f5e6c",
+	"trace_dynamic.cuh":  "9565e993ec0c0667a159a408ad1f38da086187b813f16aa9451c12fd3af45c49",
+	"trace_test.cuh":     "5889494849cb9b5b8f6d3eaf9049110f2a6d01e4a9f6ff1000d0331983f82eaa",
+	"trace_walk.cuh":     "64910b79684aa17bca2a7acbdff0cc37b070823a3458442689b634953a9c71f4",
 }

@@ -62,6 +62,9 @@ __device__ __forceinline__ void trace_dynamic(const uint2 *__restrict__ nodes, u
 			if (!descend<ANY>(nodes, nd, r, pre, node, tmin, tmax, best.t, stack)) continue;
 			end = leaf_test<ANY>(nd, pre, tris, best);
 		}
+		// A closest-hit ray drops the entries that start after its best
+		// hit here (one load each), instead of an iteration each.
+		if (!ANY && !end && best.prim != kNoHit) stack.drop_after(best.t);
 		if (!end && !stack.empty()) {
 			Entry e = stack.pop();
 			node = e.node;

@@ -46,7 +46,9 @@ struct Pre {
 	float tmin, tmax;
 };
 
-__device__ __forceinline__ Pre prepare(float4 r0, float4 r1) {
+// prepare is intersect.go prepare for ray (r0, r1), given inv = 1/d per
+// axis (IEEE divisions, so sz = 1/dz is inv's component kz).
+__device__ __forceinline__ Pre prepare(float4 r0, float4 r1, const float inv[3]) {
 	Pre p;
 	p.ox = r0.x; p.oy = r0.y; p.oz = r0.z;
 	float dx0 = r0.w, dy0 = r1.x, dz0 = r1.y;
@@ -65,7 +67,7 @@ __device__ __forceinline__ Pre prepare(float4 r0, float4 r1) {
 	float dx = pick(dx0, dy0, dz0, kx), dy = pick(dx0, dy0, dz0, ky), dz = pick(dx0, dy0, dz0, kz);
 	p.sx = -dx / dz;
 	p.sy = -dy / dz;
-	p.sz = 1.0f / dz;
+	p.sz = pick(inv[0], inv[1], inv[2], kz);
 	p.tmin = r1.z;
 	p.tmax = r1.w;
 	return p;

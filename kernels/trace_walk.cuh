@@ -29,10 +29,16 @@ struct LocalStack {
 	__device__ __forceinline__ bool empty() const { return sp == 0; }
 	__device__ __forceinline__ void push(Entry x) { e[sp++] = x; }
 	__device__ __forceinline__ Entry pop() { return e[--sp]; }
+	// drop_after pops the top entries whose interval starts after t.
+	__device__ __forceinline__ void drop_after(float t) {
+		while (sp > 0 && !(e[sp - 1].tmin <= t)) sp--;
+	}
 };
 
 // Result of one traced ray: the best hit's t, u, v, prim and the index of
-// its reference (for the normal).
+// its reference (for the normal); prim is kNoHit until a closest-hit walk
+// finds a hit (no triangle has that index). An any-hit walk sets only
+// found (a flag costs it fewer registers than prim).
 struct Best {
 	float t, u, v;
 	unsigned prim, ref;
@@ -170,36 +176,31 @@ __device__ __forceinline__ void safe_step(uint2 n, float oa, float da, float inv
 // [lo, hi]; m is all ones when the direction is negative on the node's
 // axis (traverse.go rayAxes.flip); first (below for a positive direction,
 // above otherwise) holds [tmin, min(tmax, hi)], second [max(tmin, lo),
-// tmax]; a child whose part is empty is not visited (one of them always
-// is); when both are, second is pushed. These are safe_step's nodes and
-// order for such a ray, with intervals as wide or wider, less the
-// children that are empty leaves: those are neither visited nor pushed
-// (they hold no hit, so the hits stay the same; on random rays most leaves
-// a ray reaches are empty). node and n become the next node's place and
-// words, or n an empty leaf when no child is left, which ends the descent.
+// tmax]; a child whose part is empty is not visited; when both are, second
+// is pushed. These are safe_step's nodes and order for such a ray, with
+// intervals as wide or wider, less the children that are empty leaves:
+// those are neither visited nor pushed (they hold no hit, so the hits stay
+// the same; on random rays most leaves a ray reaches are empty). It needs
+// tmin <= tmax and keeps it. n becomes the next node's words, or an empty
+// leaf when no child is left, which ends the descent. The walk does not
+// keep the next node's place: only a pushed child needs one.
 template <class Stack>
 __device__ __forceinline__ void finite_step(uint2 &n, float tp, float slack, unsigned m, uint2 nb, uint2 na,
-                                            unsigned &node, float &tmin, float &tmax, Stack &stack) {
+                                            float &tmin, float &tmax, Stack &stack) {
 	float lo = tp - slack, hi = tp + slack;
 	unsigned below = below_child(n);
 	unsigned side = m & 1u;  // first at below + side, second at the other place
-	// An empty leaf's w1 is 0<<2 | 3.
-	bool fe = (side ? na.y : nb.y) == 3u, se = (side ? nb.y : na.y) == 3u;
-	// No NaN reaches these comparisons, minima and maxima.
-	bool f = !(hi < tmin);
-	bool s = !f || !(lo > tmax);
-	if (f && !fe) {
-		if (s && !se) stack.push(Entry{below + (side ^ 1u), fmaxf(lo, tmin), tmax});
-		node = below + side;
-		n = side ? na : nb;
-		tmax = fminf(hi, tmax);
-	} else if (s && !se) {
-		node = below + (side ^ 1u);
-		n = side ? nb : na;
-		tmin = fmaxf(lo, tmin);
-	} else {
-		n = make_uint2(0u, 3u);
-	}
+	// An empty leaf's w1 is 0<<2 | 3. No NaN reaches these comparisons,
+	// minima and maxima, and lo <= hi: when first's part is empty (hi <
+	// tmin), lo < tmax, so second's test alone says whether it is visited.
+	bool f = !(hi < tmin) && (side ? na.y : nb.y) != 3u;
+	bool s = !(lo > tmax) && (side ? nb.y : na.y) != 3u;
+	if (f && s) stack.push(Entry{below + (side ^ 1u), fmaxf(lo, tmin), tmax});
+	uint2 first = side ? na : nb, second = side ? nb : na;
+	n = f ? first : (s ? second : make_uint2(0u, 3u));
+	float nmin = fmaxf(lo, tmin), nmax = fminf(hi, tmax);
+	tmin = f ? tmin : nmin;
+	tmax = f ? nmax : tmax;
 }
 
 // safe_walk_step is safe_step at interior node n with the ray's constants
@@ -214,26 +215,34 @@ __device__ __forceinline__ void safe_walk_step(uint2 n, const RayAxes &r, const 
 
 // descend goes down from node (its place node, its words n) through
 // interior nodes, one step each, in a loop of its own: true when it
-// reaches a leaf, whose words n then holds, with tmin <= best t; false
-// when a step leaves an interval starting after best t: the walk goes on
-// with a pop. The walk's loop thus alternates whole descents with leaves
-// and pops (with one interior step per iteration of the walk's loop,
-// lanes of a warp at different kinds of iteration wait on each other
-// more: 5-29% slower, docs/performance.md "GPU tracing"). A finite ray's
-// step loads both children's words in one 16-byte load before it works
-// out which one it takes, so that the next node's load overlaps the step.
-// ANY: an any-hit walk, whose best t is +Inf until it stops: no test.
+// reaches a leaf, whose words n then holds, false when a step leaves an
+// interval starting after best t: the walk goes on with a pop. The walk's
+// loop thus alternates whole descents with leaves and pops (with one
+// interior step per iteration of the walk's loop, lanes of a warp at
+// different kinds of iteration wait on each other more: 5-29% slower,
+// docs/performance.md "GPU tracing"). A finite ray's step loads both
+// children's words in one 16-byte load before it works out which one it
+// takes, so that the next node's load overlaps the step; its interval is
+// cut at best t first (tmin <= best t on entry), so that no step needs a
+// test of its own: a child starting after best t is neither visited nor
+// pushed (it holds no hit at t <= best t; a hit at best t itself, which
+// the tie rule may still take, is inside), and the descent ends at a
+// leaf, or at an empty one when no child is left; node is then stale.
+// ANY: an any-hit walk, whose best t is +Inf until it stops: no cut.
 template <bool ANY, class Stack>
 __device__ __forceinline__ bool descend(const uint2 *__restrict__ nodes, uint2 &n, const RayAxes &r, const Pre &pre,
                                         unsigned &node, float &tmin, float &tmax, float bestT, Stack &stack) {
 	if (r.finite) {
+		if (!ANY) tmax = fminf(tmax, bestT);
 		while ((n.y & 3u) != 3u) {
 			uint4 c = ((const uint4 *)nodes)[n.y >> 2];
-			float4 k = r.ax[(n.y & 3u) * kTraceBlock];
+			// Axis a's constants at r.ax + a·kTraceBlock, in bytes: one
+			// multiply-add.
+			const float4 &k =
+			    *(const float4 *)((const char *)r.ax + (n.y & 3u) * (unsigned)(kTraceBlock * sizeof(float4)));
 			float tp = __fmaf_rn(__uint_as_float(n.x), k.y, k.x);
 			finite_step(n, tp, k.z, (unsigned)(__float_as_int(k.w) >> 31), make_uint2(c.x, c.y), make_uint2(c.z, c.w),
-			            node, tmin, tmax, stack);
-			if (!ANY && !(tmin <= bestT)) return false;
+			            tmin, tmax, stack);
 		}
 		return true;
 	}
@@ -255,19 +264,31 @@ template <bool ANY>
 __device__ __forceinline__ bool leaf_test(uint2 n, const Pre &pre, const float4 *__restrict__ tris, Best &best) {
 	unsigned end = n.x + (n.y >> 2);
 	const float inf = __int_as_float(0x7f800000);
+	if (ANY) {
+		// A pointer stepped a reference at a time: fewer instructions a
+		// triangle (the closest-hit kernel spills with it).
+		const float4 *t = tris + 3 * (size_t)n.x;
+		for (unsigned r = n.x; r < end; r++, t += 3) {
+			float th, u, v;
+			if (triangle(pre, t[0], t[1], t[2], inf, th, u, v)) {
+				best.found = true;
+				return true;
+			}
+		}
+		return false;
+	}
 	for (unsigned r = n.x; r < end; r++) {
-		float4 A = tris[3 * r], B = tris[3 * r + 1], C = tris[3 * r + 2];
+		const float4 *t = tris + 3 * (size_t)r;  // one address, three loads at offsets
+		float4 A = t[0], B = t[1], C = t[2];
 		unsigned prim = __float_as_uint(A.w);
 		float th, u, v;
-		if (triangle(pre, A, B, C, ANY ? inf : best.t, th, u, v) &&
-		    (ANY || !best.found || th < best.t || (th == best.t && prim < best.prim))) {
+		if (triangle(pre, A, B, C, best.t, th, u, v) &&
+		    (th < best.t || (th == best.t && prim < best.prim))) {
 			best.t = th;
 			best.u = u;
 			best.v = v;
 			best.prim = prim;
 			best.ref = r;
-			best.found = true;
-			if (ANY) return true;
 		}
 	}
 	return false;
@@ -293,12 +314,13 @@ constexpr float kFiniteLimit = 0x1p100f;
 // (shared_axes): it writes the ray's constants there.
 __device__ __forceinline__ bool start_ray(const float *__restrict__ box, float4 r0, float4 r1, Pre &pre, RayAxes &r,
                                           float &tmin, float &tmax) {
-	pre = prepare(r0, r1);
 	float o[3] = {r0.x, r0.y, r0.z}, d[3] = {r0.w, r1.x, r1.y}, inv[3];
+#pragma unroll
+	for (int a = 0; a < 3; a++) inv[a] = 1.0f / d[a];
+	pre = prepare(r0, r1, inv);
 	r.finite = true;
 #pragma unroll
 	for (int a = 0; a < 3; a++) {
-		inv[a] = 1.0f / d[a];
 		float c = kSlack * (box[6 + a] + fabsf(o[a])) * fabsf(inv[a]);
 		r.ax[a * kTraceBlock] = make_float4(-(o[a] * inv[a]), inv[a], c * kWideFma, d[a]);
 		if (d[a] == 0.0f || !(fabsf(inv[a]) <= kFiniteLimit) || !(c <= kFiniteLimit)) r.finite = false;
@@ -341,7 +363,7 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 // hit_normal is the normal (B−A)×(C−A) of b's triangle (kdtree
 // geometricNormal: each product rounded on its own), 0 for a miss.
 __device__ __forceinline__ float3 hit_normal(const float4 *__restrict__ tris, const Best &b) {
-	if (!b.found) return make_float3(0.0f, 0.0f, 0.0f);
+	if (b.prim == kNoHit) return make_float3(0.0f, 0.0f, 0.0f);
 	float4 A = tris[3 * b.ref], B = tris[3 * b.ref + 1], C = tris[3 * b.ref + 2];
 	float e1x = B.x - A.x, e1y = B.y - A.y, e1z = B.z - A.z;
 	float e2x = C.x - A.x, e2y = C.y - A.y, e2z = C.z - A.z;
