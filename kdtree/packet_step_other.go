@@ -5,7 +5,6 @@ package kdtree
 // packetAVX2 is false where there is no assembly form.
 var packetAVX2 = false
 
-
 // clipPacket is packetClipGo where there is no assembly form.
 func clipPacket(rays *[packetSize]Ray, d *traceData, c *packetClip) {
 	packetClipGo(rays, d, c)
