@@ -13,9 +13,9 @@ func packetStepAVX2(split float32, o, inv, w, tmin, tmax, fmax, smin, stmax *[pa
 // AVX2) or the Go ones; the two give the same bits (the same IEEE
 // operations, and the same operand returned by min and max on equal
 // zeros). Tests turn it off to check one against the other. The hot call
-// sites (packetStep, popPacket, lanesRun) test it themselves: a wrapper
-// holding two calls is too costly for the compiler to inline, and its
-// extra call per step cost 2-3%.
+// sites (walkPacket's step and pop, traceLanes' run of steps) test it
+// themselves: a wrapper holding two calls is too costly for the compiler
+// to inline, and its extra call per step cost 2-3%.
 var packetAVX2 = cpu.X86.HasAVX2
 
 // packetClipAVX2 is packetClipGo in AVX2 (packet_clip_amd64.s); box is

@@ -40,8 +40,9 @@ type lanes [laneCount]lane
 // pays a mispredicted branch at about every second node of an incoherent
 // walk. Each lane takes descendFinite's nodes, order and intervals, so
 // the hits are the same. Other rays go through trace one by one. The steps
-// and the pops after empty leaves run in lanesRun (in assembly on amd64),
-// which comes back here only for a leaf with triangles or a walk's end.
+// and the pops after empty leaves run in lanesRunAsm (amd64) or
+// lanesRunGo, which come back here only for a leaf with triangles or a
+// walk's end.
 func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *answers) {
 	if len(t.Nodes) == 0 {
 		missAll(lo, hi, out)
