@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "8631d8ddb1c799746991468a6549a5c1dc2386f15797039c30c776b5bd3c081d"
+const SourcesSHA256 = "23df968e0118370176ee5ef3e0e93f22ad3aa699d0536656a646e8ca1c237624"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -35,6 +35,6 @@ var SourceSHA256 = map[string]string{
 	"split.cuh":          "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
 	"trace.cu":           "6d20e178a6defa9f16ee552ac78fc6689f328627bde7d34fb1e9a0b75df9b949",
 	"trace_dynamic.cuh":  "9565e993ec0c0667a159a408ad1f38da086187b813f16aa9451c12fd3af45c49",
-	"trace_test.cuh":     "5889494849cb9b5b8f6d3eaf9049110f2a6d01e4a9f6ff1000d0331983f82eaa",
-	"trace_walk.cuh":     "64910b79684aa17bca2a7acbdff0cc37b070823a3458442689b634953a9c71f4",
+	"trace_test.cuh":     "9a0f65be083eef990866e69baae48b9a735dfe9edfa32d8556fb4904d887959a",
+	"trace_walk.cuh":     "52abbdd8c9f363ad5c99d48caa5625857339d9f9378202a068218db0616c6d9f",
 }

@@ -79,6 +79,12 @@ __device__ __forceinline__ Pre prepare(float4 r0, float4 r1, const float inv[3])
 // bound use fmaxf, not Go's NaN-propagating max: a NaN in any of their
 // inputs (p or e) makes ts and so tt NaN as well, and a NaN tt is rejected
 // by the same test whatever deltaT is, so the answer has the same bits.
+//
+// ANY (an any-hit walk, bestT +Inf) rejects a triangle whose edge
+// functions are all nonzero and of mixed signs before the double-precision
+// branch, so that the common rejection passes one branch, not two: the
+// same answer, since that branch runs only when an edge function is 0.
+template <bool ANY>
 __device__ __forceinline__ bool triangle(const Pre &p, float4 A, float4 B, float4 C, float bestT, float &t, float &u,
                                          float &v) {
 	// Translate (per component, so the same as translating after the
@@ -100,7 +106,9 @@ __device__ __forceinline__ bool triangle(const Pre &p, float4 A, float4 B, float
 	float e0 = p1x * p2y - p1y * p2x;
 	float e1 = p2x * p0y - p2y * p0x;
 	float e2 = p0x * p1y - p0y * p1x;
-	if (e0 == 0.0f || e1 == 0.0f || e2 == 0.0f) {
+	bool zero = e0 == 0.0f || e1 == 0.0f || e2 == 0.0f;
+	if (ANY && !zero && (e0 < 0.0f || e1 < 0.0f || e2 < 0.0f) && (e0 > 0.0f || e1 > 0.0f || e2 > 0.0f)) return false;
+	if (zero) {
 		e0 = (float)((double)p2y * (double)p1x - (double)p2x * (double)p1y);
 		e1 = (float)((double)p0y * (double)p2x - (double)p0x * (double)p2y);
 		e2 = (float)((double)p1y * (double)p0x - (double)p1x * (double)p0y);

@@ -270,7 +270,7 @@ __device__ __forceinline__ bool leaf_test(uint2 n, const Pre &pre, const float4 
 		const float4 *t = tris + 3 * (size_t)n.x;
 		for (unsigned r = n.x; r < end; r++, t += 3) {
 			float th, u, v;
-			if (triangle(pre, t[0], t[1], t[2], inf, th, u, v)) {
+			if (triangle<true>(pre, t[0], t[1], t[2], inf, th, u, v)) {
 				best.found = true;
 				return true;
 			}
@@ -282,7 +282,7 @@ __device__ __forceinline__ bool leaf_test(uint2 n, const Pre &pre, const float4 
 		float4 A = t[0], B = t[1], C = t[2];
 		unsigned prim = __float_as_uint(A.w);
 		float th, u, v;
-		if (triangle(pre, A, B, C, best.t, th, u, v) &&
+		if (triangle<false>(pre, A, B, C, best.t, th, u, v) &&
 		    (th < best.t || (th == best.t && prim < best.prim))) {
 			best.t = th;
 			best.u = u;
@@ -351,6 +351,9 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 			uint2 n = nodes[node];
 			if (!descend<ANY>(nodes, n, r, pre, node, tmin, tmax, best.t, stack)) continue;
 			if (leaf_test<ANY>(n, pre, tris, best)) return best;
+			// As trace_dynamic: entries that start after the best hit
+			// are dropped here, one load each.
+			if (!ANY && best.prim != kNoHit) stack.drop_after(best.t);
 		}
 		if (stack.empty()) return best;
 		Entry e = stack.pop();
