@@ -9,7 +9,7 @@ const NvccVersion = "Cuda compilation tools, release 11.8, V11.8.89"
 const NvccFlags = "-fatbin -std=c++17 -O3 --fmad=false --threads 0 -Xfatbin=-compress-all -gencode arch=compute_70,code=[sm_70,compute_70] -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90"
 
 // SourcesSHA256 is the SHA-256 of the sha256sum-style listing of SourceSHA256.
-const SourcesSHA256 = "34bbe8ddd7b1f747958d73500627773e159a2838d4a476b5ce7673d47ba26e7c"
+const SourcesSHA256 = "ca2aa97989f7a025901d516bb627dd5705f0037f413cdd1943cd31a8ccb0c77b"
 
 // SourceSHA256 maps each kernels/*.cu and *.cuh compiled into Image to its SHA-256.
 var SourceSHA256 = map[string]string{
@@ -35,6 +35,6 @@ var SourceSHA256 = map[string]string{
 	"split.cuh":          "b39ae8b4c309c54d3f7e399f5320b9d9392c9de6247f03e6ff1582509d135eaa",
 	"trace.cu":           "6d20e178a6defa9f16ee552ac78fc6689f328627bde7d34fb1e9a0b75df9b949",
 	"trace_dynamic.cuh":  "9565e993ec0c0667a159a408ad1f38da086187b813f16aa9451c12fd3af45c49",
-	"trace_test.cuh":     "d0058cb0439d8738096964e55516d44a5cd10f3d0350b772e66d08dd83454e6e",
-	"trace_walk.cuh":     "52abbdd8c9f363ad5c99d48caa5625857339d9f9378202a068218db0616c6d9f",
+	"trace_test.cuh":     "9a0f65be083eef990866e69baae48b9a735dfe9edfa32d8556fb4904d887959a",
+	"trace_walk.cuh":     "b4024a3135e257a717cde1a72343b609f57609d8bfd7dc33a8a3af04b8dd5a06",
 }

@@ -38,16 +38,6 @@ __device__ __forceinline__ float pick(float x, float y, float z, int k) {
 	return k == 0 ? x : (k == 1 ? y : z);
 }
 
-// rotate is (pick(.., kx), pick(.., ky), pick(.., kz)) of (x, y, z) for
-// prepare's kx = kz+1 and ky = kz+2 (mod 3), told by kz alone: three
-// comparisons for the whole permutation instead of six.
-__device__ __forceinline__ void rotate(float x, float y, float z, int kz, float &px, float &py, float &pz) {
-	bool z0 = kz == 0, z1 = kz == 1, z2 = !z0 && !z1;
-	px = z2 ? x : (z0 ? y : z);
-	py = z1 ? x : (z2 ? y : z);
-	pz = z0 ? x : (z1 ? y : z);
-}
-
 // A ray prepared for the watertight test (intersect.go rayPre).
 struct Pre {
 	float ox, oy, oz;
@@ -102,16 +92,9 @@ __device__ __forceinline__ bool triangle(const Pre &p, float4 A, float4 B, float
 	float ax = A.x - p.ox, ay = A.y - p.oy, az = A.z - p.oz;
 	float bx = B.x - p.ox, by = B.y - p.oy, bz = B.z - p.oz;
 	float cx = C.x - p.ox, cy = C.y - p.oy, cz = C.z - p.oz;
-	float p0x, p0y, p0z, p1x, p1y, p1z, p2x, p2y, p2z;
-	if (ANY) {
-		rotate(ax, ay, az, p.kz, p0x, p0y, p0z);
-		rotate(bx, by, bz, p.kz, p1x, p1y, p1z);
-		rotate(cx, cy, cz, p.kz, p2x, p2y, p2z);
-	} else {
-		p0x = pick(ax, ay, az, p.kx), p0y = pick(ax, ay, az, p.ky), p0z = pick(ax, ay, az, p.kz);
-		p1x = pick(bx, by, bz, p.kx), p1y = pick(bx, by, bz, p.ky), p1z = pick(bx, by, bz, p.kz);
-		p2x = pick(cx, cy, cz, p.kx), p2y = pick(cx, cy, cz, p.ky), p2z = pick(cx, cy, cz, p.kz);
-	}
+	float p0x = pick(ax, ay, az, p.kx), p0y = pick(ax, ay, az, p.ky), p0z = pick(ax, ay, az, p.kz);
+	float p1x = pick(bx, by, bz, p.kx), p1y = pick(bx, by, bz, p.ky), p1z = pick(bx, by, bz, p.kz);
+	float p2x = pick(cx, cy, cz, p.kx), p2y = pick(cx, cy, cz, p.ky), p2z = pick(cx, cy, cz, p.kz);
 	// Shear x and y.
 	p0x = p0x + p.sx * p0z;
 	p0y = p0y + p.sy * p0z;

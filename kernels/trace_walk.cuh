@@ -351,9 +351,6 @@ __device__ __forceinline__ Best trace_ray(const uint2 *__restrict__ nodes, const
 			uint2 n = nodes[node];
 			if (!descend<ANY>(nodes, n, r, pre, node, tmin, tmax, best.t, stack)) continue;
 			if (leaf_test<ANY>(n, pre, tris, best)) return best;
-			// As trace_dynamic: entries that start after the best hit
-			// are dropped here, one load each.
-			if (!ANY && best.prim != kNoHit) stack.drop_after(best.t);
 		}
 		if (stack.empty()) return best;
 		Entry e = stack.pop();
