@@ -28,7 +28,8 @@ GLOBL laneBits<>(SB), RODATA|NOPTR, $64
 // popped until one keeps a ray; a ray of an entry's live mask is dropped
 // when it is finished, or when the entry was pushed for it (not direct)
 // and its tmin is not at or below its best T (VCMPPS NLE_UQ: true on
-// NaN, as !(tmin <= best)); a dropped ray's tmin becomes +Inf.
+// NaN, as !(tmin <= best)); a dropped ray's tmin becomes +Inf. tmin and
+// tmax are written for the entry returned only (none when it returns 0).
 TEXT ·popPacketAVX2(SB), NOSPLIT, $0-60
 	MOVQ stack+0(FP), DI
 	MOVQ sp+8(FP), SI
@@ -64,6 +65,8 @@ loop:
 	MOVL  packetEntry_live(R10), R11
 	ANDL  R11, AX                // the live rays dropped
 	XORL  AX, R11                // the live rays kept
+	TESTL R11, R11
+	JEQ   loop                   // no ray keeps this entry: nothing to write
 	MOVL  AX, X4
 	VPBROADCASTD X4, Y4
 	VPAND Y10, Y4, Y8
@@ -80,8 +83,6 @@ loop:
 	VMOVUPS (packetEntry_tmax+32)(R10), Y1
 	VMOVUPS Y0, (R12)
 	VMOVUPS Y1, 32(R12)
-	TESTL R11, R11
-	JEQ   loop
 	MOVQ  CX, (SI)
 	MOVL  packetEntry_node(R10), AX
 	MOVQ  node+16(FP), R12
