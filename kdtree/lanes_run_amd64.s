@@ -3,22 +3,24 @@
 #include "textflag.h"
 #include "go_asm.h"
 
-// func lanesRunAsm(ls *lanes, nodes *Node, nnodes int, start int) int
+// func lanesRunAsm(ls *lanes, ld *laneData, start int) int
 //
-// lanesRunGo's contract (traverse_lanes.go) in SSE2 scalar code, the
+// lanesRunGo's contract (traverse_lanes.go) in scalar SSE code, the
 // operations of traceLanes' interior step in the same order: tp =
 // (split − org)·inv, lo = tp − wide, hi = tp + wide, the far child at
 // stack[sp&63] = {second, max(lo, tmin), tmax}, the signs of hi − tmin and
 // tmax − lo choosing the child, sp and tmax. MAXSS and MINSS return their
 // source operand (tmin, tmax) on equal zeros, as Go's max(lo, tmin) and
-// min(hi, tmax) do. A node index at or past nnodes is stored in the lane's
-// node and returned at once, its words not read (the caller panics).
-// Returns −1 when every lane is idle.
-TEXT ·lanesRunAsm(SB), NOSPLIT, $0-40
+// min(hi, tmax) do. A node index at or past len(ld.nodes) is stored in the
+// lane's node and returned at once, its words not read (the caller
+// panics). With ld.anyHit a leaf's triangles are tested here, by testLeaf's
+// and finish's operations in the same order, each rounded on its own. Returns −1 when every lane is idle.
+TEXT ·lanesRunAsm(SB), NOSPLIT, $0-32
 	MOVQ ls+0(FP), DI
-	MOVQ nodes+8(FP), SI
-	MOVQ nnodes+16(FP), R8
-	MOVQ start+24(FP), CX
+	MOVQ ld+8(FP), R14
+	MOVQ (laneData_nodes)(R14), SI
+	MOVQ (laneData_nodes+8)(R14), R8
+	MOVQ start+16(FP), CX
 	XORL R15, R15 // idle lanes in a row
 
 lane:
@@ -102,12 +104,14 @@ idle:
 	INCL R15
 	CMPL R15, $const_laneCount
 	JLT  next
-	MOVQ $-1, ret+32(FP)
+	MOVQ $-1, ret+24(FP)
 	RET
 
 leaf:
 	SHRL  $2, BX
-	JNE   ret // triangles: the caller tests them
+	JNE   tris
+
+empty:
 	MOVQ  lane_sp(R9), R13
 	MOVSS (lane_best+Hit_T)(R9), X1
 
@@ -135,7 +139,256 @@ pop:
 
 over:
 	MOVQ $0, lane_sp(R9) // the walk is over: the caller's pop finds nothing
+	JMP  ret
+
+	// The leaf's triangles (any-hit queries only), references W0 to
+	// W0+BX−1: R10 the next reference, R11 the end, R12 the triangle, R13
+	// its vertices, AX, BX, DX the ray's kx, ky, kz. A reference or
+	// triangle past its slice's end returns the lane with its leaf (the
+	// caller panics), as does a triangle with an edge function of exactly
+	// 0 (the caller's testLeaf computes those in float64).
+tris:
+	MOVQ  ld+8(FP), R14
+	CMPB  (laneData_anyHit)(R14), $0
+	JEQ   ret // closest hit: the caller tests the leaf
+	MOVL  (lane_n+Node_W0)(R9), R10
+	LEAQ  (R10)(BX*1), R11
+	CMPQ  R11, (laneData_refs+8)(R14)
+	JHI   ret
+	MOVQ  (lane_pre+rayPre_kx)(R9), AX
+	MOVQ  (lane_pre+rayPre_ky)(R9), BX
+	MOVQ  (lane_pre+rayPre_kz)(R9), DX
+
+tri:
+	MOVQ  ld+8(FP), R14
+	MOVQ  (laneData_refs)(R14), R13
+	MOVL  (R13)(R10*4), R12
+	CMPQ  R12, (laneData_tris+8)(R14)
+	JAE   ret
+	MOVQ  (laneData_tris)(R14), R14
+	LEAQ  (R12)(R12*8), R13
+	LEAQ  (R14)(R13*4), R13
+	// testLeaf's steps up to the sign test, each rounded on its own:
+	// p·z = v·[kz] − oz, p·x = (v·[kx] − ox) + sx·p·z, p·y = (v·[ky] − oy)
+	// + sy·p·z (X0–X8: p0x p0y p0z p1x p1y p1z p2x p2y p2z).
+	MOVSS (R13)(DX*4), X2
+	SUBSS (lane_pre+rayPre_oz)(R9), X2
+	MOVSS 12(R13)(DX*4), X5
+	SUBSS (lane_pre+rayPre_oz)(R9), X5
+	MOVSS 24(R13)(DX*4), X8
+	SUBSS (lane_pre+rayPre_oz)(R9), X8
+	MOVSS (lane_pre+rayPre_sx)(R9), X12
+	MOVSS (lane_pre+rayPre_sy)(R9), X13
+	MOVSS (R13)(AX*4), X0
+	SUBSS (lane_pre+rayPre_ox)(R9), X0
+	MOVAPS X12, X9
+	MULSS X2, X9
+	ADDSS X9, X0
+	MOVSS (R13)(BX*4), X1
+	SUBSS (lane_pre+rayPre_oy)(R9), X1
+	MOVAPS X13, X9
+	MULSS X2, X9
+	ADDSS X9, X1
+	MOVSS 12(R13)(AX*4), X3
+	SUBSS (lane_pre+rayPre_ox)(R9), X3
+	MOVAPS X12, X9
+	MULSS X5, X9
+	ADDSS X9, X3
+	MOVSS 12(R13)(BX*4), X4
+	SUBSS (lane_pre+rayPre_oy)(R9), X4
+	MOVAPS X13, X9
+	MULSS X5, X9
+	ADDSS X9, X4
+	MOVSS 24(R13)(AX*4), X6
+	SUBSS (lane_pre+rayPre_ox)(R9), X6
+	MOVAPS X12, X9
+	MULSS X8, X9
+	ADDSS X9, X6
+	MOVSS 24(R13)(BX*4), X7
+	SUBSS (lane_pre+rayPre_oy)(R9), X7
+	MOVAPS X13, X9
+	MULSS X8, X9
+	ADDSS X9, X7
+	// e0 = p1x·p2y − p1y·p2x, e1 = p2x·p0y − p2y·p0x, e2 = p0x·p1y −
+	// p0y·p1x (X9, X10, X11).
+	MOVAPS X3, X9
+	MULSS X7, X9
+	MOVAPS X4, X10
+	MULSS X6, X10
+	SUBSS X10, X9
+	MOVAPS X6, X10
+	MULSS X1, X10
+	MOVAPS X7, X11
+	MULSS X0, X11
+	SUBSS X11, X10
+	MOVAPS X0, X11
+	MULSS X4, X11
+	MOVAPS X1, X12
+	MULSS X3, X12
+	SUBSS X12, X11
+	// An edge function equal to 0 (not NaN): the caller's testLeaf.
+	XORPS X12, X12
+	UCOMISS X12, X9
+	JNE   nz0
+	JPC   ret
+nz0:
+	UCOMISS X12, X10
+	JNE   nz1
+	JPC   ret
+nz1:
+	UCOMISS X12, X11
+	JNE   nz2
+	JPC   ret
+nz2:
+	// mixedSigns: no edge function is 0 here, so the signs are mixed
+	// when the sign bits differ. (A NaN one, taken by its sign bit here
+	// and by neither compare there, makes det NaN: rejected either way.)
+	MOVAPS X9, X12
+	XORPS X10, X12
+	MOVAPS X9, X13
+	XORPS X11, X13
+	ORPS  X13, X12
+	MOVMSKPS X12, R14
+	TESTL $1, R14
+	JNE   skip
+	// finish: det = (e0 + e1) + e2 (X12), rejected if 0 or NaN.
+	MOVAPS X9, X12
+	ADDSS X10, X12
+	ADDSS X11, X12
+	XORPS X15, X15
+	UCOMISS X15, X12
+	JEQ   skip
+	// p·z·sz, tScaled = (e0·p0z + e1·p1z) + e2·p2z (X13), tmax·det (X14).
+	MOVSS (lane_pre+rayPre_sz)(R9), X13
+	MULSS X13, X2
+	MULSS X13, X5
+	MULSS X13, X8
+	MOVAPS X9, X13
+	MULSS X2, X13
+	MOVAPS X10, X14
+	MULSS X5, X14
+	ADDSS X14, X13
+	MOVAPS X11, X14
+	MULSS X8, X14
+	ADDSS X14, X13
+	MOVSS (lane_pre+rayPre_tmax)(R9), X14
+	MULSS X12, X14
+	UCOMISS X15, X12
+	JCS   detneg
+	UCOMISS X15, X13
+	JLS   skip // tScaled <= 0 (or NaN: t NaN, rejected either way)
+	UCOMISS X14, X13
+	JHI   skip // tScaled > tmax·det
+	JMP   tcalc
+
+detneg:
+	UCOMISS X15, X13
+	JCC   skip // tScaled >= 0
+	UCOMISS X14, X13
+	JCS   skip // tScaled < tmax·det (or NaN)
+
+tcalc:
+	// invDet = 1/det (X14), t = tScaled·invDet (X13), the cut at best T.
+	MOVL  $0x3f800000, R14
+	MOVL  R14, X14
+	DIVSS X12, X14
+	MULSS X14, X13
+	UCOMISS (lane_best+Hit_T)(R9), X13
+	JHI   skip
+	// deltaT (rayPre.deltaT): the maxima of absolute values on the bits,
+	// as maxAbs3 (maxZt X2, maxXt X0, maxYt X1, maxE X3).
+	MOVL  $0x7fffffff, R14
+	MOVL  R14, X15
+	ANDPS X15, X2
+	ANDPS X15, X5
+	ANDPS X15, X8
+	PMAXUD X5, X2
+	PMAXUD X8, X2
+	ANDPS X15, X0
+	ANDPS X15, X3
+	ANDPS X15, X6
+	PMAXUD X3, X0
+	PMAXUD X6, X0
+	ANDPS X15, X1
+	ANDPS X15, X4
+	ANDPS X15, X7
+	PMAXUD X4, X1
+	PMAXUD X7, X1
+	MOVAPS X9, X3
+	ANDPS X15, X3
+	MOVAPS X10, X4
+	ANDPS X15, X4
+	MOVAPS X11, X5
+	ANDPS X15, X5
+	PMAXUD X4, X3
+	PMAXUD X5, X3
+	// deltaZ = γ3·maxZt (X4), deltaX = γ5·(maxXt + maxZt) (X5),
+	// deltaY = γ5·(maxYt + maxZt) (X6).
+	MOVSS ·triGammas+4(SB), X4
+	MULSS X2, X4
+	MOVAPS X0, X5
+	ADDSS X2, X5
+	MULSS ·triGammas+8(SB), X5
+	MOVAPS X1, X6
+	ADDSS X2, X6
+	MULSS ·triGammas+8(SB), X6
+	// deltaE = 2·((γ2·maxXt·maxYt + deltaY·maxXt) + deltaX·maxYt) (X7).
+	MOVSS ·triGammas+0(SB), X7
+	MULSS X0, X7
+	MULSS X1, X7
+	MULSS X0, X6
+	ADDSS X6, X7
+	MULSS X1, X5
+	ADDSS X5, X7
+	ADDSS X7, X7
+	// deltaT = 3·((γ3·maxE·maxZt + deltaE·maxZt) + deltaZ·maxE)·|invDet|.
+	MOVSS ·triGammas+4(SB), X8
+	MULSS X3, X8
+	MULSS X2, X8
+	MULSS X2, X7
+	ADDSS X7, X8
+	MULSS X3, X4
+	ADDSS X4, X8
+	MULSS ·triGammas+12(SB), X8
+	MOVAPS X14, X12
+	ANDPS X15, X12
+	MULSS X12, X8
+	UCOMISS X8, X13
+	JLS   skip // not t > deltaT
+	UCOMISS (lane_pre+rayPre_tmin)(R9), X13
+	JCS   skip // t < tmin
+	// Accepted, and closer (Hit.closer): t < best T, or equal with a
+	// smaller index.
+	UCOMISS (lane_best+Hit_T)(R9), X13
+	JCS   closer
+	JNE   skip
+	CMPL  R12, (lane_best+Hit_Prim)(R9)
+	JCC   skip
+
+closer:
+	MOVSS X13, (lane_best+Hit_T)(R9)
+	MULSS X14, X10
+	MOVSS X10, (lane_best+Hit_U)(R9)
+	MULSS X14, X11
+	MOVSS X11, (lane_best+Hit_V)(R9)
+	MOVL  R12, (lane_best+Hit_Prim)(R9)
+	MOVL  $0, (lane_best+Hit_N)(R9)
+	MOVL  $0, (lane_best+Hit_N+4)(R9)
+	MOVL  $0, (lane_best+Hit_N+8)(R9)
+	MOVQ  ld+8(FP), R14
+	CMPB  (laneData_anyHit)(R14), $0
+	JEQ   skip
+	MOVQ  $0, lane_sp(R9) // any hit: the walk is over, at an empty leaf
+	MOVL  $0, (lane_n+Node_W0)(R9)
+	MOVL  $const_leafTag, (lane_n+Node_W1)(R9)
+	JMP   ret
+
+skip:
+	INCQ  R10
+	CMPQ  R10, R11
+	JLT   tri
+	JMP   empty
 
 ret:
-	MOVQ CX, ret+32(FP)
+	MOVQ CX, ret+24(FP)
 	RET

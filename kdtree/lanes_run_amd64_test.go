@@ -8,14 +8,16 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/kdbuild/kdbuild/scenes"
 )
 
 // TestLanesRunAsm: lanesRunAsm returns the lane lanesRunGo returns and
-// leaves every lane in the same state (node, words, interval, stack), call
-// after call, through whole walks of random rays (leaves tested and lanes
-// refilled between calls as traceLanes does), and stops at a node index
-// past the end without reading it.
+// leaves every lane in the same state (node, words, interval, stack, best
+// hit), call after call, through whole walks of random rays, closest and
+// any hit (leaves left to the caller tested and lanes refilled between
+// calls as traceLanes does), and stops at a node index past the end, or
+// at a leaf whose references lie past the end, without reading them.
 func TestLanesRunAsm(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -29,7 +31,14 @@ func TestLanesRunAsm(t *testing.T) {
 		for _, p := range []struct{ leaf, depth int }{{1, 20}, {4, 3}, {1, MaxTreeDepth}} {
 			tree := refBuild(c.scene, p.leaf, p.depth)
 			what := fmt.Sprintf("%s leaf %d depth %d", c.name, p.leaf, p.depth)
-			lanesRunPair(t, tree, laneRays(c.scene, 400, 17), what)
+			for _, anyHit := range []bool{false, true} {
+				lanesRunPair(t, tree, laneRays(c.scene, 400, 17), anyHit, what)
+			}
+			// Rays from the vertices: edge functions of exactly 0, which
+			// an any-hit query's run leaves to testLeaf.
+			if left := lanesRunPair(t, tree, vertexRays(c.scene, 200, 5), true, what+" from vertices"); left == 0 {
+				t.Errorf("%s: no leaf left to testLeaf by rays from the vertices", what)
+			}
 		}
 	}
 	tree := refBuild(scenes.Soup(200, 3), 1, 20)
@@ -48,15 +57,21 @@ func TestLanesRunAsm(t *testing.T) {
 	// An interior node at the last place, so that both its children are
 	// past the end.
 	nn := len(tree.Nodes)
+	ld := laneData{nodes: tree.Nodes, refs: tree.Refs, tris: tree.traceData().tris}
 	ls[2].node, ls[2].n = uint32(nn-1), Node{W1: uint32(nn+5) << 2}
-	if k := lanesRunAsm(&ls, &tree.Nodes[0], nn, 0); k != 2 || int(ls[2].node) < nn || ls[2].n.W1 != uint32(nn+5)<<2 {
+	if k := lanesRunAsm(&ls, &ld, 0); k != 2 || int(ls[2].node) < nn || ls[2].n.W1 != uint32(nn+5)<<2 {
 		t.Fatalf("a node past the end: lane %d, node %d, words %+v, want lane 2, node %d or %d unread", k, ls[2].node, ls[2].n, nn, nn+5)
+	}
+	past := LeafNode(uint32(len(tree.Refs)-1), 2)
+	ls[2].node, ls[2].n = 0, past
+	if k := lanesRunAsm(&ls, &ld, 0); k != 2 || ls[2].n != past {
+		t.Fatalf("references past the end: lane %d, words %+v, want lane 2 at its leaf", k, ls[2].n)
 	}
 	var idle lanes
 	for i := range idle {
 		idle[i].ray = -1
 	}
-	if k := lanesRunAsm(&idle, &tree.Nodes[0], len(tree.Nodes), 1); k != -1 {
+	if k := lanesRunAsm(&idle, &ld, 1); k != -1 {
 		t.Fatalf("idle lanes: lane %d, want -1", k)
 	}
 }
@@ -77,14 +92,28 @@ func startLane(tree *Tree, l *lane, rays []Ray, i int) bool {
 	return true
 }
 
-// lanesRunPair walks rays through lanesRunAsm and lanesRunGo side by side
-// and fails at the first difference.
-func lanesRunPair(t *testing.T, tree *Tree, rays []Ray, what string) {
+// vertexRays returns n rays whose origins are vertices of s, in random
+// directions.
+func vertexRays(s *scenes.Scene, n int, seed uint64) []Ray {
+	rng := rand.New(rand.NewPCG(seed, 9))
+	rays := make([]Ray, n)
+	for i := range rays {
+		d := mgl32.Vec3{float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64())}
+		rays[i] = Ray{Org: s.Verts[rng.IntN(len(s.Verts))], Dir: d, TMax: float32(math.Inf(1))}
+	}
+	return rays
+}
+
+// lanesRunPair walks rays through lanesRunAsm and lanesRunGo side by side,
+// fails at the first difference, and returns how many leaves with
+// triangles the runs left to leafThenPop.
+func lanesRunPair(t *testing.T, tree *Tree, rays []Ray, anyHit bool, what string) (left int) {
 	t.Helper()
 	if len(tree.Nodes) == 0 {
-		return
+		return 0
 	}
 	d := tree.traceData()
+	ld := laneData{nodes: tree.Nodes, refs: tree.Refs, tris: d.tris, anyHit: anyHit}
 	var a, g lanes
 	next, active := 0, 0
 	fill := func(k int) bool {
@@ -104,8 +133,8 @@ func lanesRunPair(t *testing.T, tree *Tree, rays []Ray, what string) {
 		}
 	}
 	for k, calls := 0, 0; active > 0; k, calls = (k+1)%laneCount, calls+1 {
-		ka := lanesRunAsm(&a, &tree.Nodes[0], len(tree.Nodes), k)
-		kg := lanesRunGo(&g, tree.Nodes, k)
+		ka := lanesRunAsm(&a, &ld, k)
+		kg := lanesRunGo(&g, &ld, k)
 		if ka != kg {
 			t.Fatalf("%s call %d: asm lane %d, Go lane %d", what, calls, ka, kg)
 		}
@@ -115,15 +144,22 @@ func lanesRunPair(t *testing.T, tree *Tree, rays []Ray, what string) {
 			}
 		}
 		k = ka
-		doneA := tree.leafThenPop(&a[k], d, a[k].n, false)
-		doneG := tree.leafThenPop(&g[k], d, g[k].n, false)
-		if doneA != doneG || a[k].best != g[k].best {
-			t.Fatalf("%s call %d lane %d: leaf and pop differ", what, calls, k)
+		if a[k].n.W1>>2 != 0 {
+			left++
+			doneA := tree.leafThenPop(&a[k], d, a[k].n, anyHit)
+			doneG := tree.leafThenPop(&g[k], d, g[k].n, anyHit)
+			if doneA != doneG || a[k].best != g[k].best {
+				t.Fatalf("%s call %d lane %d: leaf and pop differ", what, calls, k)
+			}
+			if !doneA {
+				continue
+			}
 		}
-		if doneA && !fill(k) {
+		if !fill(k) {
 			active--
 		}
 	}
+	return left
 }
 
 // laneDiff describes how two lanes' walk states differ, "" when they do not.
@@ -133,6 +169,9 @@ func laneDiff(a, g *lane) string {
 	}
 	if a.ray < 0 {
 		return ""
+	}
+	if a.best != g.best {
+		return fmt.Sprintf("best %+v against %+v", a.best, g.best)
 	}
 	if a.node != g.node || a.n != g.n || a.sp != g.sp {
 		return fmt.Sprintf("node %d %+v sp %d against %d %+v sp %d", a.node, a.n, a.sp, g.node, g.n, g.sp)

@@ -129,7 +129,7 @@ func (p *packet) testLeafPacket(leaf []uint32, tris []triVerts, vec uint32, anyH
 func (p *packet) testOne(prims []uint32, tris []triVerts, k int, anyHit bool) bool {
 	b := &p.best[k]
 	before := b.Prim
-	_, found := testLeaf(prims, tris, &p.pre[k], b, anyHit)
+	_, found, _ := testLeaf(prims, tris, &p.pre[k], b, anyHit, false)
 	if !anyHit && b.Prim != before {
 		v := &tris[b.Prim]
 		b.N = geometricNormal(v[0], v[1], v[2])

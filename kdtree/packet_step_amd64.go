@@ -46,12 +46,12 @@ func packetTri(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, sl
 	return packetTriGo(v, k, pre, lanes)
 }
 
-// lanesRunAsm is lanesRunGo in amd64 assembly (lanes_run_amd64.s); nodes
-// points to nnodes nodes, at least one. (It needs only SSE2, but runs where
+// lanesRunAsm is lanesRunGo in amd64 assembly (lanes_run_amd64.s);
+// ld.nodes holds at least one node. (It needs SSE4.1, and runs where
 // packetAVX2 says, so that the tests turn it off with the others.)
 //
 //go:noescape
-func lanesRunAsm(ls *lanes, nodes *Node, nnodes int, start int) int
+func lanesRunAsm(ls *lanes, ld *laneData, start int) int
 
 // popPacketAVX2 is popPacketGo in AVX2 (packet_pop_amd64.s), with the
 // rays' best T in bestT (p.spre.bestT, which shareAxes, testLeafPacket and

@@ -23,7 +23,7 @@ func packetStepAVX2(split float32, o, inv, w, tmin, tmax, fmax, smin, stmax *[pa
 	panic(noAssembly)
 }
 
-func lanesRunAsm(ls *lanes, nodes *Node, nnodes int, start int) int { panic(noAssembly) }
+func lanesRunAsm(ls *lanes, ld *laneData, start int) int { panic(noAssembly) }
 
 func popPacketAVX2(stack *packetEntry, sp *int, node *uint32, tmin, tmax, bestT *[packetSize]float32, finished uint32) uint32 {
 	panic(noAssembly)

@@ -218,7 +218,7 @@ func (t *Tree) descendFinite(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax 
 				w0, w1 = n.W0, n.W1
 			}
 			if cnt := w1 >> 2; cnt != 0 {
-				if _, done := testLeaf(refs[w0:w0+cnt], tris, pre, &best, anyHit); done {
+				if _, done, _ := testLeaf(refs[w0:w0+cnt], tris, pre, &best, anyHit, false); done {
 					return best
 				}
 			}
@@ -309,7 +309,7 @@ func (t *Tree) descendSafe(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax fl
 			}
 			nNodes++
 			if cnt := n.W1 >> 2; cnt != 0 {
-				k, done := testLeaf(refs[n.W0:n.W0+cnt], tris, pre, &best, anyHit)
+				k, done, _ := testLeaf(refs[n.W0:n.W0+cnt], tris, pre, &best, anyHit, false)
 				nTris += k
 				if done {
 					return finishStats(best, st, nNodes, nTris)
@@ -328,8 +328,12 @@ func (t *Tree) descendSafe(d *traceData, ax *rayAxes, pre *rayPre, tmin, tmax fl
 // testLeaf runs rayPre.test on the triangles of a leaf, its steps up to
 // the sign test written out here (the same operations), keeping in *best
 // the closest hit by Hit.closer. It returns how many triangles it tested
-// and, with anyHit, whether it found a hit (it stops there).
-func testLeaf(prims []uint32, tris []triVerts, pre *rayPre, best *Hit, anyHit bool) (tested uint32, done bool) {
+// and, with anyHit, whether it found a hit (it stops there). With
+// stopAtZero it stops instead at the first triangle with an edge function
+// of exactly 0, before computing the edges in float64, and reports that in
+// stopped (that triangle not tested): the lanes' run does so, and leaves
+// the leaf to leafThenPop.
+func testLeaf(prims []uint32, tris []triVerts, pre *rayPre, best *Hit, anyHit, stopAtZero bool) (tested uint32, done, stopped bool) {
 	kx, ky, kz := pre.kx, pre.ky, pre.kz
 	for k, prim := range prims {
 		v := &tris[prim]
@@ -344,6 +348,9 @@ func testLeaf(prims []uint32, tris []triVerts, pre *rayPre, best *Hit, anyHit bo
 		e1 := float32(p2x*p0y) - float32(p2y*p0x)
 		e2 := float32(p0x*p1y) - float32(p0y*p1x)
 		if e0 == 0 || e1 == 0 || e2 == 0 {
+			if stopAtZero {
+				return uint32(k), false, true
+			}
 			e0, e1, e2 = pre.edges64(v)
 		}
 		if mixedSigns(e0, e1, e2) {
@@ -352,11 +359,11 @@ func testLeaf(prims []uint32, tris []triVerts, pre *rayPre, best *Hit, anyHit bo
 		if th, u, w, ok := pre.finish(e0, e1, e2, p0x, p0y, p1x, p1y, p2x, p2y, p0z, p1z, p2z, best.T); ok && best.closer(th, prim) {
 			*best = Hit{T: th, U: u, V: w, Prim: prim}
 			if anyHit {
-				return uint32(k) + 1, true
+				return uint32(k) + 1, true, false
 			}
 		}
 	}
-	return uint32(len(prims)), false
+	return uint32(len(prims)), false, false
 }
 
 // finishStats adds the counts to st when it is non-nil and returns h.

@@ -29,6 +29,15 @@ type lane struct {
 // from chunk to chunk.
 type lanes [laneCount]lane
 
+// laneData is what the lanes' run reads besides the lanes: the tree's
+// nodes and references, the triangles (traceData.tris) and the query.
+type laneData struct {
+	nodes  []Node
+	refs   []uint32
+	tris   []triVerts
+	anyHit bool
+}
+
 // traceLanes traces rays[lo:hi] and sets out's answer for each ray i,
 // in no particular order, with the hit trace would return: the closest hit
 // with its normal, or with anyHit the first hit found (no normal).
@@ -119,19 +128,19 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 			active++
 		}
 	}
-	nodes := t.Nodes
+	ld := laneData{nodes: t.Nodes, refs: t.Refs, tris: d.tris, anyHit: anyHit}
 	for k := 0; active > 0; k = (k + 1) % laneCount {
 		if packetAVX2 {
-			k = lanesRunAsm(ls, &nodes[0], len(nodes), k)
+			k = lanesRunAsm(ls, &ld, k)
 		} else {
-			k = lanesRunGo(ls, nodes, k)
+			k = lanesRunGo(ls, &ld, k)
 		}
 		l := &ls[k]
-		if int(l.node) >= len(nodes) {
-			panic(fmt.Sprintf("kdtree: node %d of %d reached in a walk: the tree is not valid", l.node, len(nodes)))
+		if int(l.node) >= len(t.Nodes) {
+			panic(fmt.Sprintf("kdtree: node %d of %d reached in a walk: the tree is not valid", l.node, len(t.Nodes)))
 		}
-		if !t.leafThenPop(l, d, l.n, anyHit) {
-			continue
+		if l.n.W1>>2 != 0 && !t.leafThenPop(l, d, l.n, anyHit) {
+			continue // a leaf the run left to testLeaf
 		}
 		if !anyHit && l.best.Prim != NoHit {
 			d.setNormal(&l.best)
@@ -143,13 +152,21 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 	}
 }
 
-// lanesRunGo runs the lanes' walks one interior step each in turn, from
-// lane start, until one of them reaches a leaf with triangles, or an empty
-// leaf with no entry left on its stack that may still hold a closer hit
-// (its walk is over; sp is then 0), and returns that lane, or −1 when every
-// lane is idle. After an empty leaf a lane pops at once, as leafThenPop
-// does, without returning. (lanesRunAsm in lanes_run_amd64.s is the same
-// in assembly.)
+// lanesRunGo runs the lanes' walks one step each in turn, from lane
+// start, until one of them is over or at a leaf it leaves to the caller,
+// and returns that lane, or −1 when every lane is idle. A step is an
+// interior step, a pop (as descendFinite pops: the next entry that may
+// still hold a closer hit), or, with ld.anyHit, a leaf's triangles tested
+// as testLeaf tests them. A walk is over when its stack holds no such
+// entry (sp is then 0 and n the leaf it ended at, with no triangles), or
+// at an any-hit query's first hit (sp 0 and n an empty leaf). The run
+// leaves to the caller's leafThenPop a leaf with triangles (count in n):
+// every such leaf of a closest-hit query (testLeaf in Go ran 2-5% faster
+// there than in the assembly), and an any-hit query's leaf at a triangle
+// with an edge function of exactly 0, the triangles before it tested
+// (testing them again finds no other hit). (lanesRunAsm in
+// lanes_run_amd64.s is the same in assembly; it also leaves a leaf whose
+// references or triangles lie past the slices' ends, where this panics.)
 //
 // The interior step is descendFinite's without a branch: the far child
 // and its part of the interval are always written above the stack's top,
@@ -163,7 +180,8 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 // most one is negative. The next node is loaded at once and looked at on
 // the lane's next turn: by then the load has landed, and the leaf test on
 // it does not stall the other lanes behind a miss.
-func lanesRunGo(ls *lanes, nodes []Node, start int) int {
+func lanesRunGo(ls *lanes, ld *laneData, start int) int {
+	nodes := ld.nodes
 	idle := 0
 	for k := start; ; k = (k + 1) % laneCount {
 		l := &ls[k]
@@ -200,8 +218,18 @@ func lanesRunGo(ls *lanes, nodes []Node, start int) int {
 			l.n = nodes[l.node]
 			continue
 		}
-		if n.W1>>2 != 0 {
-			return k
+		if cnt := n.W1 >> 2; cnt != 0 {
+			if !ld.anyHit || uint64(n.W0)+uint64(cnt) > uint64(len(ld.refs)) {
+				return k
+			}
+			_, done, stopped := testLeaf(ld.refs[n.W0:n.W0+cnt], ld.tris, &l.pre, &l.best, ld.anyHit, true)
+			if stopped {
+				return k
+			}
+			if done {
+				l.sp, l.n = 0, Node{W1: leafTag}
+				return k
+			}
 		}
 		for {
 			if l.sp == 0 {
@@ -226,7 +254,7 @@ func lanesRunGo(ls *lanes, nodes []Node, start int) int {
 // true when the lane's walk is over: a hit with anyHit, or an empty stack.
 func (t *Tree) leafThenPop(l *lane, d *traceData, n Node, anyHit bool) bool {
 	if cnt := n.W1 >> 2; cnt != 0 {
-		if _, found := testLeaf(t.Refs[n.W0:n.W0+cnt], d.tris, &l.pre, &l.best, anyHit); found {
+		if _, found, _ := testLeaf(t.Refs[n.W0:n.W0+cnt], d.tris, &l.pre, &l.best, anyHit, false); found {
 			return true
 		}
 	}
