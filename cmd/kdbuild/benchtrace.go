@@ -151,43 +151,67 @@ func runBenchTrace(e *env, args []string) int {
 }
 
 // benchTraceScene measures one tree: primary and random rays × closest and
-// any hit × one thread and every core.
+// any hit × one thread and every core. For each ray set and query the
+// passes of its rows take turns (one pass of each row, runs times), so
+// that a machine whose pace drifts from minute to minute slows every row
+// alike and the rows' ratios (every core against one) hold.
 func benchTraceScene(ctx context.Context, tree *kdtree.Tree, scene string, runs int) ([]traceBenchRow, error) {
 	var rows []traceBenchRow
 	b := tree.Scene.Bounds
 	all := runtime.GOMAXPROCS(0)
+	modes := []traceMode{{1, "single"}, {1, "batch"}}
+	if all > 1 { // one core: the batch row is there already
+		modes = append(modes, traceMode{all, "batch"})
+	}
 	for _, set := range []string{"primary", "random"} {
 		rays := kdtree.PrimaryRays(b)
 		if set == "random" {
 			rays = kdtree.RandomRays(b, defaultRandomRays)
 		}
 		hits, occ := make([]kdtree.Hit, len(rays)), make([]bool, len(rays))
+		// A collection now, not a concurrent one during the passes.
+		runtime.GC()
 		for _, query := range []string{"closest", "any"} {
-			for _, m := range []struct {
-				threads int
-				calls   string
-			}{{1, "single"}, {1, "batch"}, {all, "batch"}} {
-				if m.threads == all && all == 1 {
-					continue // one core: the batch row is there already
-				}
-				pass := func() (int, error) {
-					if m.calls == "batch" && m.threads == 1 && all > 1 {
-						defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // a batch on one goroutine
+			ms := make([][]float64, len(modes))
+			for r := 0; r < runs; r++ {
+				for i, m := range modes {
+					t, err := timePass(ctx, tree, rays, hits, occ, query == "any", m)
+					if err != nil {
+						return nil, err
 					}
-					return tracePass(ctx, tree, rays, hits, occ, query == "any", m.calls == "single")
+					ms[i] = append(ms[i], t)
 				}
-				ms, n, err := medianMs(runs, pass)
-				if err != nil {
-					return nil, err
-				}
+			}
+			n := countHits(hits, occ, query == "any")
+			for i, m := range modes {
+				sort.Float64s(ms[i])
+				med := ms[i][len(ms[i])/2]
 				rows = append(rows, traceBenchRow{
 					Scene: scene, Rays: set, Query: query, Threads: m.threads, Calls: m.calls, From: "host", RayCount: len(rays), Hits: n,
-					Ms: round3(ms), MRaysPerS: round3(float64(len(rays)) / ms / 1e3),
+					Ms: round3(med), MRaysPerS: round3(float64(len(rays)) / med / 1e3),
 				})
 			}
 		}
 	}
 	return rows, nil
+}
+
+// traceMode is how a row traces: goroutines, and "single" or "batch" calls.
+type traceMode struct {
+	threads int
+	calls   string
+}
+
+// timePass traces rays once as m says and returns the wall time of the
+// tracing in ms (the batch calls on m.threads goroutines).
+func timePass(ctx context.Context, tree *kdtree.Tree, rays []kdtree.Ray, hits []kdtree.Hit, occ []bool, anyHit bool, m traceMode) (float64, error) {
+	serial := m.calls == "single"
+	if !serial {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(m.threads))
+	}
+	t0 := time.Now()
+	err := traceOnce(ctx, tree, rays, hits, occ, anyHit, serial)
+	return msSince(t0), err
 }
 
 // serialCheck is how many rays a serial pass traces between looks at its
@@ -197,6 +221,14 @@ const serialCheck = 4096
 // tracePass traces rays once and returns the number of hits: with serial,
 // Intersect or Occluded ray by ray on this goroutine, else the batch calls.
 func tracePass(ctx context.Context, tree *kdtree.Tree, rays []kdtree.Ray, hits []kdtree.Hit, occ []bool, anyHit, serial bool) (int, error) {
+	if err := traceOnce(ctx, tree, rays, hits, occ, anyHit, serial); err != nil {
+		return 0, err
+	}
+	return countHits(hits, occ, anyHit), nil
+}
+
+// traceOnce is tracePass without the count.
+func traceOnce(ctx context.Context, tree *kdtree.Tree, rays []kdtree.Ray, hits []kdtree.Hit, occ []bool, anyHit, serial bool) error {
 	switch {
 	case serial && anyHit:
 		for i := range rays {
@@ -213,24 +245,31 @@ func tracePass(ctx context.Context, tree *kdtree.Tree, rays []kdtree.Ray, hits [
 			hits[i], _ = tree.Intersect(rays[i])
 		}
 	case anyHit:
-		if err := tree.OccludedBatch(ctx, rays, occ); err != nil {
-			return 0, err
-		}
+		return tree.OccludedBatch(ctx, rays, occ)
 	default:
-		if err := tree.IntersectBatch(ctx, rays, hits); err != nil {
-			return 0, err
-		}
+		return tree.IntersectBatch(ctx, rays, hits)
 	}
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
+	return ctx.Err()
+}
+
+// countHits counts the hits of a pass: occ's trues with anyHit, else the
+// hits that are not misses.
+func countHits(hits []kdtree.Hit, occ []bool, anyHit bool) int {
 	n := 0
-	for i := range rays {
-		if (anyHit && occ[i]) || (!anyHit && hits[i].Prim != kdtree.NoHit) {
+	if anyHit {
+		for _, o := range occ {
+			if o {
+				n++
+			}
+		}
+		return n
+	}
+	for i := range hits {
+		if hits[i].Prim != kdtree.NoHit {
 			n++
 		}
 	}
-	return n, nil
+	return n
 }
 
 // medianMs runs pass runs times and returns the median wall time in ms and
