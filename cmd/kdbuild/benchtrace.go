@@ -43,7 +43,7 @@ type traceBenchRow struct {
 	From      string  `json:"from"`
 	RayCount  int     `json:"ray_count"`
 	Hits      int     `json:"hits"`
-	Ms        float64 `json:"ms"` // median wall time of one pass over the rays
+	Ms        float64 `json:"ms"` // median wall time of one pass over the rays (CPU rows: the tracing alone)
 	MRaysPerS float64 `json:"mrays_per_s"`
 }
 
