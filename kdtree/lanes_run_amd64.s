@@ -13,8 +13,9 @@
 // source operand (tmin, tmax) on equal zeros, as Go's max(lo, tmin) and
 // min(hi, tmax) do. A node index at or past len(ld.nodes) is stored in the
 // lane's node and returned at once, its words not read (the caller
-// panics). With ld.anyHit a leaf's triangles are tested here, by testLeaf's
-// and finish's operations in the same order, each rounded on its own. Returns −1 when every lane is idle.
+// panics). A leaf's triangles are tested here, by testLeaf's and finish's
+// operations in the same order, each rounded on its own. Returns −1 when
+// every lane is idle.
 TEXT ·lanesRunAsm(SB), NOSPLIT, $0-32
 	MOVQ ls+0(FP), DI
 	MOVQ ld+8(FP), R14
@@ -138,10 +139,12 @@ pop:
 	JMP   next
 
 over:
-	MOVQ $0, lane_sp(R9) // the walk is over: the caller's pop finds nothing
+	MOVQ $0, lane_sp(R9) // the walk is over, at an empty leaf
+	MOVL $0, (lane_n+Node_W0)(R9)
+	MOVL $const_leafTag, (lane_n+Node_W1)(R9)
 	JMP  ret
 
-	// The leaf's triangles (any-hit queries only), references W0 to
+	// The leaf's triangles, references W0 to
 	// W0+BX−1: R10 the next reference, R11 the end, R12 the triangle, R13
 	// its vertices, AX, BX, DX the ray's kx, ky, kz. A reference or
 	// triangle past its slice's end returns the lane with its leaf (the
@@ -149,8 +152,6 @@ over:
 	// 0 (the caller's testLeaf computes those in float64).
 tris:
 	MOVQ  ld+8(FP), R14
-	CMPB  (laneData_anyHit)(R14), $0
-	JEQ   ret // closest hit: the caller tests the leaf
 	MOVL  (lane_n+Node_W0)(R9), R10
 	LEAQ  (R10)(BX*1), R11
 	CMPQ  R11, (laneData_refs+8)(R14)

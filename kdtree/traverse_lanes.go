@@ -48,10 +48,10 @@ type laneData struct {
 // overlap the other rays' work, where a lone ray waits for each node and
 // pays a mispredicted branch at about every second node of an incoherent
 // walk. Each lane takes descendFinite's nodes, order and intervals, so
-// the hits are the same. Other rays go through trace one by one. The steps
-// and the pops after empty leaves run in lanesRunAsm (amd64) or
-// lanesRunGo, which come back here only for a leaf with triangles or a
-// walk's end.
+// the hits are the same. Other rays go through trace one by one. The
+// steps, the leaves' triangle tests and the pops run in lanesRunAsm
+// (amd64) or lanesRunGo, which come back here at a walk's end, or for a
+// leaf with a triangle whose edge function is exactly 0.
 func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *answers) {
 	if len(t.Nodes) == 0 {
 		missAll(lo, hi, out)
@@ -152,21 +152,21 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 	}
 }
 
-// lanesRunGo runs the lanes' walks one step each in turn, from lane
-// start, until one of them is over or at a leaf it leaves to the caller,
-// and returns that lane, or −1 when every lane is idle. A step is an
-// interior step, a pop (as descendFinite pops: the next entry that may
-// still hold a closer hit), or, with ld.anyHit, a leaf's triangles tested
-// as testLeaf tests them. A walk is over when its stack holds no such
-// entry (sp is then 0 and n the leaf it ended at, with no triangles), or
-// at an any-hit query's first hit (sp 0 and n an empty leaf). The run
-// leaves to the caller's leafThenPop a leaf with triangles (count in n):
-// every such leaf of a closest-hit query (testLeaf in Go ran 2-5% faster
-// there than in the assembly), and an any-hit query's leaf at a triangle
-// with an edge function of exactly 0, the triangles before it tested
-// (testing them again finds no other hit). (lanesRunAsm in
-// lanes_run_amd64.s is the same in assembly; it also leaves a leaf whose
-// references or triangles lie past the slices' ends, where this panics.)
+// lanesRunGo runs the lanes' walks one step each in turn, from lane start,
+// until one of them is over or at a leaf it leaves to the caller, and
+// returns that lane, or −1 when every lane is idle. A step is an interior
+// step, a pop (as descendFinite pops: the next entry that may still hold a
+// closer hit), or a leaf's triangles tested as testLeaf tests them
+// (returning to Go for each leaf cost 5-14% on random rays). A walk is
+// over when its stack holds no such entry, or at an any-hit query's first
+// hit: sp is then 0 and n an empty leaf (a walk that ends after a leaf
+// with triangles does not hand that leaf back to be tested again). The run
+// leaves to the caller's leafThenPop a leaf (count in n) at a triangle
+// with an edge function of exactly 0, the triangles before it tested:
+// testing them again changes nothing, and testLeaf computes that
+// triangle's edges in float64. (lanesRunAsm in lanes_run_amd64.s is the
+// same in assembly; it also leaves a leaf whose references or triangles
+// lie past the slices' ends, where this panics.)
 //
 // The interior step is descendFinite's without a branch: the far child
 // and its part of the interval are always written above the stack's top,
@@ -219,7 +219,7 @@ func lanesRunGo(ls *lanes, ld *laneData, start int) int {
 			continue
 		}
 		if cnt := n.W1 >> 2; cnt != 0 {
-			if !ld.anyHit || uint64(n.W0)+uint64(cnt) > uint64(len(ld.refs)) {
+			if uint64(n.W0)+uint64(cnt) > uint64(len(ld.refs)) {
 				return k
 			}
 			_, done, stopped := testLeaf(ld.refs[n.W0:n.W0+cnt], ld.tris, &l.pre, &l.best, ld.anyHit, true)
@@ -233,6 +233,7 @@ func lanesRunGo(ls *lanes, ld *laneData, start int) int {
 		}
 		for {
 			if l.sp == 0 {
+				l.n = Node{W1: leafTag} // the walk is over, at an empty leaf
 				return k
 			}
 			l.sp--
