@@ -5,32 +5,30 @@
 
 // func lanesRunAsm(ls *lanes, ld *laneData, start int) int
 //
-// lanesRunGo's contract (traverse_lanes.go) in scalar SSE code, the
+// lanesRunGo's contract (traverse_lanes.go) in scalar SSE and AVX code
+// (VEX forms where they save a copy, VBLENDVPS for the kept tmax), the
 // operations of traceLanes' interior step in the same order: tp =
 // (split − org)·inv, lo = tp − wide, hi = tp + wide, the far child at
 // stack[sp&63] = {second, max(lo, tmin), tmax}, the signs of hi − tmin and
-// tmax − lo choosing the child, sp and tmax. MAXSS and MINSS return their
+// tmax − lo choosing the child, sp and tmax. (V)MAXSS and MINSS return their
 // source operand (tmin, tmax) on equal zeros, as Go's max(lo, tmin) and
 // min(hi, tmax) do. A node index at or past len(ld.nodes) is stored in the
 // lane's node and returned at once, its words not read (the caller
 // panics). A leaf's triangles are tested here, by testLeaf's and finish's
-// operations in the same order, each rounded on its own. Returns −1 when
-// every lane is idle.
+// operations in the same order, each rounded on its own. Idle lanes are
+// parked (lane.park). Returns −1 when every lane is idle.
 TEXT ·lanesRunAsm(SB), NOSPLIT, $0-32
 	MOVQ ls+0(FP), DI
 	MOVQ ld+8(FP), R14
 	MOVQ (laneData_nodes)(R14), SI
 	MOVQ (laneData_nodes+8)(R14), R8
 	MOVQ start+16(FP), CX
-	XORL R15, R15 // idle lanes in a row
-
-lane:
 	IMUL3Q $lane__size, CX, R9
-	ADDQ  DI, R9
-	MOVQ  lane_ray(R9), AX
-	TESTQ AX, AX
-	JS    idle
-	XORL  R15, R15
+	ADDQ DI, R9 // lane CX
+
+	// An idle lane is parked at an empty leaf with an empty stack: its
+	// turn goes through the pop to over, which looks at its ray.
+lane:
 	MOVL  (lane_n+Node_W1)(R9), BX
 	MOVL  BX, DX
 	ANDL  $3, DX
@@ -42,8 +40,7 @@ lane:
 	SUBSS (lane_ax+rayAxes_org)(R9)(DX*4), X0
 	MULSS (lane_ax+rayAxes_inv)(R9)(DX*4), X0   // tp
 	MOVSS (lane_ax+rayAxes_wide)(R9)(DX*4), X1
-	MOVAPS X0, X2
-	SUBSS X1, X2                                // lo
+	VSUBSS X1, X0, X2                           // lo
 	ADDSS X1, X0                                // hi
 	MOVL  lane_node(R9), R10
 	INCL  R10                                   // below
@@ -61,16 +58,13 @@ lane:
 	ANDQ  $(const_MaxTreeDepth-1), R14
 	LEAQ  (R14)(R14*2), R14                     // entry index in words
 	MOVL  R11, (lane_stack+stackEntry_node)(R9)(R14*4)
-	MOVAPS X2, X5
-	MAXSS X3, X5                                // max(lo, tmin)
+	VMAXSS X3, X2, X5                           // max(lo, tmin)
 	MOVSS X5, (lane_stack+stackEntry_tmin)(R9)(R14*4)
 	MOVSS X4, (lane_stack+stackEntry_tmax)(R9)(R14*4)
-	MOVAPS X0, X6
-	SUBSS X3, X6                                // hi − tmin
+	VSUBSS X3, X0, X6                           // hi − tmin
 	MOVL  X6, R12
 	SARL  $31, R12                              // onlySecond
-	MOVAPS X4, X7
-	SUBSS X2, X7                                // tmax − lo
+	VSUBSS X2, X4, X7                           // tmax − lo
 	MOVL  X7, AX
 	SARL  $31, AX                               // onlyFirst
 	ORL   R12, AX
@@ -82,12 +76,8 @@ lane:
 	ANDL  R12, R11
 	XORL  R11, R10                              // the next node
 	MINSS X4, X0                                // min(hi, tmax)
-	MOVL  X0, AX
-	MOVL  X4, BX
-	XORL  AX, BX
-	ANDL  R12, BX
-	XORL  BX, AX                                // tmax, or the kept part
-	MOVL  AX, lane_tmax(R9)
+	VBLENDVPS X6, X4, X0, X0                    // tmax when onlySecond
+	MOVSS X0, lane_tmax(R9)
 	MOVL  R10, lane_node(R9)
 	CMPQ  R10, R8
 	JAE   ret
@@ -95,18 +85,13 @@ lane:
 	MOVQ  AX, lane_n(R9)
 
 next:
+	ADDQ $lane__size, R9
 	INCQ CX
 	CMPQ CX, $const_laneCount
 	JLT  lane
 	XORL CX, CX
+	MOVQ DI, R9
 	JMP  lane
-
-idle:
-	INCL R15
-	CMPL R15, $const_laneCount
-	JLT  next
-	MOVQ $-1, ret+24(FP)
-	RET
 
 leaf:
 	SHRL  $2, BX
@@ -139,10 +124,28 @@ pop:
 	JMP   next
 
 over:
+	MOVQ lane_ray(R9), AX
+	TESTQ AX, AX
+	JS   idle
 	MOVQ $0, lane_sp(R9) // the walk is over, at an empty leaf
 	MOVL $0, (lane_n+Node_W0)(R9)
 	MOVL $const_leafTag, (lane_n+Node_W1)(R9)
 	JMP  ret
+
+idle:
+	// An idle lane: go on while another lane has a ray.
+	MOVQ DI, R10
+	MOVQ $const_laneCount, R11
+
+idles:
+	MOVQ lane_ray(R10), AX
+	TESTQ AX, AX
+	JNS  next
+	ADDQ $lane__size, R10
+	DECQ R11
+	JNE  idles
+	MOVQ $-1, ret+24(FP)
+	RET
 
 	// The leaf's triangles, references W0 to
 	// W0+BX−1: R10 the next reference, R11 the end, R12 the triangle, R13

@@ -47,7 +47,7 @@ func TestLanesRunAsm(t *testing.T) {
 	var ls lanes
 	rays := laneRays(tree.Scene, 50, 5)
 	for i := range ls {
-		ls[i].ray = -1
+		ls[i].park()
 	}
 	i := 0
 	for i < len(rays) && !startLane(tree, &ls[2], rays, i) {
@@ -71,7 +71,7 @@ func TestLanesRunAsm(t *testing.T) {
 	}
 	var idle lanes
 	for i := range idle {
-		idle[i].ray = -1
+		idle[i].park()
 	}
 	if k := lanesRunAsm(&idle, &ld, 1); k != -1 {
 		t.Fatalf("idle lanes: lane %d, want -1", k)
@@ -126,7 +126,8 @@ func lanesRunPair(t *testing.T, tree *Tree, rays []Ray, anyHit bool, what string
 				return true
 			}
 		}
-		a[k].ray, g[k].ray = -1, -1
+		a[k].park()
+		g[k].park()
 		return false
 	}
 	for k := range a {

@@ -47,7 +47,7 @@ func packetTri(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, sl
 }
 
 // lanesRunAsm is lanesRunGo in amd64 assembly (lanes_run_amd64.s);
-// ld.nodes holds at least one node. (It needs SSE4.1, and runs where
+// ld.nodes holds at least one node. (It needs AVX, and runs where
 // packetAVX2 says, so that the tests turn it off with the others.)
 //
 //go:noescape

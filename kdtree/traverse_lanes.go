@@ -14,7 +14,7 @@ const laneCount = 4
 // lane is one ray of traceLanes in flight: descendFinite's state, kept in
 // memory between the lane's steps.
 type lane struct {
-	ray        int // index in the batch; -1 when the lane is idle
+	ray        int // index in the batch; -1 when the lane is idle (park)
 	node       uint32
 	n          Node // nodes[node], loaded a turn ahead
 	tmin, tmax float32
@@ -23,6 +23,12 @@ type lane struct {
 	ax         rayAxes
 	pre        rayPre
 	stack      [MaxTreeDepth + 1]stackEntry
+}
+
+// park makes l idle: no ray, at an empty leaf with an empty stack, where
+// lanesRunAsm's turn for it is a pop that finds nothing.
+func (l *lane) park() {
+	l.ray, l.n, l.sp = -1, Node{W1: leafTag}, 0
 }
 
 // lanes is the state of traceLanes, one per goroutine of a batch, reused
@@ -119,7 +125,7 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 			l.pre = prepare(r)
 			return true
 		}
-		l.ray = -1
+		l.park()
 		return false
 	}
 	active := 0
