@@ -61,20 +61,16 @@ lane:
 	VMAXSS X3, X2, X5                           // max(lo, tmin)
 	MOVSS X5, (lane_stack+stackEntry_tmin)(R9)(R14*4)
 	MOVSS X4, (lane_stack+stackEntry_tmax)(R9)(R14*4)
-	VSUBSS X3, X0, X6                           // hi − tmin
-	MOVL  X6, R12
-	SARL  $31, R12                              // onlySecond
-	VSUBSS X2, X4, X7                           // tmax − lo
-	MOVL  X7, AX
-	SARL  $31, AX                               // onlyFirst
-	ORL   R12, AX
-	NOTL  AX
-	ANDL  $1, AX
+	VSUBSS X3, X0, X6                           // hi − tmin: onlySecond
+	VSUBSS X2, X4, X7                           // tmax − lo: onlyFirst
+	VORPS X6, X7, X8
+	MOVMSKPS X8, AX                             // one child only (upper words +0: MOVSS loads)
+	XORL  $1, AX
 	ADDQ  AX, R13
 	MOVQ  R13, lane_sp(R9)                      // kept when both children are
-	XORL  R10, R11
-	ANDL  R12, R11
-	XORL  R11, R10                              // the next node
+	MOVL  X6, R12
+	TESTL R12, R12
+	CMOVLMI R11, R10                            // the next node
 	MINSS X4, X0                                // min(hi, tmax)
 	VBLENDVPS X6, X4, X0, X0                    // tmax when onlySecond
 	MOVSS X0, lane_tmax(R9)
