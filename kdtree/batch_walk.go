@@ -16,13 +16,20 @@ type walker struct {
 // figures.
 func (w *walker) walk(t *Tree, rays []Ray, lo, hi int, anyHit bool, out *answers) {
 	diag := t.Bounds.Max.Sub(t.Bounds.Min).Len()
-	for ; lo < hi; lo += walkChunk {
+	for lo < hi {
 		end := min(lo+walkChunk, hi)
 		if coherent(rays[lo:end], diag) {
 			t.tracePackets(&w.p, rays, lo, end, anyHit, out)
-		} else {
-			t.traceLanes(&w.ls, rays, lo, end, anyHit, out)
+			lo = end
+			continue
 		}
+		// Consecutive incoherent chunks go to one traceLanes call: its
+		// lanes drain only at the end of the run.
+		for end < hi && !coherent(rays[end:min(end+walkChunk, hi)], diag) {
+			end = min(end+walkChunk, hi)
+		}
+		t.traceLanes(&w.ls, rays, lo, end, anyHit, out)
+		lo = end
 	}
 }
 
