@@ -143,9 +143,10 @@ idles:
 	MOVQ $-1, ret+24(FP)
 	RET
 
-	// The leaf's triangles, references W0 to
-	// W0+BX−1: R10 the next reference, R11 the end, R12 the triangle, R13
-	// its vertices, AX, BX, DX the ray's kx, ky, kz. A reference or
+	// The leaf's triangles, references W0 to W0+BX−1: R14 ld, R15 the
+	// references, R10 the next reference, R11 the end, R12 the triangle,
+	// R13 its vertices (then a scratch register), AX, BX, DX the ray's
+	// kx, ky, kz; VEX forms where they save a copy. A reference or
 	// triangle past its slice's end returns the lane with its leaf (the
 	// caller panics), as does a triangle with an edge function of exactly
 	// 0 (the caller's testLeaf computes those in float64).
@@ -155,19 +156,17 @@ tris:
 	LEAQ  (R10)(BX*1), R11
 	CMPQ  R11, (laneData_refs+8)(R14)
 	JHI   ret
+	MOVQ  (laneData_refs)(R14), R15
 	MOVQ  (lane_pre+rayPre_kx)(R9), AX
 	MOVQ  (lane_pre+rayPre_ky)(R9), BX
 	MOVQ  (lane_pre+rayPre_kz)(R9), DX
 
 tri:
-	MOVQ  ld+8(FP), R14
-	MOVQ  (laneData_refs)(R14), R13
-	MOVL  (R13)(R10*4), R12
+	MOVL  (R15)(R10*4), R12
 	CMPQ  R12, (laneData_tris+8)(R14)
 	JAE   ret
-	MOVQ  (laneData_tris)(R14), R14
-	LEAQ  (R12)(R12*8), R13
-	LEAQ  (R14)(R13*4), R13
+	IMUL3Q $36, R12, R13
+	ADDQ  (laneData_tris)(R14), R13
 	// testLeaf's steps up to the sign test, each rounded on its own:
 	// p·z = v·[kz] − oz, p·x = (v·[kx] − ox) + sx·p·z, p·y = (v·[ky] − oy)
 	// + sy·p·z (X0–X8: p0x p0y p0z p1x p1y p1z p2x p2y p2z).
@@ -181,50 +180,38 @@ tri:
 	MOVSS (lane_pre+rayPre_sy)(R9), X13
 	MOVSS (R13)(AX*4), X0
 	SUBSS (lane_pre+rayPre_ox)(R9), X0
-	MOVAPS X12, X9
-	MULSS X2, X9
+	VMULSS X2, X12, X9
 	ADDSS X9, X0
 	MOVSS (R13)(BX*4), X1
 	SUBSS (lane_pre+rayPre_oy)(R9), X1
-	MOVAPS X13, X9
-	MULSS X2, X9
+	VMULSS X2, X13, X9
 	ADDSS X9, X1
 	MOVSS 12(R13)(AX*4), X3
 	SUBSS (lane_pre+rayPre_ox)(R9), X3
-	MOVAPS X12, X9
-	MULSS X5, X9
+	VMULSS X5, X12, X9
 	ADDSS X9, X3
 	MOVSS 12(R13)(BX*4), X4
 	SUBSS (lane_pre+rayPre_oy)(R9), X4
-	MOVAPS X13, X9
-	MULSS X5, X9
+	VMULSS X5, X13, X9
 	ADDSS X9, X4
 	MOVSS 24(R13)(AX*4), X6
 	SUBSS (lane_pre+rayPre_ox)(R9), X6
-	MOVAPS X12, X9
-	MULSS X8, X9
+	VMULSS X8, X12, X9
 	ADDSS X9, X6
 	MOVSS 24(R13)(BX*4), X7
 	SUBSS (lane_pre+rayPre_oy)(R9), X7
-	MOVAPS X13, X9
-	MULSS X8, X9
+	VMULSS X8, X13, X9
 	ADDSS X9, X7
 	// e0 = p1x·p2y − p1y·p2x, e1 = p2x·p0y − p2y·p0x, e2 = p0x·p1y −
 	// p0y·p1x (X9, X10, X11).
-	MOVAPS X3, X9
-	MULSS X7, X9
-	MOVAPS X4, X10
-	MULSS X6, X10
+	VMULSS X7, X3, X9
+	VMULSS X6, X4, X10
 	SUBSS X10, X9
-	MOVAPS X6, X10
-	MULSS X1, X10
-	MOVAPS X7, X11
-	MULSS X0, X11
+	VMULSS X1, X6, X10
+	VMULSS X0, X7, X11
 	SUBSS X11, X10
-	MOVAPS X0, X11
-	MULSS X4, X11
-	MOVAPS X1, X12
-	MULSS X3, X12
+	VMULSS X4, X0, X11
+	VMULSS X3, X1, X12
 	SUBSS X12, X11
 	// An edge function equal to 0 (not NaN): the caller's testLeaf.
 	XORPS X12, X12
@@ -243,17 +230,14 @@ nz2:
 	// mixedSigns: no edge function is 0 here, so the signs are mixed
 	// when the sign bits differ. (A NaN one, taken by its sign bit here
 	// and by neither compare there, makes det NaN: rejected either way.)
-	MOVAPS X9, X12
-	XORPS X10, X12
-	MOVAPS X9, X13
-	XORPS X11, X13
+	VXORPS X10, X9, X12
+	VXORPS X11, X9, X13
 	ORPS  X13, X12
-	MOVMSKPS X12, R14
-	TESTL $1, R14
+	MOVMSKPS X12, R13
+	TESTL $1, R13
 	JNE   skip
 	// finish: det = (e0 + e1) + e2 (X12), rejected if 0 or NaN.
-	MOVAPS X9, X12
-	ADDSS X10, X12
+	VADDSS X10, X9, X12
 	ADDSS X11, X12
 	XORPS X15, X15
 	UCOMISS X15, X12
@@ -263,13 +247,10 @@ nz2:
 	MULSS X13, X2
 	MULSS X13, X5
 	MULSS X13, X8
-	MOVAPS X9, X13
-	MULSS X2, X13
-	MOVAPS X10, X14
-	MULSS X5, X14
+	VMULSS X2, X9, X13
+	VMULSS X5, X10, X14
 	ADDSS X14, X13
-	MOVAPS X11, X14
-	MULSS X8, X14
+	VMULSS X8, X11, X14
 	ADDSS X14, X13
 	MOVSS (lane_pre+rayPre_tmax)(R9), X14
 	MULSS X12, X14
@@ -289,16 +270,16 @@ detneg:
 
 tcalc:
 	// invDet = 1/det (X14), t = tScaled·invDet (X13), the cut at best T.
-	MOVL  $0x3f800000, R14
-	MOVL  R14, X14
+	MOVL  $0x3f800000, R13
+	MOVL  R13, X14
 	DIVSS X12, X14
 	MULSS X14, X13
 	UCOMISS (lane_best+Hit_T)(R9), X13
 	JHI   skip
 	// deltaT (rayPre.deltaT): the maxima of absolute values on the bits,
 	// as maxAbs3 (maxZt X2, maxXt X0, maxYt X1, maxE X3).
-	MOVL  $0x7fffffff, R14
-	MOVL  R14, X15
+	MOVL  $0x7fffffff, R13
+	MOVL  R13, X15
 	ANDPS X15, X2
 	ANDPS X15, X5
 	ANDPS X15, X8
@@ -314,23 +295,18 @@ tcalc:
 	ANDPS X15, X7
 	PMAXUD X4, X1
 	PMAXUD X7, X1
-	MOVAPS X9, X3
-	ANDPS X15, X3
-	MOVAPS X10, X4
-	ANDPS X15, X4
-	MOVAPS X11, X5
-	ANDPS X15, X5
+	VANDPS X15, X9, X3
+	VANDPS X15, X10, X4
+	VANDPS X15, X11, X5
 	PMAXUD X4, X3
 	PMAXUD X5, X3
 	// deltaZ = γ3·maxZt (X4), deltaX = γ5·(maxXt + maxZt) (X5),
 	// deltaY = γ5·(maxYt + maxZt) (X6).
 	MOVSS ·triGammas+4(SB), X4
 	MULSS X2, X4
-	MOVAPS X0, X5
-	ADDSS X2, X5
+	VADDSS X2, X0, X5
 	MULSS ·triGammas+8(SB), X5
-	MOVAPS X1, X6
-	ADDSS X2, X6
+	VADDSS X2, X1, X6
 	MULSS ·triGammas+8(SB), X6
 	// deltaE = 2·((γ2·maxXt·maxYt + deltaY·maxXt) + deltaX·maxYt) (X7).
 	MOVSS ·triGammas+0(SB), X7
@@ -350,8 +326,7 @@ tcalc:
 	MULSS X3, X4
 	ADDSS X4, X8
 	MULSS ·triGammas+12(SB), X8
-	MOVAPS X14, X12
-	ANDPS X15, X12
+	VANDPS X15, X14, X12
 	MULSS X12, X8
 	UCOMISS X8, X13
 	JLS   skip // not t > deltaT
@@ -375,7 +350,6 @@ closer:
 	MOVL  $0, (lane_best+Hit_N)(R9)
 	MOVL  $0, (lane_best+Hit_N+4)(R9)
 	MOVL  $0, (lane_best+Hit_N+8)(R9)
-	MOVQ  ld+8(FP), R14
 	CMPB  (laneData_anyHit)(R14), $0
 	JEQ   skip
 	MOVQ  $0, lane_sp(R9) // any hit: the walk is over, at an empty leaf
