@@ -30,6 +30,46 @@ func TestBatchMatchesSingle(t *testing.T) {
 	}
 }
 
+// TestWalkMixedRuns: a batch whose chunks alternate between runs of
+// camera rays and runs of random rays (of one, two and three chunks, the
+// last one short) walks each run with its own walk, and gives Intersect's
+// and Occluded's answers ray for ray.
+func TestWalkMixedRuns(t *testing.T) {
+	s := scenes.Soup(800, 21)
+	tree := refBuild(s, 4, 20)
+	camera, random := PrimaryRays(s.Bounds), RandomRays(s.Bounds, 8*walkChunk)
+	var rays []Ray
+	var kinds []bool // per chunk: camera rays
+	ci, ri := 0, 0
+	for k, run := range []int{1, 2, 3, 1, 2, 1} {
+		for range run {
+			if k%2 == 0 {
+				rays, ci = append(rays, camera[ci:ci+walkChunk]...), ci+walkChunk
+			} else {
+				rays, ri = append(rays, random[ri:ri+walkChunk]...), ri+walkChunk
+			}
+			kinds = append(kinds, k%2 == 0)
+		}
+	}
+	rays = rays[:len(rays)-walkChunk/2]
+	diag := tree.Bounds.Max.Sub(tree.Bounds.Min).Len()
+	for c, want := range kinds {
+		if got := coherent(rays[c*walkChunk:min((c+1)*walkChunk, len(rays))], diag); got != want {
+			t.Fatalf("chunk %d: coherent %v, want %v: the batch does not mix the walks", c, got, want)
+		}
+	}
+	var w walker
+	hits, occ := make([]Hit, len(rays)), make([]bool, len(rays))
+	w.walk(tree, rays, 0, len(rays), false, &answers{hits: hits})
+	w.walk(tree, rays, 0, len(rays), true, &answers{occluded: occ})
+	for i, r := range rays {
+		want, ok := tree.Intersect(r)
+		if hits[i] != want || occ[i] != ok {
+			t.Fatalf("ray %d (chunk %d): walk %+v %v, single %+v %v", i, i/walkChunk, hits[i], occ[i], want, ok)
+		}
+	}
+}
+
 func TestBatchErrors(t *testing.T) {
 	s := scenes.Soup(100, 23)
 	tree := refBuild(s, 4, 20)

@@ -8,28 +8,33 @@ type walker struct {
 }
 
 // walk traces rays[lo:hi] and sets out's answer for each ray i to the
-// hit of trace (anyHit: Occluded's walk), walkChunk rays at a time: in
-// packets of packetSize (tracePackets) when they are coherent, else
-// laneCount at a time (traceLanes). Both give trace's hits. Packets pay where consecutive rays
-// follow the same path (camera rays, a light's rays), lanes where they part
-// ways (bounces, random rays); docs/performance.md, "CPU tracing", has the
-// figures.
+// hit of trace (anyHit: Occluded's walk), choosing the walk walkChunk rays
+// at a time: packets of packetSize (tracePackets) for coherent chunks,
+// else laneCount at a time (traceLanes); a run of chunks of one kind goes
+// to one call. Both give trace's hits. Packets pay where consecutive rays
+// follow the same path (camera rays, a light's rays), lanes where they
+// part ways (bounces, random rays); docs/performance.md, "CPU tracing",
+// has the figures.
 func (w *walker) walk(t *Tree, rays []Ray, lo, hi int, anyHit bool, out *answers) {
 	diag := t.Bounds.Max.Sub(t.Bounds.Min).Len()
+	coh := coherent(rays[lo:min(lo+walkChunk, hi)], diag)
 	for lo < hi {
-		end := min(lo+walkChunk, hi)
-		if coherent(rays[lo:end], diag) {
+		// Each chunk is looked at once; the lanes drain only at the end
+		// of a run.
+		end, next := min(lo+walkChunk, hi), coh
+		for end < hi {
+			e := min(end+walkChunk, hi)
+			if next = coherent(rays[end:e], diag); next != coh {
+				break
+			}
+			end = e
+		}
+		if coh {
 			t.tracePackets(&w.p, rays, lo, end, anyHit, out)
-			lo = end
-			continue
+		} else {
+			t.traceLanes(&w.ls, rays, lo, end, anyHit, out)
 		}
-		// Consecutive incoherent chunks go to one traceLanes call: its
-		// lanes drain only at the end of the run.
-		for end < hi && !coherent(rays[end:min(end+walkChunk, hi)], diag) {
-			end = min(end+walkChunk, hi)
-		}
-		t.traceLanes(&w.ls, rays, lo, end, anyHit, out)
-		lo = end
+		lo, coh = end, next
 	}
 }
 
