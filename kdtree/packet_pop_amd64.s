@@ -39,7 +39,7 @@ TEXT ·popPacketAVX2(SB), NOSPLIT, $0-60
 	VMOVUPS 32(R8), Y7
 	MOVL finished+48(FP), R9
 	MOVL $0x7f800000, AX
-	MOVL AX, X5
+	VMOVD AX, X5
 	VPBROADCASTD X5, Y5 // +Inf
 	VMOVDQU laneBits<>+0(SB), Y10
 	VMOVDQU laneBits<>+32(SB), Y11
@@ -67,7 +67,7 @@ loop:
 	XORL  AX, R11                // the live rays kept
 	TESTL R11, R11
 	JEQ   loop                   // no ray keeps this entry: nothing to write
-	MOVL  AX, X4
+	VMOVD AX, X4
 	VPBROADCASTD X4, Y4
 	VPAND Y10, Y4, Y8
 	VPCMPEQD Y10, Y8, Y8         // dropped, lanes 0-7
