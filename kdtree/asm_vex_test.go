@@ -14,34 +14,90 @@ var (
 	ymmReg = regexp.MustCompile(`\bY([0-9]|1[0-5])\b`)
 )
 
-// asmInstr is one instruction line of a Go assembly file.
+// asmInstr is one instruction of a Go assembly file.
 type asmInstr struct {
 	line     int
 	mnemonic string
 	operands string
 }
 
+// asmMacro is a #define with parameters and instructions.
+type asmMacro struct {
+	params []string
+	body   []asmInstr
+}
+
+var macroHead = regexp.MustCompile(`^#define\s+(\w+)(?:\(([^)]*)\))?`)
+
 // asmFuncs splits a Go assembly file into its TEXT blocks' instructions,
+// with the #define macros they call expanded (their arguments put in) and
 // comments, labels and directives left out.
 func asmFuncs(src string) [][]asmInstr {
 	var funcs [][]asmInstr
+	macros := map[string]*asmMacro{}
+	var def *asmMacro // the macro whose lines these are
 	for i, l := range strings.Split(src, "\n") {
 		if c := strings.Index(l, "//"); c >= 0 {
 			l = l[:c]
 		}
 		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "TEXT ") {
+		more := strings.HasSuffix(l, "\\")
+		l = strings.TrimSpace(strings.TrimSuffix(l, "\\"))
+		if m := macroHead.FindStringSubmatch(l); m != nil {
+			def = &asmMacro{}
+			for _, p := range strings.Split(m[2], ",") {
+				def.params = append(def.params, strings.TrimSpace(p))
+			}
+			macros[m[1]] = def
+			l = strings.TrimSpace(l[len(m[0]):])
+		}
+		var ins []asmInstr
+		for _, st := range strings.Split(l, ";") {
+			st = strings.TrimSpace(st)
+			if st == "" || strings.HasSuffix(st, ":") || strings.HasPrefix(st, "#") {
+				continue
+			}
+			mn, ops, _ := strings.Cut(st, " ")
+			ins = append(ins, asmInstr{i + 1, mn, strings.TrimSpace(ops)})
+		}
+		switch {
+		case def != nil:
+			def.body = append(def.body, ins...)
+			if !more {
+				def = nil
+			}
+		case strings.HasPrefix(l, "TEXT "):
 			funcs = append(funcs, nil)
-			continue
+		case len(funcs) > 0:
+			last := len(funcs) - 1
+			for _, in := range ins {
+				funcs[last] = append(funcs[last], expand(in, macros)...)
+			}
 		}
-		if l == "" || strings.HasSuffix(l, ":") || strings.HasPrefix(l, "#") || len(funcs) == 0 {
-			continue
-		}
-		mn, ops, _ := strings.Cut(l, " ")
-		last := len(funcs) - 1
-		funcs[last] = append(funcs[last], asmInstr{i + 1, mn, ops})
 	}
 	return funcs
+}
+
+// expand returns in, or the body of the macro it calls with the call's
+// arguments in place of the parameters, at the call's line.
+func expand(in asmInstr, macros map[string]*asmMacro) []asmInstr {
+	name, args, _ := strings.Cut(in.mnemonic+" "+in.operands, "(")
+	m := macros[strings.TrimSpace(name)]
+	if m == nil {
+		return []asmInstr{in}
+	}
+	vals := strings.Split(strings.TrimSuffix(strings.TrimSpace(args), ")"), ",")
+	var out []asmInstr
+	for _, b := range m.body {
+		ops := b.operands
+		for j, p := range m.params {
+			if j < len(vals) && p != "" {
+				ops = regexp.MustCompile(`\b`+p+`\b`).ReplaceAllString(ops, strings.TrimSpace(vals[j]))
+			}
+		}
+		out = append(out, asmInstr{in.line, b.mnemonic, ops})
+	}
+	return out
 }
 
 // vexProblems lists, for one assembly file, the places that mix 256-bit
@@ -114,6 +170,9 @@ func TestVexProblems(t *testing.T) {
 		{"no vzeroupper", "TEXT ·f(SB), $0\n\tVMOVUPS (SI), Y0\n\tVMOVUPS Y0, (DI)\n\tRET\n", 1},
 		{"second exit", "TEXT ·f(SB), $0\n\tVMOVUPS (SI), Y0\n\tJEQ out\n\tVZEROUPPER\n\tRET\nout:\n\tVMOVUPS Y0, (DI)\n\tRET\n", 1},
 		{"xmm only", "TEXT ·f(SB), $0\n\tMOVSS (SI), X0\n\tVADDSS X0, X1, X2\n\tRET\n", 0},
+		{"macro", "#define M(R) \\\n\tVMOVUPS (SI), R; \\\n\tMOVL AX, X1\nTEXT ·f(SB), $0\n\tM(Y0)\n\tVZEROUPPER\n\tRET\n", 1},
+		{"macro argument", "#define M(R) \\\n\tMOVSS (SI), R\nTEXT ·f(SB), $0\n\tVMOVUPS (SI), Y0\n\tM(X2)\n\tVZEROUPPER\n\tRET\n", 1},
+		{"macro last", "#define M(R) \\\n\tVMOVUPS R, (DI)\nTEXT ·f(SB), $0\n\tVMOVUPS (SI), Y0\n\tVZEROUPPER\n\tM(Y0)\n\tRET\n", 1},
 		{"per function", "TEXT ·f(SB), $0\n\tVMOVUPS (SI), Y0\n\tVZEROUPPER\n\tRET\nTEXT ·g(SB), $0\n\tMOVSS (SI), X0\n\tRET\n", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -4,16 +4,18 @@ package kdtree
 
 import "golang.org/x/sys/cpu"
 
-// packetStepAVX2 is packetStepGo in AVX2, eight lanes at a time (packet_step_amd64.s).
+// packetDescendAVX2 is descendGo in AVX2 (packet_descend_amd64.s), the
+// rays' intervals held in registers from node to the leaf; nodes is the
+// tree's first node.
 //
 //go:noescape
-func packetStepAVX2(split float32, o, inv, w, tmin, tmax, fmax, smin, stmax *[packetSize]float32) (first, second uint32)
+func packetDescendAVX2(nodes *Node, p *packet, node uint32, sp *int, tmin, tmax *[packetSize]float32, live uint32) (leaf, leafLive uint32)
 
 // packetAVX2 says whether the walks run the assembly forms (the CPU has
 // AVX2) or the Go ones; the two give the same bits (the same IEEE
 // operations, and the same operand returned by min and max on equal
 // zeros). Tests turn it off to check one against the other. The hot call
-// sites (walkPacket's step and pop, traceLanes' run of steps) test it
+// sites (walkPacket's descent and pop, traceLanes' run of steps) test it
 // themselves: a wrapper holding two calls is too costly for the compiler
 // to inline, and its extra call per step cost 2-3%.
 var packetAVX2 = cpu.X86.HasAVX2

@@ -19,7 +19,7 @@ func packetTri(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, sl
 // here: their call sites choose between them and the Go forms themselves,
 // so that the choice costs no extra call per step.
 
-func packetStepAVX2(split float32, o, inv, w, tmin, tmax, fmax, smin, stmax *[packetSize]float32) (first, second uint32) {
+func packetDescendAVX2(nodes *Node, p *packet, node uint32, sp *int, tmin, tmax *[packetSize]float32, live uint32) (leaf, leafLive uint32) {
 	panic(noAssembly)
 }
 

@@ -201,10 +201,11 @@ func TestCoherent(t *testing.T) {
 	}
 }
 
-// TestPacketStep: packetStepAVX2 (where the CPU has AVX2) gives
-// packetStepGo's bits and masks, on random values and on the edge values
-// the walk passes: dead lanes (tmin +Inf, tmax −Inf), lo of −0 against
-// tmin +0, equal bounds, empty lanes (all zero).
+// TestPacketStep: one interior step of packetDescendAVX2 (where the CPU
+// has AVX2) and of descendGo gives packetStepGo's bits and masks, on a
+// root over two leaves, random values and the edge values the walk
+// passes: dead lanes (tmin +Inf, tmax −Inf), lo of −0 against tmin +0,
+// equal bounds, empty lanes (all zero).
 func TestPacketStep(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	inf := float32(math.Inf(1))
@@ -222,8 +223,10 @@ func TestPacketStep(t *testing.T) {
 		}
 	}
 	for it := 0; it < 20000; it++ {
-		var o, inv, w, tmin, tmax [packetSize]float32
-		split := pick()
+		var p packet
+		var tmin, tmax [packetSize]float32
+		split, axis := pick(), rng.IntN(3)
+		o, inv, w := &p.org[axis], &p.inv[axis], &p.wide[axis]
 		for k := range packetSize {
 			o[k], inv[k], w[k] = pick(), pick(), float32(math.Abs(float64(pick())))
 			tmin[k] = float32(math.Abs(float64(pick())))
@@ -249,37 +252,59 @@ func TestPacketStep(t *testing.T) {
 				tmax[k] = tmin[k] + float32(math.Abs(float64(pick())))
 			}
 		}
-		var f1, s1, st1, f2, s2, st2 [packetSize]float32
-		tmin1, tmin2 := tmin, tmin
-		var a1, b1 uint32
-		if packetAVX2 {
-			a1, b1 = packetStepAVX2(split, &o, &inv, &w, &tmin1, &tmax, &f1, &s1, &st1)
-		} else {
-			a1, b1 = packetStepGo(split, &o, &inv, &w, &tmin1, &tmax, &f1, &s1, &st1)
+		p.flip[axis] = -uint32(rng.IntN(2))
+		nodes := []Node{InteriorNode(axis, split, 2), LeafNode(0, 1), LeafNode(1, 1)}
+		first, second := uint32(1), uint32(2)
+		if p.flip[axis] != 0 {
+			first, second = second, first
 		}
-		a2, b2 := packetStepGo(split, &o, &inv, &w, &tmin2, &tmax, &f2, &s2, &st2)
-		if a1 != a2 || b1 != b2 {
-			t.Fatalf("masks %08b %08b, want %08b %08b", a1, b1, a2, b2)
+		// The step's own answer.
+		var fmax, smin, stmax [packetSize]float32
+		tminW := tmin
+		in1, in2 := packetStepGo(split, o, inv, w, &tminW, &tmax, &fmax, &smin, &stmax)
+		if it%4 == 0 && in1 != 0 {
+			t.Fatalf("first %016b, want none", in1)
 		}
-		if it%4 == 0 && a2 != 0 {
-			t.Fatalf("first %016b, want none", a2)
-		}
-		for k := range packetSize {
-			if math.Float32bits(f1[k]) != math.Float32bits(f2[k]) || math.Float32bits(s1[k]) != math.Float32bits(s2[k]) {
-				t.Fatalf("lane %d (split %v o %v inv %v w %v [%v, %v]): fmax %v / %v, smin %v / %v",
-					k, split, o[k], inv[k], w[k], tmin[k], tmax[k], f1[k], f2[k], s1[k], s2[k])
+		wantNode, wantLive, wantMax, wantSP := second, in2, tmax, 0
+		if in1 != 0 {
+			wantNode, wantLive, wantMax = first, in1, fmax
+			if in2 != 0 {
+				wantSP = 1
 			}
-			want := tmin[k]
-			if a2 == 0 {
-				want = s2[k]
+		}
+		for _, asm := range []bool{false, true} {
+			if asm && !packetAVX2 {
+				continue
 			}
-			if math.Float32bits(tmin1[k]) != math.Float32bits(want) || math.Float32bits(tmin2[k]) != math.Float32bits(want) ||
-				math.Float32bits(st1[k]) != math.Float32bits(tmax[k]) || math.Float32bits(st2[k]) != math.Float32bits(tmax[k]) {
-				t.Fatalf("lane %d: tmin %v / %v, stmax %v / %v, want %v, %v", k, tmin1[k], tmin2[k], st1[k], st2[k], want, tmax[k])
+			q := p
+			sp, lo, hi := 0, tmin, tmax
+			var node, live uint32
+			if asm {
+				node, live = packetDescendAVX2(&nodes[0], &q, 0, &sp, &lo, &hi, 0xffff)
+			} else {
+				node, live = q.descendGo(nodes, 0, &sp, &lo, &hi, 0xffff)
+			}
+			if node != wantNode || live != wantLive || sp != wantSP {
+				t.Fatalf("asm %v: node %d live %016b sp %d, want %d %016b %d", asm, node, live, sp, wantNode, wantLive, wantSP)
+			}
+			e := &q.stack[0]
+			if sp == 1 && (e.node != second || e.live != in2 || e.direct != in2&^in1) {
+				t.Fatalf("asm %v: pushed %d %016b %016b, want %d %016b %016b", asm, e.node, e.live, e.direct, second, in2, in2&^in1)
+			}
+			for k := range packetSize {
+				if !sameBits(lo[k], tminW[k]) || !sameBits(hi[k], wantMax[k]) {
+					t.Fatalf("asm %v lane %d (split %v o %v inv %v w %v [%v, %v]): [%v, %v], want [%v, %v]",
+						asm, k, split, o[k], inv[k], w[k], tmin[k], tmax[k], lo[k], hi[k], tminW[k], wantMax[k])
+				}
+				if sp == 1 && (!sameBits(e.tmin[k], smin[k]) || !sameBits(e.tmax[k], tmax[k])) {
+					t.Fatalf("asm %v lane %d: pushed [%v, %v], want [%v, %v]", asm, k, e.tmin[k], e.tmax[k], smin[k], tmax[k])
+				}
 			}
 		}
 	}
 	if !packetAVX2 {
-		t.Log("no AVX2 here: packetStepGo against itself")
+		t.Log("no AVX2 here: descendGo alone")
 	}
 }
+
+func sameBits(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }

@@ -192,44 +192,14 @@ func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float3
 	var finished uint32
 	sp := 0
 	node := uint32(0)
-	// tmax and the crossing's fmax live in two buffers that trade places
-	// when the walk goes on to the first child: no copy per step. smin is
-	// written straight into the stack slot above the top, where a push
-	// leaves it.
-	var spare [packetSize]float32
-	cur, other := &tmax, &spare
 	for {
-		n := nodes[node]
-		for w1 := n.W1; w1&3 != leafTag; w1 = n.W1 {
-			a := w1 & 3
-			below := node + 1
-			swap := (below ^ w1>>2) & p.flip[a%3]
-			first, second := below^swap, w1>>2^swap
-			// sp < MaxTreeDepth: an interior node is at most MaxTreeDepth−1
-			// deep (Validate) and the stack holds one entry per level.
-			slot := &p.stack[sp%MaxTreeDepth]
-			var in1, in2 uint32
-			if packetAVX2 {
-				in1, in2 = packetStepAVX2(math.Float32frombits(n.W0), &p.org[a%3], &p.inv[a%3], &p.wide[a%3], &tmin, cur, other, &slot.tmin, &slot.tmax)
-			} else {
-				in1, in2 = packetStepGo(math.Float32frombits(n.W0), &p.org[a%3], &p.inv[a%3], &p.wide[a%3], &tmin, cur, other, &slot.tmin, &slot.tmax)
-			}
-			switch {
-			case in1 != 0 && in2 != 0:
-				slot.node, slot.live, slot.direct = second, in2, in2&^in1
-				sp++
-				node, live = first, in1
-				cur, other = other, cur
-			case in1 != 0:
-				node, live = first, in1
-				cur, other = other, cur
-			default: // packetStep has set tmin to the second part's
-				node, live = second, in2
-			}
-			n = nodes[node]
+		if packetAVX2 {
+			node, live = packetDescendAVX2(&nodes[0], p, node, &sp, &tmin, &tmax, live)
+		} else {
+			node, live = p.descendGo(nodes, node, &sp, &tmin, &tmax, live)
 		}
-		if cnt := n.W1 >> 2; cnt != 0 {
-			leaf := refs[n.W0 : n.W0+cnt]
+		if n := nodes[node]; n.W1>>2 != 0 {
+			leaf := refs[n.W0 : n.W0+n.W1>>2]
 			todo := live &^ finished
 			if vec := todo & p.sameKz; packetAVX2 && bits.OnesCount32(vec) >= packetTriMin {
 				todo &^= vec
@@ -243,14 +213,47 @@ func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float3
 			}
 		}
 		if packetAVX2 {
-			live = popPacketAVX2(&p.stack[0], &sp, &node, &tmin, cur, &p.spre.bestT, finished)
+			live = popPacketAVX2(&p.stack[0], &sp, &node, &tmin, &tmax, &p.spre.bestT, finished)
 		} else {
-			live = p.popPacketGo(&sp, &node, &tmin, cur, finished)
+			live = p.popPacketGo(&sp, &node, &tmin, &tmax, finished)
 		}
 		if live == 0 {
 			return
 		}
 	}
+}
+
+// descendGo takes the packet from node, with the rays' intervals in tmin
+// and tmax and live the rays with a part of it, down to a leaf, and
+// returns the leaf and the rays with a part of it, their intervals left in
+// tmin and tmax. At each interior node the rays' parts of the two children
+// are packetStepGo's; the packet goes on to the first child where some ray
+// has a part of it, pushing the second (at p.stack[*sp], with the rays
+// whose own walk goes there at once marked direct) where some ray has a
+// part of that too, and otherwise to the second. *sp stays below
+// MaxTreeDepth on a tree that Validate accepts.
+func (p *packet) descendGo(nodes []Node, node uint32, sp *int, tmin, tmax *[packetSize]float32, live uint32) (uint32, uint32) {
+	var fmax, smin, stmax [packetSize]float32
+	for n := nodes[node]; n.W1&3 != leafTag; n = nodes[node] {
+		a := n.W1 & 3 % 3
+		below := node + 1
+		swap := (below ^ n.W1>>2) & p.flip[a]
+		first, second := below^swap, n.W1>>2^swap
+		in1, in2 := packetStepGo(math.Float32frombits(n.W0), &p.org[a], &p.inv[a], &p.wide[a], tmin, tmax, &fmax, &smin, &stmax)
+		switch {
+		case in1 != 0 && in2 != 0:
+			slot := &p.stack[*sp%MaxTreeDepth]
+			slot.node, slot.live, slot.direct = second, in2, in2&^in1
+			slot.tmin, slot.tmax = smin, stmax
+			*sp++
+			node, live, *tmax = first, in1, fmax
+		case in1 != 0:
+			node, live, *tmax = first, in1, fmax
+		default: // packetStepGo has set tmin to the second part's
+			node, live = second, in2
+		}
+	}
+	return node, live
 }
 
 // popPacketGo pops the next entry where some ray is still to go, setting
