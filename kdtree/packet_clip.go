@@ -76,7 +76,7 @@ func packetClipGo(rays *[packetSize]Ray, d *traceData, c *packetClip) {
 // group at a time (AVX2). The lanes that join the packet are the finite
 // rays in the box that point the same way as the first of them; the
 // others are answered here: a miss, or trace's answer.
-func (t *Tree) fillPacketClip(p *packet, d *traceData, rays []Ray, lo, hi int, anyHit bool, out *answers) (tmin, tmax [packetSize]float32, n int) {
+func (t *Tree) fillPacketClip(p *packet, d *traceData, rays []Ray, lo, hi int, anyHit bool, out *answers) int {
 	c := &p.packetClip
 	valid := clipRays(rays[lo:hi], d, c)
 	odd := c.odd & valid
@@ -102,10 +102,10 @@ func (t *Tree) fillPacketClip(p *packet, d *traceData, rays []Ray, lo, hi int, a
 		i := lo + bits.TrailingZeros32(m)
 		out.put(i, t.trace(&rays[i], anyHit, nil, true))
 	}
-	p.ray = [packetSize]int{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
 	if accept == 0 {
-		return tmin, tmax, 0
+		return 0
 	}
+	p.ray = [packetSize]int{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
 	for m := accept; m != 0; m &= m - 1 {
 		k := bits.TrailingZeros32(m) % packetSize
 		i := lo + k
@@ -113,14 +113,13 @@ func (t *Tree) fillPacketClip(p *packet, d *traceData, rays []Ray, lo, hi int, a
 		c.setPre(k, &rays[i], &p.pre[k])
 		p.best[k] = missHit()
 	}
-	tmin, tmax = c.tmin, c.tmax
 	inf := float32(math.Inf(1))
 	for m := ^accept & (1<<packetSize - 1); m != 0; m &= m - 1 {
 		k := bits.TrailingZeros32(m) % packetSize
-		tmin[k], tmax[k] = inf, -inf
+		c.tmin[k], c.tmax[k] = inf, -inf
 		for a := range 3 {
 			c.org[a][k], c.inv[a][k], c.wide[a][k] = 0, 0, 0
 		}
 	}
-	return tmin, tmax, bits.OnesCount32(accept)
+	return bits.OnesCount32(accept)
 }

@@ -339,10 +339,11 @@ func (l *lane) fromClip(c *packetClip, k int) bool {
 	if (c.in&c.fin)>>k&1 == 0 {
 		return false
 	}
-	for a := range 3 {
-		l.ax.org[a], l.ax.inv[a], l.ax.wide[a] = c.org[a][k], c.inv[a][k], c.wide[a][k]
-		l.ax.flip[a] = -(c.signs[a] >> k & 1)
-	}
+	k %= packetSize // no bounds checks below
+	l.ax.org = [4]float32{c.org[0][k], c.org[1][k], c.org[2][k]}
+	l.ax.inv = [4]float32{c.inv[0][k], c.inv[1][k], c.inv[2][k]}
+	l.ax.wide = [4]float32{c.wide[0][k], c.wide[1][k], c.wide[2][k]}
+	l.ax.flip = [4]uint32{-(c.signs[0] >> k & 1), -(c.signs[1] >> k & 1), -(c.signs[2] >> k & 1)}
 	l.tmin, l.tmax = c.tmin[k], c.tmax[k]
 	return true
 }

@@ -92,7 +92,10 @@ func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, out 
 	}
 	d := t.traceData()
 	for i := lo; i < hi; i += packetSize {
-		tmin, tmax, n := t.fillPacket(p, d, rays, i, min(i+packetSize, hi), anyHit, out)
+		n := t.fillPacket(p, d, rays, i, min(i+packetSize, hi), anyHit, out)
+		if n == 0 {
+			continue
+		}
 		if n < packetMin {
 			// Too few rays to share a walk: each walks alone. (Keeping
 			// every lane's rayAxes to spare trace's setup here made the
@@ -113,7 +116,7 @@ func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, out 
 		if packetAVX2 {
 			p.shareAxes(live)
 		}
-		t.walkPacket(p, d, tmin, tmax, live, anyHit)
+		t.walkPacket(p, d, live, anyHit)
 		for k := range packetSize {
 			if p.ray[k] < 0 {
 				continue
@@ -123,12 +126,13 @@ func (t *Tree) tracePackets(p *packet, rays []Ray, lo, hi int, anyHit bool, out 
 	}
 }
 
-// fillPacket lays out rays[lo:hi] (at most packetSize) in p's lanes and
-// returns their intervals and how many lanes are in use. A ray that
+// fillPacket lays out rays[lo:hi] (at most packetSize) in p's lanes, their
+// intervals in p.tmin and p.tmax, and returns how many lanes are in use
+// (p.ray is set only when that is not 0). A ray that
 // misses the box, or that the packet cannot take, is answered at once
 // (a finite ray pointing another way by descendFinite, other rays through
 // trace), and its lane left empty.
-func (t *Tree) fillPacket(p *packet, d *traceData, rays []Ray, lo, hi int, anyHit bool, out *answers) (tmin, tmax [packetSize]float32, n int) {
+func (t *Tree) fillPacket(p *packet, d *traceData, rays []Ray, lo, hi int, anyHit bool, out *answers) int {
 	if packetAVX2 {
 		return t.fillPacketClip(p, d, rays, lo, hi, anyHit, out)
 	}
@@ -136,8 +140,9 @@ func (t *Tree) fillPacket(p *packet, d *traceData, rays []Ray, lo, hi int, anyHi
 }
 
 // fillPacketGo is fillPacket one ray at a time.
-func (t *Tree) fillPacketGo(p *packet, d *traceData, rays []Ray, lo, hi int, anyHit bool, out *answers) (tmin, tmax [packetSize]float32, n int) {
+func (t *Tree) fillPacketGo(p *packet, d *traceData, rays []Ray, lo, hi int, anyHit bool, out *answers) (n int) {
 	inf := float32(math.Inf(1))
+	tmin, tmax := &p.tmin, &p.tmax
 	var ax rayAxes
 	for k := range packetSize {
 		p.ray[k] = -1
@@ -182,21 +187,23 @@ func (t *Tree) fillPacketGo(p *packet, d *traceData, rays []Ray, lo, hi int, any
 		tmin[k], tmax[k] = t0, t1
 		n++
 	}
-	return tmin, tmax, n
+	return n
 }
 
 // walkPacket walks the tree for the packet's rays from the root with their
-// intervals (tracePackets), leaving each ray's hit in p.best.
-func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float32, live uint32, anyHit bool) {
+// intervals in p.tmin and p.tmax (tracePackets; the walk uses them as its
+// own), leaving each ray's hit in p.best.
+func (t *Tree) walkPacket(p *packet, d *traceData, live uint32, anyHit bool) {
 	nodes, refs := t.Nodes, t.Refs
+	tmin, tmax := &p.tmin, &p.tmax
 	var finished uint32
 	sp := 0
 	node := uint32(0)
 	for {
 		if packetAVX2 {
-			node, live = packetDescendAVX2(&nodes[0], p, node, &sp, &tmin, &tmax, live)
+			node, live = packetDescendAVX2(&nodes[0], p, node, &sp, tmin, tmax, live)
 		} else {
-			node, live = p.descendGo(nodes, node, &sp, &tmin, &tmax, live)
+			node, live = p.descendGo(nodes, node, &sp, tmin, tmax, live)
 		}
 		if n := nodes[node]; n.W1>>2 != 0 {
 			leaf := refs[n.W0 : n.W0+n.W1>>2]
@@ -213,9 +220,9 @@ func (t *Tree) walkPacket(p *packet, d *traceData, tmin, tmax [packetSize]float3
 			}
 		}
 		if packetAVX2 {
-			live = popPacketAVX2(&p.stack[0], &sp, &node, &tmin, &tmax, &p.spre.bestT, finished)
+			live = popPacketAVX2(&p.stack[0], &sp, &node, tmin, tmax, &p.spre.bestT, finished)
 		} else {
-			live = p.popPacketGo(&sp, &node, &tmin, &tmax, finished)
+			live = p.popPacketGo(&sp, &node, tmin, tmax, finished)
 		}
 		if live == 0 {
 			return
