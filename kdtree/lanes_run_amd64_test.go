@@ -191,7 +191,8 @@ func laneDiff(a, g *lane) string {
 	return ""
 }
 
-// TestPopPacketAVX2: popPacketAVX2 pops what popPacketGo pops, on random
+// TestPopPacketAVX2: packetWalkAVX2 with pop pops what popPacketGo pops
+// (on a tree of leaves, so that the descent after it stays there), on random
 // stacks whose tmin values are below, equal to and above the rays' best T,
 // infinite or NaN, with random live, direct and finished masks.
 func TestPopPacketAVX2(t *testing.T) {
@@ -210,6 +211,10 @@ func TestPopPacketAVX2(t *testing.T) {
 		}
 		return best * float32(0.5+rng.Float64())
 	}
+	leaves := make([]Node, 8)
+	for i := range leaves {
+		leaves[i] = LeafNode(uint32(i), 1)
+	}
 	for trial := 0; trial < 3000; trial++ {
 		var a, g packet
 		depth := rng.IntN(6)
@@ -222,7 +227,7 @@ func TestPopPacketAVX2(t *testing.T) {
 		}
 		for i := 0; i < depth; i++ {
 			e := &g.stack[i]
-			e.node, e.live, e.direct = rng.Uint32(), rng.Uint32()&0xffff, rng.Uint32()&0xffff
+			e.node, e.live, e.direct = uint32(rng.IntN(len(leaves))), rng.Uint32()&0xffff, rng.Uint32()&0xffff
 			if rng.IntN(3) == 0 {
 				e.live = 0
 			}
@@ -233,9 +238,9 @@ func TestPopPacketAVX2(t *testing.T) {
 		a.stack = g.stack
 		finished := rng.Uint32() & 0xffff
 		spA, spG := depth, depth
-		var nodeA, nodeG uint32
+		var nodeG uint32
 		var tminA, tmaxA, tminG, tmaxG [packetSize]float32
-		la := popPacketAVX2(&a.stack[0], &spA, &nodeA, &tminA, &tmaxA, &a.spre.bestT, finished)
+		nodeA, la := packetWalkAVX2(&leaves[0], &a, 7, &spA, &tminA, &tmaxA, 0, finished, true)
 		lg := g.popPacketGo(&spG, &nodeG, &tminG, &tmaxG, finished)
 		if la != lg || spA != spG {
 			t.Fatalf("trial %d: AVX2 live %#x sp %d, Go live %#x sp %d", trial, la, spA, lg, spG)

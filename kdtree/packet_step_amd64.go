@@ -4,18 +4,21 @@ package kdtree
 
 import "golang.org/x/sys/cpu"
 
-// packetDescendAVX2 is descendGo in AVX2 (packet_descend_amd64.s), the
-// rays' intervals held in registers from node to the leaf; nodes is the
-// tree's first node.
+// packetWalkAVX2 is, with pop, popPacketGo (the rays' best T read from
+// p.spre.bestT, which shareAxes, testLeafPacket and testOne keep) and then
+// descendGo from the node popped; without, descendGo from node
+// (packet_walk_amd64.s). The rays' intervals stay in registers from the
+// pop to the leaf; nodes is the tree's first node. leafLive is 0 when the
+// stack runs out.
 //
 //go:noescape
-func packetDescendAVX2(nodes *Node, p *packet, node uint32, sp *int, tmin, tmax *[packetSize]float32, live uint32) (leaf, leafLive uint32)
+func packetWalkAVX2(nodes *Node, p *packet, node uint32, sp *int, tmin, tmax *[packetSize]float32, live, finished uint32, pop bool) (leaf, leafLive uint32)
 
 // packetAVX2 says whether the walks run the assembly forms (the CPU has
 // AVX2) or the Go ones; the two give the same bits (the same IEEE
 // operations, and the same operand returned by min and max on equal
 // zeros). Tests turn it off to check one against the other. The hot call
-// sites (walkPacket's descent and pop, traceLanes' run of steps) test it
+// sites (walkPacket's walk, traceLanes' run of steps) test it
 // themselves: a wrapper holding two calls is too costly for the compiler
 // to inline, and its extra call per step cost 2-3%.
 var packetAVX2 = cpu.X86.HasAVX2
@@ -54,10 +57,3 @@ func packetTri(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, sl
 //
 //go:noescape
 func lanesRunAsm(ls *lanes, ld *laneData, start int) int
-
-// popPacketAVX2 is popPacketGo in AVX2 (packet_pop_amd64.s), with the
-// rays' best T in bestT (p.spre.bestT, which shareAxes, testLeafPacket and
-// testOne keep).
-//
-//go:noescape
-func popPacketAVX2(stack *packetEntry, sp *int, node *uint32, tmin, tmax, bestT *[packetSize]float32, finished uint32) uint32

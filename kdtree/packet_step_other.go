@@ -15,18 +15,14 @@ func packetTri(v *triVerts, k *[4]uint32, pre *packetPre, lanes uint32) (hit, sl
 	return packetTriGo(v, k, pre, lanes)
 }
 
-// The walks call these three where packetAVX2 is true, which it never is
+// The walks call these two where packetAVX2 is true, which it never is
 // here: their call sites choose between them and the Go forms themselves,
 // so that the choice costs no extra call per step.
 
-func packetDescendAVX2(nodes *Node, p *packet, node uint32, sp *int, tmin, tmax *[packetSize]float32, live uint32) (leaf, leafLive uint32) {
+func packetWalkAVX2(nodes *Node, p *packet, node uint32, sp *int, tmin, tmax *[packetSize]float32, live, finished uint32, pop bool) (leaf, leafLive uint32) {
 	panic(noAssembly)
 }
 
 func lanesRunAsm(ls *lanes, ld *laneData, start int) int { panic(noAssembly) }
-
-func popPacketAVX2(stack *packetEntry, sp *int, node *uint32, tmin, tmax, bestT *[packetSize]float32, finished uint32) uint32 {
-	panic(noAssembly)
-}
 
 const noAssembly = "kdtree: no assembly form on this platform"

@@ -201,7 +201,7 @@ func TestCoherent(t *testing.T) {
 	}
 }
 
-// TestPacketStep: one interior step of packetDescendAVX2 (where the CPU
+// TestPacketStep: one interior step of packetWalkAVX2 (where the CPU
 // has AVX2) and of descendGo gives packetStepGo's bits and masks, on a
 // root over two leaves, random values and the edge values the walk
 // passes: dead lanes (tmin +Inf, tmax −Inf), lo of −0 against tmin +0,
@@ -280,7 +280,7 @@ func TestPacketStep(t *testing.T) {
 			sp, lo, hi := 0, tmin, tmax
 			var node, live uint32
 			if asm {
-				node, live = packetDescendAVX2(&nodes[0], &q, 0, &sp, &lo, &hi, 0xffff)
+				node, live = packetWalkAVX2(&nodes[0], &q, 0, &sp, &lo, &hi, 0xffff, 0, false)
 			} else {
 				node, live = q.descendGo(nodes, 0, &sp, &lo, &hi, 0xffff)
 			}

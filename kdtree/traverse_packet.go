@@ -199,12 +199,12 @@ func (t *Tree) walkPacket(p *packet, d *traceData, live uint32, anyHit bool) {
 	var finished uint32
 	sp := 0
 	node := uint32(0)
+	if packetAVX2 {
+		node, live = packetWalkAVX2(&nodes[0], p, node, &sp, tmin, tmax, live, 0, false)
+	} else {
+		node, live = p.descendGo(nodes, node, &sp, tmin, tmax, live)
+	}
 	for {
-		if packetAVX2 {
-			node, live = packetDescendAVX2(&nodes[0], p, node, &sp, tmin, tmax, live)
-		} else {
-			node, live = p.descendGo(nodes, node, &sp, tmin, tmax, live)
-		}
 		if n := nodes[node]; n.W1>>2 != 0 {
 			leaf := refs[n.W0 : n.W0+n.W1>>2]
 			todo := live &^ finished
@@ -220,11 +220,13 @@ func (t *Tree) walkPacket(p *packet, d *traceData, live uint32, anyHit bool) {
 			}
 		}
 		if packetAVX2 {
-			live = popPacketAVX2(&p.stack[0], &sp, &node, tmin, tmax, &p.spre.bestT, finished)
-		} else {
-			live = p.popPacketGo(&sp, &node, tmin, tmax, finished)
+			node, live = packetWalkAVX2(&nodes[0], p, node, &sp, tmin, tmax, 0, finished, true)
+		} else if live = p.popPacketGo(&sp, &node, tmin, tmax, finished); live != 0 {
+			node, live = p.descendGo(nodes, node, &sp, tmin, tmax, live)
 		}
-		if live == 0 {
+		if live == 0 && sp == 0 {
+			// The stack ran out. (A descent that leaves no ray at its
+			// leaf, with entries left, goes on to the next pop.)
 			return
 		}
 	}
