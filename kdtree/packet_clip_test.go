@@ -109,16 +109,15 @@ func TestPacketClip(t *testing.T) {
 		if got.fin&want.in != want.fin {
 			t.Fatalf("iteration %d: fin %016b, want %016b", it, got.fin&want.in, want.fin)
 		}
-		same := func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) }
 		for k := range packetSize {
 			if want.in>>k&1 == 0 {
 				continue
 			}
-			ok := same(got.tmin[k], want.tmin[k]) && same(got.tmax[k], want.tmax[k]) && got.kz[k] == want.kz[k] &&
-				same(got.psx[k], want.psx[k]) && same(got.psy[k], want.psy[k]) && same(got.psz[k], want.psz[k]) &&
-				same(got.pox[k], want.pox[k]) && same(got.poy[k], want.poy[k]) && same(got.poz[k], want.poz[k])
+			ok := sameBits(got.tmin[k], want.tmin[k]) && sameBits(got.tmax[k], want.tmax[k]) && got.kz[k] == want.kz[k] &&
+				sameBits(got.psx[k], want.psx[k]) && sameBits(got.psy[k], want.psy[k]) && sameBits(got.psz[k], want.psz[k]) &&
+				sameBits(got.pox[k], want.pox[k]) && sameBits(got.poy[k], want.poy[k]) && sameBits(got.poz[k], want.poz[k])
 			for a := range 3 {
-				ok = ok && same(got.org[a][k], want.org[a][k]) && same(got.inv[a][k], want.inv[a][k]) && same(got.wide[a][k], want.wide[a][k])
+				ok = ok && sameBits(got.org[a][k], want.org[a][k]) && sameBits(got.inv[a][k], want.inv[a][k]) && sameBits(got.wide[a][k], want.wide[a][k])
 			}
 			if !ok {
 				t.Fatalf("iteration %d lane %d (ray %+v): [%v, %v] inv %v wide %v, want [%v, %v] %v %v", it, k, rays[k],
@@ -196,9 +195,8 @@ func TestPacketTri(t *testing.T) {
 		if gh != wh || gs != ws {
 			t.Fatalf("iteration %d: hit %016b slow %016b, want %016b %016b (lanes %016b, triangle %v)", it, gh, gs, wh, ws, lanes, v)
 		}
-		same := func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) }
 		for l := range packetSize {
-			if wh>>l&1 != 0 && !(same(pre.t[l], want.t[l]) && same(pre.u[l], want.u[l]) && same(pre.w[l], want.w[l])) {
+			if wh>>l&1 != 0 && !(sameBits(pre.t[l], want.t[l]) && sameBits(pre.u[l], want.u[l]) && sameBits(pre.w[l], want.w[l])) {
 				t.Fatalf("iteration %d lane %d: t %v u %v w %v, want %v %v %v", it, l, pre.t[l], pre.u[l], pre.w[l], want.t[l], want.u[l], want.w[l])
 			}
 		}
