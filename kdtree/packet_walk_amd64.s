@@ -52,8 +52,8 @@ GLOBL laneBits<>(SB), RODATA|NOPTR, $64
 // pushed for it (not direct) and its tmin is not at or below its best T
 // (VCMPPS NLE_UQ: true on NaN, as !(tmin <= best)); a dropped ray's tmin
 // becomes +Inf. It returns leafLive 0 (nothing written but *sp) when the
-// stack runs out. Then, or without pop from node with tmin, tmax and
-// live, descendGo's contract. Registers: DI nodes, SI p, R8 node, BX
+// stack runs out. Then descendGo's contract, from the popped entry or,
+// without pop, from node with tmin, tmax and live. Registers: DI nodes, SI p, R8 node, BX
 // live, CX the depth; Y6, Y7 tmin and Y8, Y9 tmax of lanes 0-7 and 8-15;
 // a step leaves fmax in Y3, Y12 and smin in Y4, Y13.
 TEXT ·packetWalkAVX2(SB), NOSPLIT, $0-72
