@@ -191,11 +191,11 @@ func laneDiff(a, g *lane) string {
 	return ""
 }
 
-// TestPopPacketAVX2: packetWalkAVX2 with pop pops what popPacketGo pops
+// TestPacketWalkPop: packetWalkAVX2 with pop pops what popPacketGo pops
 // (on a tree of leaves, so that the descent after it stays there), on random
 // stacks whose tmin values are below, equal to and above the rays' best T,
 // infinite or NaN, with random live, direct and finished masks.
-func TestPopPacketAVX2(t *testing.T) {
+func TestPacketWalkPop(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	inf, nan := float32(math.Inf(1)), float32(math.NaN())
 	pick := func(best float32) float32 {

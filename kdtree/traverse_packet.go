@@ -242,25 +242,34 @@ func (t *Tree) walkPacket(p *packet, d *traceData, live uint32, anyHit bool) {
 // part of that too, and otherwise to the second. *sp stays below
 // MaxTreeDepth on a tree that Validate accepts.
 func (p *packet) descendGo(nodes []Node, node uint32, sp *int, tmin, tmax *[packetSize]float32, live uint32) (uint32, uint32) {
-	var fmax, smin, stmax [packetSize]float32
+	// tmax and the crossing's fmax live in two buffers that trade places
+	// when the walk goes on to the first child, copied back once at the
+	// leaf; smin and tmax's copy go straight into the stack slot above the
+	// top, where a push leaves them.
+	var spare [packetSize]float32
+	cur, other := tmax, &spare
 	for n := nodes[node]; n.W1&3 != leafTag; n = nodes[node] {
 		a := n.W1 & 3 % 3
 		below := node + 1
 		swap := (below ^ n.W1>>2) & p.flip[a]
 		first, second := below^swap, n.W1>>2^swap
-		in1, in2 := packetStepGo(math.Float32frombits(n.W0), &p.org[a], &p.inv[a], &p.wide[a], tmin, tmax, &fmax, &smin, &stmax)
+		slot := &p.stack[*sp%MaxTreeDepth]
+		in1, in2 := packetStepGo(math.Float32frombits(n.W0), &p.org[a], &p.inv[a], &p.wide[a], tmin, cur, other, &slot.tmin, &slot.tmax)
 		switch {
 		case in1 != 0 && in2 != 0:
-			slot := &p.stack[*sp%MaxTreeDepth]
 			slot.node, slot.live, slot.direct = second, in2, in2&^in1
-			slot.tmin, slot.tmax = smin, stmax
 			*sp++
-			node, live, *tmax = first, in1, fmax
+			node, live = first, in1
+			cur, other = other, cur
 		case in1 != 0:
-			node, live, *tmax = first, in1, fmax
+			node, live = first, in1
+			cur, other = other, cur
 		default: // packetStepGo has set tmin to the second part's
 			node, live = second, in2
 		}
+	}
+	if cur != tmax {
+		*tmax = *cur
 	}
 	return node, live
 }
