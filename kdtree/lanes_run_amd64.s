@@ -12,11 +12,13 @@
 // stack[sp&63] = {second, max(lo, tmin), tmax}, the signs of hi − tmin and
 // tmax − lo choosing the child, sp and tmax. (V)MAXSS and MINSS return their
 // source operand (tmin, tmax) on equal zeros, as Go's max(lo, tmin) and
-// min(hi, tmax) do. A node index at or past len(ld.nodes) is stored in the
-// lane's node and returned at once, its words not read (the caller
-// panics). A leaf's triangles are tested here, by testLeaf's and finish's
-// operations in the same order, each rounded on its own. Idle lanes are
-// parked (lane.park). Returns −1 when every lane is idle.
+// min(hi, tmax) do. The next node is prefetched when it is set and read at
+// the lane's next turn; a leaf's first turn prefetches its first
+// leafPrefetchTris triangles. A prefetch does not fault, so neither needs a
+// bound: a node index at or past len(ld.nodes) is found at the turn that
+// reads it, and returned, its words not read (the caller panics). A leaf's
+// triangles are tested here, by testLeaf's and finish's operations in the
+// same order, each rounded on its own. Returns −1 when every lane is idle.
 TEXT ·lanesRunAsm(SB), NOSPLIT, $0-32
 	MOVQ ls+0(FP), DI
 	MOVQ ld+8(FP), R14
@@ -26,23 +28,24 @@ TEXT ·lanesRunAsm(SB), NOSPLIT, $0-32
 	IMUL3Q $lane__size, CX, R9
 	ADDQ DI, R9 // lane CX
 
-	// An idle lane is parked at an empty leaf with an empty stack: its
-	// turn goes through the pop to over, which looks at its ray.
+	// R10 the lane's node, BX its W1.
 lane:
-	MOVL  (lane_n+Node_W1)(R9), BX
+	MOVL  lane_node(R9), R10
+	CMPQ  R10, R8
+	JAE   outside
+	MOVL  Node_W1(SI)(R10*8), BX
 	MOVL  BX, DX
 	ANDL  $3, DX
 	CMPL  DX, $3
 	JEQ   leaf
 
 	// Interior step on axis DX.
-	MOVSS (lane_n+Node_W0)(R9), X0
+	MOVSS Node_W0(SI)(R10*8), X0
 	SUBSS (lane_ax+rayAxes_org)(R9)(DX*4), X0
 	MULSS (lane_ax+rayAxes_inv)(R9)(DX*4), X0   // tp
 	MOVSS (lane_ax+rayAxes_wide)(R9)(DX*4), X1
 	VSUBSS X1, X0, X2                           // lo
 	ADDSS X1, X0                                // hi
-	MOVL  lane_node(R9), R10
 	INCL  R10                                   // below
 	MOVL  BX, R11
 	SHRL  $2, R11                               // above
@@ -75,10 +78,7 @@ lane:
 	VBLENDVPS X6, X4, X0, X0                    // tmax when onlySecond
 	MOVSS X0, lane_tmax(R9)
 	MOVL  R10, lane_node(R9)
-	CMPQ  R10, R8
-	JAE   ret
-	MOVQ  (SI)(R10*8), AX                       // read on the lane's next turn
-	MOVQ  AX, lane_n(R9)
+	PREFETCHT0 (SI)(R10*8)                      // read on the lane's next turn
 
 next:
 	ADDQ $lane__size, R9
@@ -91,7 +91,7 @@ next:
 
 leaf:
 	SHRL  $2, BX
-	JNE   tris
+	JNE   fetch
 
 empty:
 	MOVQ  lane_sp(R9), R13
@@ -113,22 +113,63 @@ pop:
 	MOVSS X0, lane_tmin(R9)
 	MOVL  (lane_stack+stackEntry_tmax)(R9)(R14*4), AX
 	MOVL  AX, lane_tmax(R9)
-	CMPQ  R10, R8
-	JAE   ret
-	MOVQ  (SI)(R10*8), AX
-	MOVQ  AX, lane_n(R9)
+	PREFETCHT0 (SI)(R10*8)
 	JMP   next
 
 over:
-	MOVQ lane_ray(R9), AX
-	TESTQ AX, AX
-	JS   idle
-	MOVQ $0, lane_sp(R9) // the walk is over, at an empty leaf
-	MOVL $0, (lane_n+Node_W0)(R9)
-	MOVL $const_leafTag, (lane_n+Node_W1)(R9)
+	MOVQ $0, lane_sp(R9) // the walk is over
+	MOVL $const_laneOver, lane_node(R9)
 	JMP  ret
 
-idle:
+	// A leaf with triangles (BX of them), first turn: mark it, prefetch
+	// the triangles of its first leafPrefetchTris references (references
+	// past the slice's end are left to the test, which returns the lane).
+fetch:
+	MOVL  R10, R11
+	ORL   $const_laneFetched, R11
+	MOVL  R11, lane_node(R9)
+	MOVQ  ld+8(FP), R14
+	MOVL  Node_W0(SI)(R10*8), R10
+	LEAQ  (R10)(BX*1), R11
+	CMPQ  R11, (laneData_refs+8)(R14)
+	JHI   next
+	CMPL  BX, $const_leafPrefetchTris
+	JLS   fetchSome
+	LEAQ  const_leafPrefetchTris(R10), R11
+
+fetchSome:
+	MOVQ  (laneData_refs)(R14), R15
+	MOVQ  (laneData_tris)(R14), R13
+
+fetchTri:
+	MOVL  (R15)(R10*4), R12
+	IMUL3Q $36, R12, R12
+	PREFETCHT0 (R13)(R12*1)
+	PREFETCHT0 35(R13)(R12*1)
+	INCQ  R10
+	CMPQ  R10, R11
+	JLT   fetchTri
+	JMP   next
+
+	// Not a node index: a lane over or idle (laneOver), a marked leaf
+	// (laneFetched), or past the end (returned).
+outside:
+	CMPL  R10, $const_laneOver
+	JEQ   overIdle
+	BTRL  $31, R10
+	JCC   ret
+	CMPQ  R10, R8
+	JAE   ret
+	MOVL  R10, lane_node(R9)
+	MOVL  Node_W1(SI)(R10*8), BX
+	SHRL  $2, BX
+	JMP   tris
+
+overIdle:
+	MOVQ lane_ray(R9), AX
+	TESTQ AX, AX
+	JNS  ret
+
 	// An idle lane: go on while another lane has a ray.
 	MOVQ DI, R10
 	MOVQ $const_laneCount, R11
@@ -143,7 +184,8 @@ idles:
 	MOVQ $-1, ret+24(FP)
 	RET
 
-	// The leaf's triangles, references W0 to W0+BX−1: R14 ld, R15 the
+	// The leaf's triangles (its second turn), R10 the leaf, references W0
+	// to W0+BX−1: R14 ld, R15 the
 	// references, R10 the next reference, R11 the end, R12 the triangle,
 	// R13 its vertices (then a scratch register), AX, BX, DX the ray's
 	// kx, ky, kz; VEX forms where they save a copy. A reference or
@@ -152,7 +194,7 @@ idles:
 	// 0 (the caller's testLeaf computes those in float64).
 tris:
 	MOVQ  ld+8(FP), R14
-	MOVL  (lane_n+Node_W0)(R9), R10
+	MOVL  Node_W0(SI)(R10*8), R10
 	LEAQ  (R10)(BX*1), R11
 	CMPQ  R11, (laneData_refs+8)(R14)
 	JHI   ret
@@ -352,9 +394,8 @@ closer:
 	MOVL  $0, (lane_best+Hit_N+8)(R9)
 	CMPB  (laneData_anyHit)(R14), $0
 	JEQ   skip
-	MOVQ  $0, lane_sp(R9) // any hit: the walk is over, at an empty leaf
-	MOVL  $0, (lane_n+Node_W0)(R9)
-	MOVL  $const_leafTag, (lane_n+Node_W1)(R9)
+	MOVQ  $0, lane_sp(R9) // any hit: the walk is over
+	MOVL  $const_laneOver, lane_node(R9)
 	JMP   ret
 
 skip:

@@ -57,17 +57,18 @@ func TestLanesRunAsm(t *testing.T) {
 		t.Fatal("no ray starts a walk")
 	}
 	// An interior node at the last place, so that both its children are
-	// past the end.
+	// past the end, then a leaf whose references are.
 	nn := len(tree.Nodes)
-	ld := laneData{nodes: tree.Nodes, refs: tree.Refs, tris: tree.traceData().tris}
-	ls[2].node, ls[2].n = uint32(nn-1), Node{W1: uint32(nn+5) << 2}
-	if k := lanesRunAsm(&ls, &ld, 0); k != 2 || int(ls[2].node) < nn || ls[2].n.W1 != uint32(nn+5)<<2 {
-		t.Fatalf("a node past the end: lane %d, node %d, words %+v, want lane 2, node %d or %d unread", k, ls[2].node, ls[2].n, nn, nn+5)
+	ld := laneData{refs: tree.Refs, tris: tree.traceData().tris}
+	ld.nodes = append(append([]Node(nil), tree.Nodes...), Node{W1: uint32(nn+5) << 2})
+	ls[2].node = uint32(nn)
+	if k := lanesRunAsm(&ls, &ld, 0); k != 2 || (ls[2].node != uint32(nn+1) && ls[2].node != uint32(nn+5)) {
+		t.Fatalf("a node past the end: lane %d, node %d, want lane 2, node %d or %d", k, ls[2].node, nn+1, nn+5)
 	}
-	past := LeafNode(uint32(len(tree.Refs)-1), 2)
-	ls[2].node, ls[2].n = 0, past
-	if k := lanesRunAsm(&ls, &ld, 0); k != 2 || ls[2].n != past {
-		t.Fatalf("references past the end: lane %d, words %+v, want lane 2 at its leaf", k, ls[2].n)
+	ld.nodes[nn] = LeafNode(uint32(len(tree.Refs)-1), 2)
+	ls[2].node = uint32(nn)
+	if k := lanesRunAsm(&ls, &ld, 0); k != 2 || ls[2].node != uint32(nn) {
+		t.Fatalf("references past the end: lane %d, node %d, want lane 2 at its leaf %d", k, ls[2].node, nn)
 	}
 	var idle lanes
 	for i := range idle {
@@ -89,7 +90,7 @@ func startLane(tree *Tree, l *lane, rays []Ray, i int) bool {
 	if !ok || !(tmax > 0) || !l.ax.finite() {
 		return false
 	}
-	l.ray, l.node, l.n, l.tmin, l.tmax, l.sp = i, 0, tree.Nodes[0], tmin, tmax, 0
+	l.ray, l.node, l.tmin, l.tmax, l.sp = i, 0, tmin, tmax, 0
 	l.best, l.pre = missHit(), prepare(r)
 	return true
 }
@@ -147,10 +148,10 @@ func lanesRunPair(t *testing.T, tree *Tree, rays []Ray, anyHit bool, what string
 			}
 		}
 		k = ka
-		if a[k].n.W1>>2 != 0 {
+		if a[k].node != laneOver {
 			left++
-			doneA := tree.leafThenPop(&a[k], d, a[k].n, anyHit)
-			doneG := tree.leafThenPop(&g[k], d, g[k].n, anyHit)
+			doneA := tree.leafThenPop(&a[k], d, tree.Nodes[a[k].node], anyHit)
+			doneG := tree.leafThenPop(&g[k], d, tree.Nodes[g[k].node], anyHit)
 			if doneA != doneG || a[k].best != g[k].best {
 				t.Fatalf("%s call %d lane %d: leaf and pop differ", what, calls, k)
 			}
@@ -176,8 +177,8 @@ func laneDiff(a, g *lane) string {
 	if a.best != g.best {
 		return fmt.Sprintf("best %+v against %+v", a.best, g.best)
 	}
-	if a.node != g.node || a.n != g.n || a.sp != g.sp {
-		return fmt.Sprintf("node %d %+v sp %d against %d %+v sp %d", a.node, a.n, a.sp, g.node, g.n, g.sp)
+	if a.node != g.node || a.sp != g.sp {
+		return fmt.Sprintf("node %#x sp %d against %#x sp %d", a.node, a.sp, g.node, g.sp)
 	}
 	if math.Float32bits(a.tmin) != math.Float32bits(g.tmin) || math.Float32bits(a.tmax) != math.Float32bits(g.tmax) {
 		return fmt.Sprintf("interval [%v, %v] against [%v, %v]", a.tmin, a.tmax, g.tmin, g.tmax)

@@ -6,17 +6,19 @@ import (
 	"math/bits"
 )
 
-// laneCount is the number of rays traceLanes walks at once. Measured on the
-// shared scenes' random rays, 4 lanes beat 8 and 16 (docs/performance.md,
-// "CPU tracing").
-const laneCount = 4
+// laneCount is the number of rays traceLanes walks at once. With the nodes
+// and triangles prefetched a turn ahead, 8 lanes beat 4 on the shared
+// scenes' random rays and 16 gain no more (docs/performance.md, "CPU
+// tracing").
+const laneCount = 8
 
 // lane is one ray of traceLanes in flight: descendFinite's state, kept in
-// memory between the lane's steps.
+// memory between the lane's turns.
 type lane struct {
-	ray        int // index in the batch; -1 when the lane is idle (park)
+	ray int // index in the batch; -1 when the lane is idle (park)
+	// node is the node of the lane's next turn; laneOver when the walk is
+	// over or the lane idle; with laneFetched, a leaf on its last turn.
 	node       uint32
-	n          Node // nodes[node], loaded a turn ahead
 	tmin, tmax float32
 	sp         int
 	best       Hit
@@ -25,11 +27,22 @@ type lane struct {
 	stack      [MaxTreeDepth + 1]stackEntry
 }
 
-// park makes l idle: no ray, at an empty leaf with an empty stack, where
-// lanesRunAsm's turn for it is a pop that finds nothing.
+// park makes l idle: no ray, its walk over.
 func (l *lane) park() {
-	l.ray, l.n, l.sp = -1, Node{W1: leafTag}, 0
+	l.ray, l.node, l.sp = -1, laneOver, 0
 }
+
+// laneOver and laneFetched are the lane.node values besides a node index
+// (below MaxChildIndex): a walk over, and a leaf's mark for its second
+// turn (lanesRunGo).
+const (
+	laneOver    = ^uint32(0)
+	laneFetched = uint32(1) << 31
+)
+
+// leafPrefetchTris is how many of a leaf's triangles lanesRunAsm
+// prefetches on the leaf's first turn.
+const leafPrefetchTris = 16
 
 // lanes is the state of traceLanes, one per goroutine of a batch, reused
 // from chunk to chunk.
@@ -86,7 +99,7 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 				if blk.odd>>k&1 == 0 {
 					next = i + 1
 					if l.fromClip(&blk, k) {
-						l.ray, l.node, l.n, l.sp = i, 0, t.Nodes[0], 0
+						l.ray, l.node, l.sp = i, 0, 0
 						l.best = missHit()
 						blk.setPre(k, &rays[i], &l.pre)
 						return true
@@ -120,7 +133,7 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 				out.put(i, t.trace(r, anyHit, nil, true))
 				continue
 			}
-			l.ray, l.node, l.n, l.tmin, l.tmax, l.sp = i, 0, t.Nodes[0], tmin, tmax, 0
+			l.ray, l.node, l.tmin, l.tmax, l.sp = i, 0, tmin, tmax, 0
 			l.best = missHit()
 			l.pre = prepare(r)
 			return true
@@ -142,11 +155,13 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 			k = lanesRunGo(ls, &ld, k)
 		}
 		l := &ls[k]
-		if int(l.node) >= len(t.Nodes) {
-			panic(fmt.Sprintf("kdtree: node %d of %d reached in a walk: the tree is not valid", l.node, len(t.Nodes)))
-		}
-		if l.n.W1>>2 != 0 && !t.leafThenPop(l, d, l.n, anyHit) {
-			continue // a leaf the run left to testLeaf
+		if l.node != laneOver {
+			if int(l.node) >= len(t.Nodes) {
+				panic(fmt.Sprintf("kdtree: node %d of %d reached in a walk: the tree is not valid", l.node, len(t.Nodes)))
+			}
+			if !t.leafThenPop(l, d, t.Nodes[l.node], anyHit) {
+				continue // a leaf the run left to testLeaf
+			}
 		}
 		if !anyHit && l.best.Prim != NoHit {
 			d.setNormal(&l.best)
@@ -158,21 +173,26 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 	}
 }
 
-// lanesRunGo runs the lanes' walks one step each in turn, from lane start,
+// lanesRunGo runs the lanes' walks one turn each in turn, from lane start,
 // until one of them is over or at a leaf it leaves to the caller, and
-// returns that lane, or −1 when every lane is idle. A step is an interior
-// step, a pop (as descendFinite pops: the next entry that may still hold a
-// closer hit), or a leaf's triangles tested as testLeaf tests them
-// (returning to Go for each leaf cost 5-14% on random rays). A walk is
-// over when its stack holds no such entry, or at an any-hit query's first
-// hit: sp is then 0 and n an empty leaf (a walk that ends after a leaf
-// with triangles does not hand that leaf back to be tested again). The run
-// leaves to the caller's leafThenPop a leaf (count in n) at a triangle
-// with an edge function of exactly 0, the triangles before it tested:
-// testing them again changes nothing, and testLeaf computes that
-// triangle's edges in float64. (lanesRunAsm in lanes_run_amd64.s is the
-// same in assembly; it also leaves a leaf whose references or triangles
-// lie past the slices' ends, where this panics.)
+// returns that lane, or −1 when every lane is idle. A turn at an interior
+// node is a step; at an empty leaf, a pop (as descendFinite pops: the next
+// entry that may still hold a closer hit); at a leaf with triangles, a
+// turn that only marks it (laneFetched), then on the lane's next turn its
+// triangles tested as testLeaf tests them, and a pop. lanesRunAsm
+// prefetches the triangles on the first of the two: tested when first
+// reached, they were up to a third of the time on random rays, two levels
+// of loads (references, then triangles) that no other lane's work covered.
+// (Returning to Go for each leaf cost 5-14%.) A walk is over when its
+// stack holds no entry to pop, or at an any-hit query's first hit: node is
+// then laneOver and sp 0. The run leaves to the caller's leafThenPop a
+// leaf (node its index) at a triangle with an edge function of exactly 0,
+// the triangles before it tested: testing them again changes nothing, and
+// testLeaf computes that triangle's edges in float64. A turn at a node
+// index past len(ld.nodes) returns the lane, node that index (the caller
+// panics). (lanesRunAsm in lanes_run_amd64.s is the same in assembly; it
+// also leaves a leaf whose references or triangles lie past the slices'
+// ends, where this panics.)
 //
 // The interior step is descendFinite's without a branch: the far child
 // and its part of the interval are always written above the stack's top,
@@ -183,27 +203,54 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 // only): differences of finite floats (rayAxes.finite, a box-clipped
 // interval) whose sign is the comparison's, since tmin ≥ +0, tmax > 0
 // and hi = tp + slack is never −0; the interval is never empty, so at
-// most one is negative. The next node is loaded at once and looked at on
-// the lane's next turn: by then the load has landed, and the leaf test on
-// it does not stall the other lanes behind a miss.
+// most one is negative. lanesRunAsm prefetches the next node at once and
+// reads it on the lane's next turn: by then the load has landed, and
+// neither the wait nor the leaf test on it stalls the other lanes.
 func lanesRunGo(ls *lanes, ld *laneData, start int) int {
 	nodes := ld.nodes
 	idle := 0
 	for k := start; ; k = (k + 1) % laneCount {
 		l := &ls[k]
-		if l.ray < 0 {
-			if idle++; idle == laneCount {
-				return -1
+		node := l.node
+		if uint64(node) >= uint64(len(nodes)) {
+			switch {
+			case node == laneOver && l.ray >= 0:
+				return k
+			case node == laneOver:
+				if idle++; idle == laneCount {
+					return -1
+				}
+				continue
+			case node&laneFetched == 0 || uint64(node&^laneFetched) >= uint64(len(nodes)):
+				return k
+			}
+			idle = 0
+			l.node = node &^ laneFetched
+			n := nodes[l.node]
+			cnt := n.W1 >> 2
+			if uint64(n.W0)+uint64(cnt) > uint64(len(ld.refs)) {
+				return k
+			}
+			_, done, stopped := testLeaf(ld.refs[n.W0:n.W0+cnt], ld.tris, &l.pre, &l.best, ld.anyHit, true)
+			if stopped {
+				return k
+			}
+			if done {
+				l.node, l.sp = laneOver, 0
+				return k
+			}
+			if !l.pop() {
+				return k
 			}
 			continue
 		}
 		idle = 0
-		n := l.n
+		n := nodes[node]
 		if w1 := n.W1; w1&3 != leafTag {
 			a, ax := w1&3, &l.ax
 			tp := (math.Float32frombits(n.W0) - ax.org[a]) * ax.inv[a]
 			lo, hi := tp-ax.wide[a], tp+ax.wide[a]
-			below := l.node + 1
+			below := node + 1
 			swap := (below ^ w1>>2) & ax.flip[a]
 			first, second := below^swap, w1>>2^swap
 			tmin, tmax, sp := l.tmin, l.tmax, l.sp
@@ -218,42 +265,32 @@ func lanesRunGo(ls *lanes, ld *laneData, start int) int {
 			l.sp = sp + int(^(onlyFirst|onlySecond)&1)
 			l.node = first ^ ((first ^ second) & onlySecond)
 			l.tmax = math.Float32frombits(kept)
-			if int(l.node) >= len(nodes) {
-				return k
-			}
-			l.n = nodes[l.node]
 			continue
 		}
-		if cnt := n.W1 >> 2; cnt != 0 {
-			if uint64(n.W0)+uint64(cnt) > uint64(len(ld.refs)) {
-				return k
-			}
-			_, done, stopped := testLeaf(ld.refs[n.W0:n.W0+cnt], ld.tris, &l.pre, &l.best, ld.anyHit, true)
-			if stopped {
-				return k
-			}
-			if done {
-				l.sp, l.n = 0, Node{W1: leafTag}
-				return k
-			}
+		if n.W1>>2 != 0 {
+			l.node = node | laneFetched
+			continue
 		}
-		for {
-			if l.sp == 0 {
-				l.n = Node{W1: leafTag} // the walk is over, at an empty leaf
-				return k
-			}
-			l.sp--
-			e := &l.stack[l.sp&(MaxTreeDepth-1)]
-			if e.tmin <= l.best.T {
-				l.node, l.tmin, l.tmax = e.node, e.tmin, e.tmax
-				if int(l.node) >= len(nodes) {
-					return k
-				}
-				l.n = nodes[l.node]
-				break
-			}
+		if !l.pop() {
+			return k
 		}
 	}
+}
+
+// pop sets l at the next entry of its stack that may still hold a closer
+// hit, as descendFinite pops; with none left it reports false and the
+// walk is over (node laneOver, sp 0).
+func (l *lane) pop() bool {
+	for l.sp != 0 {
+		l.sp--
+		e := &l.stack[l.sp&(MaxTreeDepth-1)]
+		if e.tmin <= l.best.T {
+			l.node, l.tmin, l.tmax = e.node, e.tmin, e.tmax
+			return true
+		}
+	}
+	l.node = laneOver
+	return false
 }
 
 // leafThenPop tests the triangles of leaf n for lane l, then pops the next
@@ -265,15 +302,7 @@ func (t *Tree) leafThenPop(l *lane, d *traceData, n Node, anyHit bool) bool {
 			return true
 		}
 	}
-	for l.sp != 0 {
-		l.sp--
-		e := &l.stack[l.sp]
-		if e.tmin <= l.best.T {
-			l.node, l.n, l.tmin, l.tmax = e.node, t.Nodes[e.node], e.tmin, e.tmax
-			return false
-		}
-	}
-	return true
+	return !l.pop()
 }
 
 // answers is where a group walk puts each ray's answer: hits[i] (the hit
