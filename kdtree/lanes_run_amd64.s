@@ -119,6 +119,40 @@ pop:
 over:
 	MOVQ $0, lane_sp(R9) // the walk is over
 	MOVL $const_laneOver, lane_node(R9)
+	// A closest hit's normal (geometricNormal: e1 = v1 − v0, e2 = v2 − v0,
+	// each product rounded on its own).
+	MOVQ ld+8(FP), R14
+	CMPB (laneData_anyHit)(R14), $0
+	JNE  ret
+	MOVL (lane_best+Hit_Prim)(R9), R12
+	CMPQ R12, (laneData_tris+8)(R14)
+	JAE  ret // no hit (NoHit)
+	IMUL3Q $36, R12, R13
+	ADDQ (laneData_tris)(R14), R13
+	MOVSS 12(R13), X0
+	SUBSS 0(R13), X0
+	MOVSS 16(R13), X1
+	SUBSS 4(R13), X1
+	MOVSS 20(R13), X2
+	SUBSS 8(R13), X2
+	MOVSS 24(R13), X3
+	SUBSS 0(R13), X3
+	MOVSS 28(R13), X4
+	SUBSS 4(R13), X4
+	MOVSS 32(R13), X5
+	SUBSS 8(R13), X5
+	VMULSS X5, X1, X6
+	VMULSS X4, X2, X7
+	SUBSS X7, X6
+	MOVSS X6, (lane_best+Hit_N)(R9)
+	VMULSS X3, X2, X6
+	VMULSS X5, X0, X7
+	SUBSS X7, X6
+	MOVSS X6, (lane_best+Hit_N+4)(R9)
+	VMULSS X4, X0, X6
+	VMULSS X3, X1, X7
+	SUBSS X7, X6
+	MOVSS X6, (lane_best+Hit_N+8)(R9)
 	JMP  ret
 
 	// A leaf with triangles (BX of them), first turn: mark it, prefetch

@@ -162,9 +162,9 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 			if !t.leafThenPop(l, d, t.Nodes[l.node], anyHit) {
 				continue // a leaf the run left to testLeaf
 			}
-		}
-		if !anyHit && l.best.Prim != NoHit {
-			d.setNormal(&l.best)
+			if !anyHit && l.best.Prim != NoHit {
+				d.setNormal(&l.best)
+			}
 		}
 		out.put(l.ray, l.best)
 		if !fill(l) {
@@ -184,8 +184,9 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 // reached, they were up to a third of the time on random rays, two levels
 // of loads (references, then triangles) that no other lane's work covered.
 // (Returning to Go for each leaf cost 5-14%.) A walk is over when its
-// stack holds no entry to pop, or at an any-hit query's first hit: node is
-// then laneOver and sp 0. The run leaves to the caller's leafThenPop a
+// stack holds no entry to pop (a closest hit then gets its normal,
+// lane.over), or at an any-hit query's first hit: node is then laneOver
+// and sp 0. The run leaves to the caller's leafThenPop a
 // leaf (node its index) at a triangle with an edge function of exactly 0,
 // the triangles before it tested: testing them again changes nothing, and
 // testLeaf computes that triangle's edges in float64. A turn at a node
@@ -240,6 +241,7 @@ func lanesRunGo(ls *lanes, ld *laneData, start int) int {
 				return k
 			}
 			if !l.pop() {
+				l.over(ld)
 				return k
 			}
 			continue
@@ -272,6 +274,7 @@ func lanesRunGo(ls *lanes, ld *laneData, start int) int {
 			continue
 		}
 		if !l.pop() {
+			l.over(ld)
 			return k
 		}
 	}
@@ -291,6 +294,16 @@ func (l *lane) pop() bool {
 	}
 	l.node = laneOver
 	return false
+}
+
+// over ends l's walk after its last pop: with a closest hit, it sets the
+// hit's normal (the run's walks end here, so that traceLanes does not call
+// back for it).
+func (l *lane) over(ld *laneData) {
+	if !ld.anyHit && int(l.best.Prim) < len(ld.tris) {
+		v := &ld.tris[l.best.Prim]
+		l.best.N = geometricNormal(v[0], v[1], v[2])
+	}
 }
 
 // leafThenPop tests the triangles of leaf n for lane l, then pops the next
