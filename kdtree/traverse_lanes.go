@@ -3,7 +3,6 @@ package kdtree
 import (
 	"fmt"
 	"math"
-	"math/bits"
 )
 
 // laneCount is the number of rays traceLanes walks at once. With the nodes
@@ -77,73 +76,10 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 		return
 	}
 	d := t.traceData()
-	next := lo
-	// With AVX2 the rays are set up sixteen at a time (clipPacket, the
-	// same bits as rayAxes.start): blk holds the setup of rays
-	// base..base+15, todo the ones of them not handed out yet.
-	var blk packetClip
-	var base int
-	var todo uint32
-	// fill starts in l the next ray that needs a walk, answering on the
-	// way the ones that do not; false (and l idle) when none is left.
-	fill := func(l *lane) bool {
-		for next < hi {
-			i := next
-			if packetAVX2 {
-				if todo == 0 {
-					base, todo = next, clipRays(rays[next:min(next+packetSize, hi)], d, &blk)
-				}
-				k := bits.TrailingZeros32(todo) % packetSize
-				todo &= todo - 1
-				i = base + k
-				if blk.odd>>k&1 == 0 {
-					next = i + 1
-					if l.fromClip(&blk, k) {
-						l.ray, l.node, l.sp = i, 0, 0
-						l.best = missHit()
-						blk.setPre(k, &rays[i], &l.pre)
-						return true
-					} else if blk.in>>k&1 == 0 {
-						out.put(i, missHit())
-					} else {
-						out.put(i, t.trace(&rays[i], anyHit, nil, true))
-					}
-					continue
-				}
-			}
-			next = i + 1
-			r := &rays[i]
-			if unusable(r) {
-				out.put(i, missHit())
-				continue
-			}
-			tmin, tmax, ok := l.ax.start(d, r)
-			if !ok {
-				out.put(i, missHit())
-				continue
-			}
-			if !(tmax > 0) {
-				// No hit: every accepted t is above 0 (the watertight
-				// test's t > deltaT ≥ 0). Past this the lanes' intervals
-				// hold no −0 (see the interior step).
-				out.put(i, missHit())
-				continue
-			}
-			if !l.ax.finite() {
-				out.put(i, t.trace(r, anyHit, nil, true))
-				continue
-			}
-			l.ray, l.node, l.tmin, l.tmax, l.sp = i, 0, tmin, tmax, 0
-			l.best = missHit()
-			l.pre = prepare(r)
-			return true
-		}
-		l.park()
-		return false
-	}
+	f := laneFeed{t: t, d: d, rays: rays, next: lo, hi: hi, anyHit: anyHit, out: out}
 	active := 0
 	for k := range ls {
-		if fill(&ls[k]) {
+		if f.fill(&ls[k]) {
 			active++
 		}
 	}
@@ -167,7 +103,7 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 			}
 		}
 		out.put(l.ray, l.best)
-		if !fill(l) {
+		if !f.fill(l) {
 			active--
 		}
 	}
@@ -358,34 +294,4 @@ func missAll(lo, hi int, out *answers) {
 	for i := lo; i < hi; i++ {
 		out.put(i, missHit())
 	}
-}
-
-// clipRays sets up rays (at most packetSize) with clipPacket and returns
-// the mask of their lanes.
-func clipRays(rays []Ray, d *traceData, c *packetClip) uint32 {
-	if len(rays) == packetSize {
-		clipPacket((*[packetSize]Ray)(rays), d, c)
-	} else {
-		var buf [packetSize]Ray
-		copy(buf[:], rays)
-		clipPacket(&buf, d, c)
-	}
-	return uint32(1)<<len(rays) - 1
-}
-
-// fromClip starts l's walk from lane k of c when the ray is in the box and
-// finite (descendFinite takes it): its interval and the rayAxes fields the
-// interior step reads (org, inv, wide, flip; not dir and slack). It
-// reports whether it did. c.odd must not have bit k.
-func (l *lane) fromClip(c *packetClip, k int) bool {
-	if (c.in&c.fin)>>k&1 == 0 {
-		return false
-	}
-	k %= packetSize // no bounds checks below
-	l.ax.org = [4]float32{c.org[0][k], c.org[1][k], c.org[2][k]}
-	l.ax.inv = [4]float32{c.inv[0][k], c.inv[1][k], c.inv[2][k]}
-	l.ax.wide = [4]float32{c.wide[0][k], c.wide[1][k], c.wide[2][k]}
-	l.ax.flip = [4]uint32{-(c.signs[0] >> k & 1), -(c.signs[1] >> k & 1), -(c.signs[2] >> k & 1)}
-	l.tmin, l.tmax = c.tmin[k], c.tmax[k]
-	return true
 }
