@@ -6,9 +6,9 @@ import (
 )
 
 // laneCount is the number of rays traceLanes walks at once. With the nodes
-// and triangles prefetched a turn ahead, 8 lanes beat 4 on the shared
-// scenes' random rays and 16 gain no more (docs/performance.md, "CPU
-// tracing").
+// and triangles prefetched a turn ahead, 8 lanes beat 4 on the bunny's
+// random rays and tie on conference's, which more lanes do not speed up
+// (docs/performance.md, "CPU tracing").
 const laneCount = 8
 
 // lane is one ray of traceLanes in flight: descendFinite's state, kept in
