@@ -26,7 +26,8 @@ TEXT ·lanesRunAsm(SB), NOSPLIT, $0-32
 	MOVQ (laneData_nodes+8)(R14), R8
 	MOVQ start+16(FP), CX
 	IMUL3Q $lane__size, CX, R9
-	ADDQ DI, R9 // lane CX
+	ADDQ DI, R9 // lane start
+	LEAQ (const_laneCount*lane__size)(DI), CX // past the last lane
 
 	// R10 the lane's node, BX its W1.
 lane:
@@ -34,26 +35,24 @@ lane:
 	CMPQ  R10, R8
 	JAE   outside
 	MOVL  Node_W1(SI)(R10*8), BX
-	MOVL  BX, DX
-	ANDL  $3, DX
-	CMPL  DX, $3
+	LEAL  1(BX), DX
+	ANDL  $3, DX                                // the axis + 1; 0 at a leaf
 	JEQ   leaf
 
-	// Interior step on axis DX.
+	// Interior step on axis DX−1.
 	MOVSS Node_W0(SI)(R10*8), X0
-	SUBSS (lane_ax+rayAxes_org)(R9)(DX*4), X0
-	MULSS (lane_ax+rayAxes_inv)(R9)(DX*4), X0   // tp
-	MOVSS (lane_ax+rayAxes_wide)(R9)(DX*4), X1
+	SUBSS (lane_ax+rayAxes_org-4)(R9)(DX*4), X0
+	MULSS (lane_ax+rayAxes_inv-4)(R9)(DX*4), X0 // tp
+	MOVSS (lane_ax+rayAxes_wide-4)(R9)(DX*4), X1
 	VSUBSS X1, X0, X2                           // lo
 	ADDSS X1, X0                                // hi
 	INCL  R10                                   // below
 	MOVL  BX, R11
 	SHRL  $2, R11                               // above
 	MOVL  R10, R12
-	XORL  R11, R12
-	ANDL  (lane_ax+rayAxes_flip)(R9)(DX*4), R12 // swap
-	XORL  R12, R10                              // first
-	XORL  R12, R11                              // second
+	CMPL  (lane_ax+rayAxes_flip-4)(R9)(DX*4), $0
+	CMOVLNE R11, R10                            // first
+	CMOVLNE R12, R11                            // second
 	MOVSS lane_tmin(R9), X3
 	MOVSS lane_tmax(R9), X4
 	MOVQ  lane_sp(R9), R13
@@ -82,10 +81,8 @@ lane:
 
 next:
 	ADDQ $lane__size, R9
-	INCQ CX
-	CMPQ CX, $const_laneCount
-	JLT  lane
-	XORL CX, CX
+	CMPQ R9, CX
+	JB   lane
 	MOVQ DI, R9
 	JMP  lane
 
@@ -439,5 +436,10 @@ skip:
 	JMP   empty
 
 ret:
-	MOVQ CX, ret+24(FP)
+	MOVQ R9, AX // the lane's index
+	SUBQ DI, AX
+	XORL DX, DX
+	MOVQ $lane__size, R10
+	DIVQ R10
+	MOVQ AX, ret+24(FP)
 	RET
