@@ -3,6 +3,10 @@
 #include "textflag.h"
 #include "go_asm.h"
 
+// leafPrefetchTris is how many of a leaf's triangles a leaf's first turn
+// prefetches.
+#define leafPrefetchTris 16
+
 // func lanesRunAsm(ls *lanes, ld *laneData, start int) int
 //
 // lanesRunGo's contract (traverse_lanes.go) in scalar SSE and AVX code
@@ -164,9 +168,9 @@ fetch:
 	LEAQ  (R10)(BX*1), R11
 	CMPQ  R11, (laneData_refs+8)(R14)
 	JHI   next
-	CMPL  BX, $const_leafPrefetchTris
+	CMPL  BX, $leafPrefetchTris
 	JLS   fetchSome
-	LEAQ  const_leafPrefetchTris(R10), R11
+	LEAQ  leafPrefetchTris(R10), R11
 
 fetchSome:
 	MOVQ  (laneData_refs)(R14), R15

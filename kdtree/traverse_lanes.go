@@ -39,10 +39,6 @@ const (
 	laneFetched = uint32(1) << 31
 )
 
-// leafPrefetchTris is how many of a leaf's triangles lanesRunAsm
-// prefetches on the leaf's first turn.
-const leafPrefetchTris = 16
-
 // lanes is the state of traceLanes, one per goroutine of a batch, reused
 // from chunk to chunk.
 type lanes [laneCount]lane
