@@ -150,8 +150,8 @@ func lanesRunPair(t *testing.T, tree *Tree, rays []Ray, anyHit bool, what string
 		k = ka
 		if a[k].node != laneOver {
 			left++
-			doneA := tree.leafThenPop(&a[k], d, tree.Nodes[a[k].node], anyHit)
-			doneG := tree.leafThenPop(&g[k], d, tree.Nodes[g[k].node], anyHit)
+			doneA := a[k].leafThenPop(&ld, tree.Nodes[a[k].node])
+			doneG := g[k].leafThenPop(&ld, tree.Nodes[g[k].node])
 			if doneA != doneG || a[k].best != g[k].best {
 				t.Fatalf("%s call %d lane %d: leaf and pop differ", what, calls, k)
 			}

@@ -91,11 +91,8 @@ func (t *Tree) traceLanes(ls *lanes, rays []Ray, lo, hi int, anyHit bool, out *a
 			if int(l.node) >= len(t.Nodes) {
 				panic(fmt.Sprintf("kdtree: node %d of %d reached in a walk: the tree is not valid", l.node, len(t.Nodes)))
 			}
-			if !t.leafThenPop(l, d, t.Nodes[l.node], anyHit) {
+			if !l.leafThenPop(&ld, t.Nodes[l.node]) {
 				continue // a leaf the run left to testLeaf
-			}
-			if !anyHit && l.best.Prim != NoHit {
-				d.setNormal(&l.best)
 			}
 		}
 		out.put(l.ray, l.best)
@@ -240,14 +237,19 @@ func (l *lane) over(ld *laneData) {
 
 // leafThenPop tests the triangles of leaf n for lane l, then pops the next
 // entry that may still hold a closer hit (as descendFinite's loop does);
-// true when the lane's walk is over: a hit with anyHit, or an empty stack.
-func (t *Tree) leafThenPop(l *lane, d *traceData, n Node, anyHit bool) bool {
+// true when the lane's walk is over: a hit with anyHit, or an empty stack
+// (a closest hit then has its normal, lane.over).
+func (l *lane) leafThenPop(ld *laneData, n Node) bool {
 	if cnt := n.W1 >> 2; cnt != 0 {
-		if _, found, _ := testLeaf(t.Refs[n.W0:n.W0+cnt], d.tris, &l.pre, &l.best, anyHit, false); found {
+		if _, found, _ := testLeaf(ld.refs[n.W0:n.W0+cnt], ld.tris, &l.pre, &l.best, ld.anyHit, false); found {
 			return true
 		}
 	}
-	return !l.pop()
+	if l.pop() {
+		return false
+	}
+	l.over(ld)
+	return true
 }
 
 // answers is where a group walk puts each ray's answer: hits[i] (the hit
